@@ -1,0 +1,146 @@
+"""The ``staticconsumer`` command line.
+
+Exit codes: 0 success; 1 the command ran and failed (broker would not start, member not removed);
+2 usage errors (bad flags, an unknown ``--kafka-version``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import signal
+import sys
+import threading
+from collections.abc import Sequence
+
+from .errors import StaticConsumerError
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+log = logging.getLogger("staticconsumer.cli")
+
+
+def _broker_config(values: Sequence[str]) -> dict[str, str]:
+    config = {}
+    for item in values:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise ValueError(f"--broker-config takes key=value, got {item!r}")
+        config[key.strip()] = value.strip()
+    return config
+
+
+def _local_kafka(args: argparse.Namespace) -> int:
+    from .localkafka import cluster_from_environment
+
+    cluster = cluster_from_environment(
+        args.brokers, kafka_version=args.kafka_version,
+        broker_config=_broker_config(args.broker_config),
+    )  # fmt: skip
+    stop = threading.Event()
+
+    def on_signal(signum: int, _frame: object) -> None:
+        log.info("received %s, stopping Kafka", signal.Signals(signum).name)
+        stop.set()
+
+    previous = {s: signal.signal(s, on_signal) for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        cluster.start()
+        if stop.is_set():
+            return EXIT_OK
+        print(f"BOOTSTRAP_SERVERS={cluster.bootstrap_servers}", flush=True)
+        log.info("Kafka is running; press Ctrl-C (or send SIGTERM) to stop it and remove its data")
+        while not stop.wait(0.5):
+            pass
+    finally:
+        cluster.stop()
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+    return EXIT_OK
+
+
+def _prefetch(args: argparse.Namespace) -> int:
+    from .localkafka import DEFAULT_KAFKA_VERSION, resolve_jars
+    from .localkafka._java import kafka_coordinates
+
+    for version in args.kafka_version or [DEFAULT_KAFKA_VERSION]:
+        jars = resolve_jars(kafka_coordinates(version))
+        print(f"kafka {version}: {len(jars)} jars cached", flush=True)
+    for coordinate in args.artifact:
+        jars = resolve_jars([coordinate])
+        print(f"{coordinate}: {len(jars)} jars cached", flush=True)
+    return EXIT_OK
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="staticconsumer",
+        description="Kafka static membership (KIP-345) tools: local Kafka, group admin, demo.",
+    )
+    parser.add_argument("-v", "--verbose", action="store_true", help="debug logging on stderr")
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    local = commands.add_parser(
+        "local-kafka",
+        help="run a real Apache Kafka KRaft cluster on 127.0.0.1 until SIGINT/SIGTERM",
+        description="Start Apache Kafka (KAFKA_BOOTSTRAP_SERVERS, else Docker, else Java 17+ with "
+        "the broker from Maven Central), print BOOTSTRAP_SERVERS=... once it serves, run until "
+        "SIGINT/SIGTERM, then stop it and remove its data.",
+    )
+    local.add_argument("--brokers", type=int, choices=(1, 3), default=1)
+    local.add_argument(
+        "--kafka-version",
+        default=None,
+        help="Apache Kafka version (default: $STATICCONSUMER_KAFKA_VERSION or "
+        "the built-in default)",
+    )
+    local.add_argument(
+        "--broker-config",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="extra broker config, repeatable",
+    )
+    local.set_defaults(run=_local_kafka)
+
+    prefetch = commands.add_parser(
+        "prefetch", help="resolve Apache Kafka's jars into the cache now (for offline runs / CI)"
+    )
+    prefetch.add_argument(
+        "--kafka-version",
+        action="append",
+        default=[],
+        help="a Kafka version to cache, repeatable (default: the default)",
+    )
+    prefetch.add_argument(
+        "--artifact",
+        action="append",
+        default=[],
+        metavar="G:A:V",
+        help="another Maven artifact to cache with its dependencies",
+    )
+    prefetch.set_defaults(run=_prefetch)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    logging.basicConfig(
+        level=logging.DEBUG if args.verbose else logging.INFO,
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+        stream=sys.stderr,
+    )
+    logging.getLogger("aiokafka").setLevel(logging.WARNING)
+    try:
+        code: int = args.run(args)
+    except ValueError as exc:
+        print(f"staticconsumer: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except StaticConsumerError as exc:
+        print(f"staticconsumer: error: {exc}", file=sys.stderr)
+        return EXIT_FAILED
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main())

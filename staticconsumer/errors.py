@@ -1,0 +1,109 @@
+"""The staticconsumer exception tree.
+
+Every error this package raises on purpose is one of these::
+
+    StaticConsumerError                      base; ``fatal`` says whether the consumer is finished
+    ├── FencedInstanceIdError (fatal)        FENCED_INSTANCE_ID (82): another process holds our
+    │                                        group.instance.id (KIP-345)
+    ├── UnsupportedBrokerError (fatal)       the broker cannot carry the instance id on an API
+    ├── SessionTimeoutOutOfRangeError (fatal) session_timeout_ms outside the broker's
+    │                                        group.min/max.session.timeout.ms
+    ├── GroupAdminError                      an admin call (describe, remove members) failed
+    │   └── UnknownMemberError               remove_members named an instance id the group lacks
+    ├── ProtocolError                        a response could not be decoded
+    └── LocalKafkaError                      the local Apache Kafka launcher could not give a broker
+        ├── NoBrokerAvailableError           no KAFKA_BOOTSTRAP_SERVERS, no Docker, no Java 17+
+        ├── KafkaResolutionError             Maven / Maven Central could not supply the jars
+        └── BrokerStartError                 a broker did not become ready in time
+
+    ConfigurationError (ValueError)          misuse caught at construction
+    └── InvalidInstanceIdError               a group.instance.id Kafka would reject
+
+Misuse errors are ``ValueError`` subclasses so that ``except ValueError`` keeps working; they are
+raised before any I/O. Runtime failures derive from :class:`StaticConsumerError`.
+"""
+
+from __future__ import annotations
+
+
+class StaticConsumerError(Exception):
+    """Base of every runtime error raised by staticconsumer.
+
+    ``fatal`` is True when the consumer that raised it can do nothing more: every later call on it
+    raises the same error, and it must be stopped and replaced.
+    """
+
+    fatal: bool = False
+
+
+class FencedInstanceIdError(StaticConsumerError):
+    """The broker fenced this member: another member now uses our ``group.instance.id``."""
+
+    fatal = True
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        group_id: str = "",
+        group_instance_id: str = "",
+        member_id: str = "",
+        api: str = "",
+    ) -> None:
+        super().__init__(message)
+        self.group_id = group_id
+        self.group_instance_id = group_instance_id
+        self.member_id = member_id
+        self.api = api
+
+
+class UnsupportedBrokerError(StaticConsumerError):
+    """The broker's API versions cannot carry group.instance.id (KIP-345 needs Kafka 2.3+)."""
+
+    fatal = True
+
+
+class SessionTimeoutOutOfRangeError(StaticConsumerError):
+    """session_timeout_ms lies outside the broker's group.min/max.session.timeout.ms."""
+
+    fatal = True
+
+
+class GroupAdminError(StaticConsumerError):
+    """An admin operation on a consumer group failed."""
+
+
+class UnknownMemberError(GroupAdminError):
+    """remove_members named group instance ids that are not members of the group."""
+
+    def __init__(self, message: str, *, instance_ids: tuple[str, ...] = ()) -> None:
+        super().__init__(message)
+        self.instance_ids = instance_ids
+
+
+class ProtocolError(StaticConsumerError):
+    """Bytes from the broker or from another member could not be decoded."""
+
+
+class LocalKafkaError(StaticConsumerError):
+    """The local Apache Kafka launcher could not provide a broker."""
+
+
+class NoBrokerAvailableError(LocalKafkaError):
+    """None of the ways to get a broker is available on this machine."""
+
+
+class KafkaResolutionError(LocalKafkaError):
+    """The Apache Kafka jars could not be resolved from Maven Central."""
+
+
+class BrokerStartError(LocalKafkaError):
+    """A broker process did not start or did not become ready in time."""
+
+
+class ConfigurationError(ValueError):
+    """A constructor argument is invalid. The message names the field, the Java key and the KIP."""
+
+
+class InvalidInstanceIdError(ConfigurationError):
+    """A group.instance.id that Kafka would reject (KIP-345)."""

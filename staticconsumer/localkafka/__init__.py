@@ -1,0 +1,64 @@
+"""A real Apache Kafka on demand, for the CLI, our tests and users' own test suites.
+
+One resolution order, shared by ``staticconsumer local-kafka`` and the pytest fixtures
+(:func:`cluster_from_environment`):
+
+a. ``KAFKA_BOOTSTRAP_SERVERS`` is set: use that cluster, start nothing;
+b. a Docker engine answers: testcontainers' Kafka container in KRaft mode;
+c. Java 17+ is present: Apache Kafka's own broker (``kafka.Kafka``) from Maven Central, resolved
+   once into a per-user cache (``mvn`` when installed, else a checksum-verified download);
+d. none of these: :class:`~staticconsumer.errors.NoBrokerAvailableError` naming the three ways.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+
+from ._cluster import Broker, LocalKafkaCluster, free_port
+from ._external import DockerCluster, ExternalCluster, docker_engine_answers
+from ._java import DEFAULT_KAFKA_VERSION, NO_BROKER_HELP, find_java, parse_kafka_version
+from .maven import cache_root, resolve_jars
+
+KafkaCluster = LocalKafkaCluster | DockerCluster | ExternalCluster
+
+__all__ = [
+    "DEFAULT_KAFKA_VERSION",
+    "NO_BROKER_HELP",
+    "Broker",
+    "DockerCluster",
+    "ExternalCluster",
+    "KafkaCluster",
+    "LocalKafkaCluster",
+    "cache_root",
+    "cluster_from_environment",
+    "free_port",
+    "resolve_jars",
+]
+
+
+def cluster_from_environment(
+    brokers: int = 1,
+    *,
+    kafka_version: str | None = None,
+    broker_config: Mapping[str, str] | None = None,
+    use_existing: bool = True,
+) -> KafkaCluster:
+    """Pick where Kafka comes from (see the module docstring); the caller calls ``start()``.
+
+    ``use_existing=False`` skips step a, for tests that must control broker processes.
+    """
+    from ..errors import NoBrokerAvailableError
+
+    version = (
+        kafka_version or os.environ.get("STATICCONSUMER_KAFKA_VERSION") or DEFAULT_KAFKA_VERSION
+    )
+    parse_kafka_version(version)
+    existing = os.environ.get("KAFKA_BOOTSTRAP_SERVERS", "").strip()
+    if use_existing and existing:
+        return ExternalCluster(existing)
+    if brokers == 1 and docker_engine_answers():
+        return DockerCluster(version, broker_config or {})
+    if find_java() is not None:
+        return LocalKafkaCluster(brokers, kafka_version=version, broker_config=broker_config)
+    raise NoBrokerAvailableError(NO_BROKER_HELP)

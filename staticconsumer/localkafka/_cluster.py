@@ -1,0 +1,406 @@
+"""A real Apache Kafka KRaft cluster (combined broker+controller nodes) on 127.0.0.1.
+
+Each node runs ``kafka.Kafka`` from the jars that :mod:`.maven` resolved from Maven Central, with
+its data and log under the launcher's run directory. The cluster object is the test API: start,
+stop, ``kill -9`` and restart single brokers, read their logs, create topics.
+"""
+
+from __future__ import annotations
+
+import atexit
+import base64
+import contextlib
+import logging
+import os
+import signal
+import socket
+import subprocess
+import time
+import uuid
+import weakref
+from collections.abc import Mapping
+from pathlib import Path
+
+from ..errors import BrokerStartError
+from . import _probe
+from ._java import DEFAULT_KAFKA_VERSION, kafka_coordinates, parse_kafka_version, require_java
+from ._process import RunDirectory, die_with_parent, kill_group
+from .maven import cache_root, resolve_jars
+
+log = logging.getLogger(__name__)
+
+_LIVE: weakref.WeakSet[LocalKafkaCluster] = weakref.WeakSet()
+_PORT_RETRIES = 3
+
+_LOG4J2 = """\
+status = warn
+appender.out.type = Console
+appender.out.name = OUT
+appender.out.layout.type = PatternLayout
+appender.out.layout.pattern = [%d] %p %m (%c)%n
+rootLogger.level = INFO
+rootLogger.appenderRef.out.ref = OUT
+logger.quiet1.name = org.apache.kafka.raft
+logger.quiet1.level = WARN
+logger.quiet2.name = kafka.log
+logger.quiet2.level = WARN
+logger.quiet3.name = org.apache.kafka.storage
+logger.quiet3.level = WARN
+logger.quiet4.name = state.change.logger
+logger.quiet4.level = WARN
+"""
+_LOG4J1 = """\
+log4j.rootLogger=INFO, out
+log4j.appender.out=org.apache.log4j.ConsoleAppender
+log4j.appender.out.layout=org.apache.log4j.PatternLayout
+log4j.appender.out.layout.ConversionPattern=[%d] %p %m (%c)%n
+log4j.logger.org.apache.kafka.raft=WARN
+log4j.logger.kafka.log=WARN
+log4j.logger.state.change.logger=WARN
+"""
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _random_cluster_id() -> str:
+    return base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
+
+
+class Broker:
+    """One KRaft node (broker and controller in one process)."""
+
+    def __init__(self, cluster: LocalKafkaCluster, node_id: int) -> None:
+        self.cluster = cluster
+        self.node_id = node_id
+        self.port = 0
+        self.controller_port = 0
+        self.directory = cluster.run_dir.path / f"node-{node_id}"
+        self.log_path = self.directory / "server.log"
+        self.process: subprocess.Popen[bytes] | None = None
+
+    @property
+    def address(self) -> str:
+        return f"127.0.0.1:{self.port}"
+
+    @property
+    def pid(self) -> int | None:
+        return self.process.pid if self.process else None
+
+    def is_running(self) -> bool:
+        return self.process is not None and self.process.poll() is None
+
+    def read_log(self) -> str:
+        """Everything this broker has logged, across restarts."""
+        try:
+            return self.log_path.read_text(errors="replace")
+        except FileNotFoundError:
+            return ""
+
+    def log_tail(self, lines: int = 40) -> str:
+        return "\n".join(self.read_log().splitlines()[-lines:])
+
+    def command_line(self) -> list[str]:
+        """The ``/proc`` view of the running process, for tests that check what really runs."""
+        if not self.pid:
+            return []
+        try:
+            raw = Path(f"/proc/{self.pid}/cmdline").read_bytes()
+        except OSError:
+            return []
+        return [part.decode() for part in raw.split(b"\0") if part]
+
+    def _properties(self) -> dict[str, str]:
+        c = self.cluster
+        voters = ",".join(f"{b.node_id}@127.0.0.1:{b.controller_port}" for b in c.brokers)
+        replication = str(min(3, len(c.brokers)))
+        props = {
+            "process.roles": "broker,controller",
+            "node.id": str(self.node_id),
+            "controller.quorum.voters": voters,
+            "listeners": f"PLAINTEXT://127.0.0.1:{self.port},CONTROLLER://127.0.0.1:{self.controller_port}",
+            "advertised.listeners": f"PLAINTEXT://127.0.0.1:{self.port}",
+            "controller.listener.names": "CONTROLLER",
+            "inter.broker.listener.name": "PLAINTEXT",
+            "listener.security.protocol.map": "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT",
+            "log.dirs": str(self.directory / "data"),
+            "offsets.topic.replication.factor": replication,
+            "transaction.state.log.replication.factor": replication,
+            "transaction.state.log.min.isr": "1",
+            "min.insync.replicas": "1",
+            "auto.create.topics.enable": "true",
+            "num.partitions": "1",
+            "log.segment.bytes": str(16 * 1024 * 1024),
+        }
+        props.update(c.broker_config)
+        return props
+
+    def _write_config(self) -> Path:
+        self.directory.mkdir(parents=True, exist_ok=True)
+        path = self.directory / "server.properties"
+        path.write_text("".join(f"{k}={v}\n" for k, v in self._properties().items()))
+        return path
+
+    def _java(self, main_class: str, *args: str, heap: str = "512m") -> list[str]:
+        c = self.cluster
+        if c.major >= 4:
+            logging_flag = f"-Dlog4j2.configurationFile={c.log_config}"
+        else:
+            logging_flag = f"-Dlog4j.configuration=file:{c.log_config}"
+        return [
+            str(c.java), f"-Xmx{heap}", f"-Xms{heap}" if heap == "512m" else "-Xms64m",
+            "-XX:+UseG1GC", "-XX:TieredStopAtLevel=1", "-Djava.awt.headless=true",
+            logging_flag, f"-Dstaticconsumer.run={c.run_dir.path}",
+            "-cp", c.classpath, main_class, *args,
+        ]  # fmt: skip
+
+    def format_storage(self) -> None:
+        config = self._write_config()
+        cmd = self._java(
+            "kafka.tools.StorageTool",
+            "format",
+            "-t",
+            self.cluster.cluster_id,
+            "-c",
+            str(config),
+            heap="256m",
+        )
+        done = subprocess.run(
+            cmd, capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL
+        )
+        if done.returncode != 0:
+            tail = "\n".join((done.stdout + done.stderr).strip().splitlines()[-20:])
+            raise BrokerStartError(f"formatting storage for node {self.node_id} failed:\n{tail}")
+
+    def start(self) -> None:
+        """Start (or restart) this broker's process; returns without waiting for readiness."""
+        if self.is_running():
+            return
+        config = self._write_config()
+        out = self.log_path.open("ab")
+        try:
+            self.process = subprocess.Popen(
+                self._java("kafka.Kafka", str(config)),
+                stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                start_new_session=True, preexec_fn=die_with_parent,
+            )  # fmt: skip
+        finally:
+            out.close()
+        self.cluster.run_dir.record_broker(self.node_id, self.process.pid)
+        log.info("started node %d (pid %d) on %s", self.node_id, self.process.pid, self.address)
+
+    def kill(self) -> None:
+        """``kill -9`` the broker: no clean shutdown, as in a crash."""
+        if self.process is not None:
+            kill_group(self.process.pid, signal.SIGKILL)
+            self.process.wait(timeout=30)
+
+    def stop(self, timeout_s: float = 30.0) -> None:
+        """A controlled shutdown (SIGTERM), then SIGKILL if it takes longer than ``timeout_s``."""
+        if self.process is None or self.process.poll() is not None:
+            return
+        kill_group(self.process.pid, signal.SIGTERM)
+        try:
+            self.process.wait(timeout=timeout_s)
+        except subprocess.TimeoutExpired:
+            self.kill()
+
+    def wait_listening(self, deadline: float) -> None:
+        while time.monotonic() < deadline:
+            if not self.is_running():
+                raise BrokerStartError(self._failure("exited during start-up"))
+            with (
+                contextlib.suppress(OSError),
+                socket.create_connection(("127.0.0.1", self.port), timeout=1),
+            ):
+                return
+            time.sleep(0.2)
+        raise BrokerStartError(self._failure("did not open its port in time"))
+
+    def _failure(self, what: str) -> str:
+        return (
+            f"Kafka node {self.node_id} {what}. Last lines of {self.log_path}:\n{self.log_tail()}"
+        )
+
+    def port_clash(self) -> bool:
+        text = self.log_tail(200)
+        return "Address already in use" in text or "BindException" in text
+
+
+class LocalKafkaCluster:
+    """A real Apache Kafka cluster of ``brokers`` KRaft nodes on 127.0.0.1.
+
+    >>> with LocalKafkaCluster(brokers=1) as cluster:      # doctest: +SKIP
+    ...     print(cluster.bootstrap_servers)
+    """
+
+    def __init__(
+        self,
+        brokers: int = 1,
+        *,
+        kafka_version: str | None = None,
+        broker_config: Mapping[str, str] | None = None,
+        startup_timeout_s: float = 180.0,
+        cache_dir: Path | None = None,
+    ) -> None:
+        if brokers < 1:
+            raise ValueError(f"brokers must be at least 1, got {brokers}")
+        self.kafka_version = (
+            kafka_version or os.environ.get("STATICCONSUMER_KAFKA_VERSION") or DEFAULT_KAFKA_VERSION
+        )
+        self.major = parse_kafka_version(self.kafka_version)[0]
+        self.broker_config = {str(k): str(v) for k, v in (broker_config or {}).items()}
+        self.startup_timeout_s = startup_timeout_s
+        self.cache_dir = cache_dir or cache_root()
+        self.size = brokers
+        self.cluster_id = _random_cluster_id()
+        self.brokers: list[Broker] = []
+        self.started = False
+
+    # -- lifecycle -------------------------------------------------------------------------------
+
+    def start(self) -> LocalKafkaCluster:
+        """Resolve the jars (once), format storage, start every node, and wait until each one
+        can produce and consume. Raises :class:`BrokerStartError` with the broker's log tail."""
+        if self.started:
+            return self
+        self.java = require_java()
+        jars = resolve_jars(kafka_coordinates(self.kafka_version), cache_dir=self.cache_dir)
+        self.classpath = os.pathsep.join(str(j) for j in jars)
+        self.run_dir = RunDirectory(self.cache_dir / "run")
+        self.log_config = self.run_dir.path / (
+            "log4j2.properties" if self.major >= 4 else "log4j.properties"
+        )
+        self.log_config.write_text(_LOG4J2 if self.major >= 4 else _LOG4J1)
+        _LIVE.add(self)
+        self.brokers = [Broker(self, node_id) for node_id in range(1, self.size + 1)]
+        try:
+            for attempt in range(1, _PORT_RETRIES + 1):
+                for broker in self.brokers:
+                    broker.port, broker.controller_port = free_port(), free_port()
+                for broker in self.brokers:
+                    broker.format_storage()
+                for broker in self.brokers:
+                    broker.start()
+                try:
+                    self._wait_ready(self.brokers)
+                    break
+                except BrokerStartError:
+                    clash = any(b.port_clash() for b in self.brokers)
+                    if not clash or attempt == _PORT_RETRIES:
+                        raise
+                    log.warning("a port was taken while Kafka started; retrying on new ports")
+                    for broker in self.brokers:
+                        broker.kill()
+                        _wipe(broker.directory / "data")
+        except BaseException:
+            self.stop()
+            raise
+        self.started = True
+        log.info("Apache Kafka %s ready at %s", self.kafka_version, self.bootstrap_servers)
+        return self
+
+    def _wait_ready(self, brokers: list[Broker]) -> None:
+        deadline = time.monotonic() + self.startup_timeout_s
+        for broker in brokers:
+            broker.wait_listening(deadline)
+        remaining = max(5.0, deadline - time.monotonic())
+        try:
+            _probe.run_sync(
+                lambda: _probe.probe_brokers(
+                    self.bootstrap_servers, [b.node_id for b in brokers], remaining
+                )
+            )
+        except Exception as exc:
+            tails = "\n".join(b._failure("is not serving") for b in brokers)
+            raise BrokerStartError(
+                f"Kafka did not become ready within {self.startup_timeout_s:.0f}s "
+                f"({exc!r}).\n{tails}"
+            ) from exc
+
+    def stop(self) -> None:
+        """Stop every broker and remove all data. Idempotent."""
+        for broker in self.brokers:
+            with contextlib.suppress(Exception):
+                broker.kill()
+        if hasattr(self, "run_dir"):
+            self.run_dir.remove()
+        self.started = False
+        _LIVE.discard(self)
+
+    def __enter__(self) -> LocalKafkaCluster:
+        return self.start()
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.stop()
+
+    # -- test API -------------------------------------------------------------------------------
+
+    @property
+    def bootstrap_servers(self) -> str:
+        return ",".join(b.address for b in self.brokers)
+
+    def broker(self, node_id: int) -> Broker:
+        for broker in self.brokers:
+            if broker.node_id == node_id:
+                return broker
+        raise KeyError(
+            f"no broker with node id {node_id}; have {[b.node_id for b in self.brokers]}"
+        )
+
+    def kill_broker(self, node_id: int) -> None:
+        """``kill -9`` one broker."""
+        self.broker(node_id).kill()
+
+    def stop_broker(self, node_id: int) -> None:
+        """Controlled shutdown of one broker."""
+        self.broker(node_id).stop()
+
+    def restart_broker(self, node_id: int, *, wait: bool = True) -> None:
+        """Start a stopped or killed broker again, on the same ports and data."""
+        broker = self.broker(node_id)
+        broker.stop()
+        broker.start()
+        if wait:
+            deadline = time.monotonic() + self.startup_timeout_s
+            broker.wait_listening(deadline)
+
+    def broker_log(self, node_id: int) -> str:
+        return self.broker(node_id).read_log()
+
+    def logs(self) -> str:
+        """All brokers' logs, concatenated (rebalance lines appear on the coordinator's)."""
+        return "\n".join(b.read_log() for b in self.brokers)
+
+    def create_topic(
+        self,
+        name: str,
+        partitions: int = 1,
+        replication_factor: int = 1,
+        config: Mapping[str, str] | None = None,
+    ) -> str:
+        _probe.run_sync(
+            lambda: _probe.create_topic(
+                self.bootstrap_servers,
+                name,
+                partitions=partitions,
+                replication_factor=replication_factor,
+                config=dict(config or {}),
+            )
+        )
+        return name
+
+
+def _wipe(path: Path) -> None:
+    import shutil
+
+    shutil.rmtree(path, ignore_errors=True)
+
+
+@atexit.register
+def _stop_all() -> None:
+    for cluster in list(_LIVE):
+        cluster.stop()

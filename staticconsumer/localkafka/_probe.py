@@ -1,0 +1,119 @@
+"""Readiness and small admin chores against a running cluster, run with aiokafka.
+
+These functions are synchronous so that fixtures and the CLI can call them from anywhere; each runs
+its own event loop in a worker thread (so it also works when the caller's loop is running).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import time
+from collections.abc import Awaitable, Callable
+from typing import TypeVar
+
+from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
+from aiokafka.admin import AIOKafkaAdminClient, NewTopic
+from aiokafka.errors import KafkaError, TopicAlreadyExistsError
+
+T = TypeVar("T")
+
+
+def run_sync(factory: Callable[[], Awaitable[T]]) -> T:
+    """Run a coroutine to completion in a private event loop on a worker thread."""
+
+    async def runner() -> T:
+        return await factory()
+
+    with concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="localkafka") as pool:
+        return pool.submit(asyncio.run, runner()).result()
+
+
+async def create_topic(
+    bootstrap: str,
+    name: str,
+    *,
+    partitions: int = 1,
+    replication_factor: int = 1,
+    replica_assignment: dict[int, list[int]] | None = None,
+    config: dict[str, str] | None = None,
+    timeout_s: float = 30.0,
+) -> None:
+    """Create a topic and wait until every partition has a leader in the metadata."""
+    admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap, request_timeout_ms=10000)
+    await admin.start()
+    try:
+        if replica_assignment:
+            topic = NewTopic(
+                name, -1, -1, replica_assignments=replica_assignment, topic_configs=config or {}
+            )
+        else:
+            topic = NewTopic(name, partitions, replication_factor, topic_configs=config or {})
+        try:
+            await admin.create_topics([topic])
+        except TopicAlreadyExistsError:
+            pass
+    finally:
+        await admin.close()
+    expected = len(replica_assignment) if replica_assignment else partitions
+    await _wait_for_leaders(bootstrap, name, expected, timeout_s)
+
+
+async def _wait_for_leaders(bootstrap: str, topic: str, partitions: int, timeout_s: float) -> None:
+    producer = AIOKafkaProducer(bootstrap_servers=bootstrap)
+    await producer.start()
+    try:
+        deadline = time.monotonic() + timeout_s
+        while True:
+            await producer.client.force_metadata_update()
+            meta = producer.client.cluster
+            found = meta.partitions_for_topic(topic) or set()
+            leaders = [meta.leader_for_partition(TopicPartition(topic, p)) for p in found]
+            if len(found) == partitions and all(x is not None and x >= 0 for x in leaders):
+                return
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"topic {topic} has no leader for every partition")
+            await asyncio.sleep(0.2)
+    finally:
+        await producer.stop()
+
+
+async def produce_and_consume(bootstrap: str, topic: str, partition: int, timeout_s: float) -> None:
+    """Write one record to ``topic``/``partition`` and read it back: the broker really serves."""
+    payload = f"probe-{time.time_ns()}".encode()
+    producer = AIOKafkaProducer(bootstrap_servers=bootstrap, acks="all", request_timeout_ms=10000)
+    await producer.start()
+    try:
+        meta = await asyncio.wait_for(
+            producer.send_and_wait(topic, payload, partition=partition), timeout_s
+        )
+    finally:
+        await producer.stop()
+    consumer = AIOKafkaConsumer(bootstrap_servers=bootstrap, enable_auto_commit=False)
+    await consumer.start()
+    try:
+        tp = TopicPartition(topic, partition)
+        consumer.assign([tp])
+        consumer.seek(tp, meta.offset)
+        record = await asyncio.wait_for(consumer.getone(), timeout_s)
+        if record.value != payload:
+            raise RuntimeError(f"probe read back {record.value!r}, wrote {payload!r}")
+    finally:
+        await consumer.stop()
+
+
+async def probe_brokers(bootstrap: str, node_ids: list[int], timeout_s: float) -> None:
+    """Every broker in ``node_ids`` leads a probe partition that can be written and read."""
+    topic = f"__staticconsumer_probe_{time.time_ns()}"
+    assignment = {index: [node] for index, node in enumerate(node_ids)}
+    await create_topic(bootstrap, topic, replica_assignment=assignment, timeout_s=timeout_s)
+    for index in assignment:
+        await produce_and_consume(bootstrap, topic, index, timeout_s)
+    admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap)
+    await admin.start()
+    try:
+        await admin.delete_topics([topic])
+    except KafkaError:
+        pass
+    finally:
+        await admin.close()

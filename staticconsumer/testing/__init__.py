@@ -1,0 +1,1 @@
+"""Test helpers for applications built on staticconsumer (the pytest plugin lives here)."""

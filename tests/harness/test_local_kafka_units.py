@@ -1,0 +1,101 @@
+"""Launcher logic that needs no broker: version checks, the resolution order, orphan reaping."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from staticconsumer import localkafka
+from staticconsumer.errors import LocalKafkaError, NoBrokerAvailableError
+from staticconsumer.localkafka import _java, _process
+from staticconsumer.localkafka._java import kafka_coordinates, parse_kafka_version
+
+
+@pytest.mark.parametrize("bad", ["", "4", "4.1", "latest", "4.1.1-rc1", "2.8.1", "3.8.1", "5.0.0"])
+def test_kafka_version_rejected(bad: str) -> None:
+    with pytest.raises(ValueError, match=r"kafka-version|not supported"):
+        parse_kafka_version(bad)
+
+
+def test_logging_backend_follows_major_version() -> None:
+    assert kafka_coordinates("3.9.1")[0] == "org.apache.kafka:kafka_2.13:3.9.1"
+    assert any("reload4j" in c for c in kafka_coordinates("3.9.1"))
+    assert any("log4j-slf4j-impl" in c for c in kafka_coordinates("4.3.1"))
+
+
+def test_bootstrap_env_wins(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("KAFKA_BOOTSTRAP_SERVERS", "127.0.0.1:1")
+    cluster = localkafka.cluster_from_environment()
+    assert isinstance(cluster, localkafka.ExternalCluster)
+    assert cluster.start().bootstrap_servers == "127.0.0.1:1"
+    with pytest.raises(LocalKafkaError, match="KAFKA_BOOTSTRAP_SERVERS"):
+        cluster.kill_broker(1)
+
+
+def test_no_way_to_a_broker_names_all_three(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("KAFKA_BOOTSTRAP_SERVERS", raising=False)
+    monkeypatch.setattr(localkafka, "docker_engine_answers", lambda: False)
+    monkeypatch.setattr(localkafka, "find_java", lambda: None)
+    with pytest.raises(NoBrokerAvailableError) as info:
+        localkafka.cluster_from_environment()
+    message = str(info.value)
+    assert "KAFKA_BOOTSTRAP_SERVERS" in message
+    assert "Docker" in message
+    assert "Java 17" in message
+
+
+def test_java_version_parsing(tmp_path: Path) -> None:
+    fake = tmp_path / "java"
+    fake.write_text("#!/bin/sh\necho 'openjdk version \"11.0.2\" 2019-01-15' >&2\n")
+    fake.chmod(0o755)
+    assert _java.java_major_version(fake) == 11
+    fake.write_text("#!/bin/sh\necho 'java version \"1.8.0_202\"' >&2\n")
+    assert _java.java_major_version(fake) == 8
+    fake.write_text("#!/bin/sh\necho 'openjdk version \"21\" 2023-09-19' >&2\n")
+    assert _java.java_major_version(fake) == 21
+
+
+def test_orphans_of_a_dead_launcher_are_killed_and_removed(tmp_path: Path) -> None:
+    root = tmp_path / "run"
+    orphan_dir = root / "999999-deadbeef"
+    orphan_dir.mkdir(parents=True)
+    # A launcher pid that does not exist any more.
+    (orphan_dir / "launcher").write_text("999999 12345\n")
+    # A stand-in "broker" whose command line looks like ours, in its own process group.
+    fake_broker = subprocess.Popen(
+        [sys.executable, "-c", "import time; time.sleep(120)", "kafka.Kafka", str(orphan_dir)],
+        start_new_session=True,
+    )
+    (orphan_dir / "broker-1.pgid").write_text(f"{fake_broker.pid}\n")
+    # A process group that is NOT ours must survive, even if recorded.
+    bystander = subprocess.Popen(
+        [sys.executable, "-c", "import time; time.sleep(120)"], start_new_session=True
+    )
+    (orphan_dir / "broker-2.pgid").write_text(f"{bystander.pid}\n")
+    try:
+        run = _process.RunDirectory(root)
+        assert fake_broker.wait(timeout=10) == -signal.SIGKILL
+        assert bystander.poll() is None
+        assert not orphan_dir.exists()
+        assert run.path.exists()
+        # A live launcher's directory is left alone.
+        assert _process.reap_orphans(root) == 0
+        assert run.path.exists()
+    finally:
+        bystander.kill()
+        bystander.wait()
+        fake_broker.kill()
+
+
+def test_process_start_time_detects_dead_pid() -> None:
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    child.wait()
+    time.sleep(0.05)
+    assert _process.process_start_time(child.pid) is None
+    assert _process.process_start_time(os.getpid()) not in (None, "?")
