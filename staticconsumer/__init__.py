@@ -1,12 +1,21 @@
-"""staticconsumer: Kafka static membership (KIP-345) done properly, on aiokafka."""
+"""staticconsumer: Kafka static membership (KIP-345) done properly, on aiokafka.
+
+>>> from staticconsumer import StaticConsumer, InstanceId
+>>> consumer = StaticConsumer("orders", bootstrap_servers="...", group_id="billing",
+...                           group_instance_id=InstanceId.from_env())   # doctest: +SKIP
+"""
 
 from __future__ import annotations
 
+from ._consumer import StaticConsumer
+from ._instance_id import InstanceId
 from .errors import (
     ConfigurationError,
     FencedInstanceIdError,
     InvalidInstanceIdError,
+    SessionTimeoutOutOfRangeError,
     StaticConsumerError,
+    UnsupportedBrokerError,
 )
 
 __version__ = "0.1.0"
@@ -14,7 +23,11 @@ __version__ = "0.1.0"
 __all__ = [
     "ConfigurationError",
     "FencedInstanceIdError",
+    "InstanceId",
     "InvalidInstanceIdError",
+    "SessionTimeoutOutOfRangeError",
+    "StaticConsumer",
     "StaticConsumerError",
+    "UnsupportedBrokerError",
     "__version__",
 ]

@@ -67,7 +67,12 @@ def free_port() -> int:
 
 
 def _random_cluster_id() -> str:
-    return base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
+    """A Kafka cluster id: url-safe base64 of 16 random bytes. Like Kafka's Uuid.randomUuid we
+    never return one that starts with '-', which the storage tool would read as an option."""
+    while True:
+        candidate = base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
+        if not candidate.startswith("-"):
+            return candidate
 
 
 class Broker:

@@ -99,3 +99,17 @@ def test_process_start_time_detects_dead_pid() -> None:
     time.sleep(0.05)
     assert _process.process_start_time(child.pid) is None
     assert _process.process_start_time(os.getpid()) not in (None, "?")
+
+
+def test_cluster_id_never_starts_with_a_dash(monkeypatch: pytest.MonkeyPatch) -> None:
+    # 0xf8.. encodes to '-' first in url-safe base64; the storage tool then reads it as a flag
+    # (this failed a broker start before the fix).
+    import uuid
+
+    from staticconsumer.localkafka import _cluster
+
+    draws = iter([uuid.UUID(bytes=b"\xf8" + b"\x00" * 15), uuid.UUID(bytes=b"\x10" * 16)])
+    monkeypatch.setattr(_cluster.uuid, "uuid4", lambda: next(draws))
+    cluster_id = _cluster._random_cluster_id()
+    assert not cluster_id.startswith("-")
+    assert len(cluster_id) == 22

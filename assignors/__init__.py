@@ -1,0 +1,83 @@
+"""Partition assignors that know about static membership (KIP-345).
+
+Pure functions take plain data and return ``member_id -> sorted [(topic, partition)]`` with an
+entry for every member given; the output does not depend on input order::
+
+    assign_range(members, partitions_per_topic)
+    assign_roundrobin(members, partitions_per_topic)
+    assign_sticky(members, partitions_per_topic)
+    assign_roster(members, partitions_per_topic, roster)
+
+Members are ordered as Java orders them (``AbstractPartitionAssignor.MemberInfo``): static members
+by ``group_instance_id``, before dynamic members by ``member_id`` (KIP-345 "future work" item 4).
+Range and round-robin produce exactly Java's plans; sticky interoperates with Java's StickyAssignor;
+roster is our client-side take on KIP-469.
+
+**GroupAssignor** (a ``typing.Protocol``) is what StaticConsumer uses. Each assignor object here
+satisfies it:
+
+* ``name: str`` — the protocol name in JoinGroup: "range", "roundrobin", "sticky", "roster".
+* ``assign_group(members: Sequence[Member], partitions_per_topic: Mapping[str, int])
+  -> dict[str, MemberAssignment]`` — called by the leader with the decoded subscriptions and the
+  instance ids from the JoinGroup response. ``MemberAssignment.partitions`` is sorted;
+  ``MemberAssignment.user_data`` goes into the assignment (empty for range and round-robin).
+* ``subscription_user_data(topics, owned: Sequence[tuple[str, int]], generation: int) -> bytes`` —
+  called by each member for its own subscription. Sticky and roster put a Java StickyAssignor V1
+  body (owned partitions + generation) first, so Java leaders stay sticky; every assignor appends
+  our envelope with the member's instance id. Byte layout: :mod:`assignors._userdata`.
+
+**Plain aiokafka**: pass assignor *objects*, one set per consumer::
+
+    AIOKafkaConsumer(..., group_instance_id="svc-0",
+                     partition_assignment_strategy=(StickyAssignor.for_instance("svc-0"),))
+
+``for_instance`` returns a fresh object each call; all state lives on that object, never on a class
+or module. ``RangeAssignor()`` (no instance id) behaves as a dynamic member. The roster assignor
+needs its roster: ``RosterAssignor.for_instance("svc-0", roster=[...])`` or
+``RosterAssignor.with_roster([...])``. Mixing this package's assignors with aiokafka's built-in ones
+in one group is not supported.
+
+Errors: invalid input (duplicate member ids, negative partition counts, bad roster entries or
+instance ids) raises ``ValueError`` naming the problem.
+"""
+
+from ._assignor import (
+    GroupAssignor,
+    RangeAssignor,
+    RosterAssignor,
+    RoundRobinAssignor,
+    StickyAssignor,
+)
+from ._member import Member, MemberAssignment
+from ._range import assign_range
+from ._roster import assign_roster
+from ._roundrobin import assign_roundrobin
+from ._sticky import assign_sticky
+from ._userdata import (
+    Envelope,
+    StickyUserData,
+    decode_envelope,
+    decode_sticky_user_data,
+    encode_envelope,
+    encode_sticky_user_data,
+)
+
+__all__ = [
+    "Envelope",
+    "GroupAssignor",
+    "Member",
+    "MemberAssignment",
+    "RangeAssignor",
+    "RosterAssignor",
+    "RoundRobinAssignor",
+    "StickyAssignor",
+    "StickyUserData",
+    "assign_range",
+    "assign_roster",
+    "assign_roundrobin",
+    "assign_sticky",
+    "decode_envelope",
+    "decode_sticky_user_data",
+    "encode_envelope",
+    "encode_sticky_user_data",
+]

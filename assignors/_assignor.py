@@ -1,0 +1,172 @@
+"""Assignor objects: one pure hook for StaticConsumer, aiokafka's hooks for plain aiokafka."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import ClassVar, Protocol, TypeVar
+
+from ._aiokafka import AiokafkaAdapter
+from ._member import Member, MemberAssignment, Plan, TopicPartition
+from ._range import assign_range
+from ._roster import assign_roster, check_roster
+from ._roundrobin import assign_roundrobin
+from ._sticky import assign_sticky, previous_assignment
+from ._userdata import NO_GENERATION, Envelope, encode_envelope, encode_sticky_user_data
+
+_A = TypeVar("_A", bound="_InstanceAssignor")
+
+
+class GroupAssignor(Protocol):
+    """What StaticConsumer's leader and members call (see the package docstring)."""
+
+    @property
+    def name(self) -> str: ...
+
+    def assign_group(
+        self, members: Sequence[Member], partitions_per_topic: Mapping[str, int]
+    ) -> dict[str, MemberAssignment]: ...
+
+    def subscription_user_data(
+        self, topics: Iterable[str], owned: Sequence[TopicPartition], generation: int
+    ) -> bytes: ...
+
+
+class _Assignor(AiokafkaAdapter):
+    name: ClassVar[str]
+
+    def __init__(self, *, group_instance_id: str | None = None) -> None:
+        super().__init__()
+        if group_instance_id is not None:
+            check_roster([group_instance_id])  # same rules as any group.instance.id
+        self.group_instance_id = group_instance_id
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(group_instance_id={self.group_instance_id!r})"
+
+    def plan(self, members: Sequence[Member], partitions_per_topic: Mapping[str, int]) -> Plan:
+        raise NotImplementedError
+
+    def assignment_user_data(self, members: Sequence[Member]) -> bytes:
+        return b""
+
+    def assign_group(
+        self, members: Sequence[Member], partitions_per_topic: Mapping[str, int]
+    ) -> dict[str, MemberAssignment]:
+        """Leader hook: ``member_id -> MemberAssignment`` for every member given."""
+        members = list(members)
+        plan = self.plan(members, partitions_per_topic)
+        user_data = self.assignment_user_data(members)
+        return {
+            member_id: MemberAssignment(tuple(partitions), user_data)
+            for member_id, partitions in plan.items()
+        }
+
+    def subscription_user_data(
+        self, topics: Iterable[str], owned: Sequence[TopicPartition], generation: int
+    ) -> bytes:
+        """Member hook: the user data for this member's own subscription."""
+        return encode_envelope(Envelope(self.group_instance_id, generation))
+
+
+class _InstanceAssignor(_Assignor):
+    @classmethod
+    def for_instance(cls: type[_A], group_instance_id: str) -> _A:
+        """A fresh assignor for the static member ``group_instance_id`` (new object each call)."""
+        return cls(group_instance_id=group_instance_id)
+
+
+class _OwnedMixin(_Assignor):
+    """For assignors that need previous owners: Java StickyAssignor V1 body, then our envelope."""
+
+    def subscription_user_data(
+        self, topics: Iterable[str], owned: Sequence[TopicPartition], generation: int
+    ) -> bytes:
+        prefix = encode_sticky_user_data(owned, generation)
+        return encode_envelope(Envelope(self.group_instance_id, generation), prefix)
+
+    def assignment_user_data(self, members: Sequence[Member]) -> bytes:
+        newest = max((previous_assignment(m)[1] for m in members), default=NO_GENERATION)
+        return encode_envelope(Envelope(None, max(newest + 1, 0)))
+
+
+class RangeAssignor(_InstanceAssignor):
+    """Protocol "range": Java's RangeAssignor plan (see :func:`assign_range`).
+
+    Example: C0, C1 subscribe to t0 (three partitions)::
+
+        C0: [t0p0, t0p1]
+        C1: [t0p2]
+    """
+
+    name: ClassVar[str] = "range"
+
+    def plan(self, members: Sequence[Member], partitions_per_topic: Mapping[str, int]) -> Plan:
+        return assign_range(members, partitions_per_topic)
+
+
+class RoundRobinAssignor(_InstanceAssignor):
+    """Protocol "roundrobin": Java's RoundRobinAssignor plan (see :func:`assign_roundrobin`).
+
+    Example: C0, C1 subscribe to t0 (three partitions)::
+
+        C0: [t0p0, t0p2]
+        C1: [t0p1]
+    """
+
+    name: ClassVar[str] = "roundrobin"
+
+    def plan(self, members: Sequence[Member], partitions_per_topic: Mapping[str, int]) -> Plan:
+        return assign_roundrobin(members, partitions_per_topic)
+
+
+class StickyAssignor(_OwnedMixin, _InstanceAssignor):
+    """Protocol "sticky", interoperable with Java's StickyAssignor (see :func:`assign_sticky`).
+
+    Example: C0 owned [t0p0, t0p1, t0p2] and C1 joins::
+
+        C0: [t0p0, t0p1]
+        C1: [t0p2]
+    """
+
+    name: ClassVar[str] = "sticky"
+
+    def plan(self, members: Sequence[Member], partitions_per_topic: Mapping[str, int]) -> Plan:
+        return assign_sticky(members, partitions_per_topic)
+
+
+class RosterAssignor(_OwnedMixin, _Assignor):
+    """Protocol "roster": partitions have a home in a fixed roster (see :func:`assign_roster`).
+
+    Every member of the group must use the same roster (the leader's is the one that counts).
+
+    Example: roster [a, b], t0 with four partitions, only ``a`` present::
+
+        a: [t0p0, t0p1, t0p2, t0p3]       # t0p2, t0p3 are b's, held until b joins
+    """
+
+    name: ClassVar[str] = "roster"
+
+    def __init__(self, roster: Sequence[str], *, group_instance_id: str | None = None) -> None:
+        super().__init__(group_instance_id=group_instance_id)
+        self.roster: tuple[str, ...] = tuple(check_roster(roster))
+
+    def __repr__(self) -> str:
+        return (
+            f"RosterAssignor(roster={list(self.roster)!r}, "
+            f"group_instance_id={self.group_instance_id!r})"
+        )
+
+    @classmethod
+    def with_roster(
+        cls, roster: Sequence[str], *, group_instance_id: str | None = None
+    ) -> RosterAssignor:
+        """A fresh assignor for ``roster`` (validated now: ``ValueError`` on a bad entry)."""
+        return cls(roster, group_instance_id=group_instance_id)
+
+    @classmethod
+    def for_instance(cls, group_instance_id: str, *, roster: Sequence[str]) -> RosterAssignor:
+        """A fresh assignor for the static member ``group_instance_id`` of ``roster``."""
+        return cls(roster, group_instance_id=group_instance_id)
+
+    def plan(self, members: Sequence[Member], partitions_per_topic: Mapping[str, int]) -> Plan:
+        return assign_roster(members, partitions_per_topic, self.roster)

@@ -1,0 +1,537 @@
+"""Every touch point with aiokafka internals lives here, pinned to the aiokafka versions we test.
+
+aiokafka 0.14 sends Heartbeat v1 and OffsetCommit v3 (no instance id, so a replaced member gets
+UNKNOWN_MEMBER_ID, re-joins and fences the other: ping-pong), one JoinGroup per assignor, and its
+leader drops ``group_instance_id``. :class:`StaticGroupCoordinator` subclasses aiokafka's
+``GroupCoordinator`` and replaces exactly those steps:
+
+* join + sync: one JoinGroup (v5+, every assignor's protocol in it, a KIP-800 reason on v8+) and
+  SyncGroup v3+; the leader hands instance ids to this package's assignors;
+* heartbeat v3+ and OffsetCommit v7+ carrying ``group_instance_id``;
+* FENCED_INSTANCE_ID from any of them is fatal and sticky (:meth:`enter_fatal`);
+* LeaveGroup is never sent by a static member unless asked for explicitly.
+
+The aiokafka objects are otherwise used as they are; nothing is patched process-wide.
+:func:`start_consumer` mirrors ``AIOKafkaConsumer.start`` with our coordinator class.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+from typing import Any
+
+import aiokafka
+import aiokafka.errors as Errors
+from aiokafka.consumer.fetcher import Fetcher
+from aiokafka.consumer.group_coordinator import GroupCoordinator, NoGroupCoordinator
+from aiokafka.coordinator.protocol import ConsumerProtocolMemberMetadata
+from aiokafka.protocol.admin import ApiVersionRequest
+from aiokafka.util import create_future
+
+from . import _membership as m
+from ._reasons import (
+    JOIN_REASON_GROUP_REBALANCING,
+    JOIN_REASON_INITIAL,
+    JOIN_REASON_MEMBER_ID_REQUIRED,
+    JOIN_REASON_METADATA_CHANGED,
+    JOIN_REASON_REJOIN_AFTER_ERROR,
+)
+from .errors import SessionTimeoutOutOfRangeError, StaticConsumerError, UnsupportedBrokerError
+from .protocol import (
+    CONSUMER_PROTOCOL_TYPE,
+    UNKNOWN_MEMBER_ID,
+    CommitOffset,
+    ErrorCode,
+    GroupApiVersions,
+    MemberIdentity,
+    api_versions_from_response,
+    build_heartbeat,
+    build_join_group,
+    build_leave_group,
+    build_offset_commit,
+    build_sync_group,
+    decode_subscription,
+    negotiate,
+    parse_heartbeat,
+    parse_join_group,
+    parse_leave_group,
+    parse_offset_commit,
+    parse_sync_group,
+)
+
+log = logging.getLogger("staticconsumer")
+
+#: aiokafka versions whose internals this module was written against (see pyproject.toml).
+SUPPORTED_AIOKAFKA = ("0.14.",)
+
+
+def check_aiokafka_version() -> None:
+    if not aiokafka.__version__.startswith(SUPPORTED_AIOKAFKA):
+        raise StaticConsumerError(
+            f"staticconsumer supports aiokafka {', '.join(SUPPORTED_AIOKAFKA)}x; "
+            f"aiokafka {aiokafka.__version__} is installed"
+        )
+
+
+class Fatal(Errors.KafkaError):  # type: ignore[misc]
+    """Carries a fatal staticconsumer error through aiokafka's coordination routine, which only
+    forwards ``KafkaError``s to the user."""
+
+    def __init__(self, error: StaticConsumerError) -> None:
+        super().__init__(str(error))
+        self.error = error
+
+
+async def negotiate_versions(client: Any) -> GroupApiVersions:
+    """Ask one broker for its ApiVersions and pick our group API versions (or raise)."""
+    node_id = next(iter(b.nodeId for b in client.cluster.brokers()))
+    response = await client.send(node_id, ApiVersionRequest())
+    return negotiate(api_versions_from_response(response))
+
+
+class StaticGroupCoordinator(GroupCoordinator):  # type: ignore[misc]
+    """aiokafka's coordinator with the static-membership steps replaced (module docstring)."""
+
+    def __init__(
+        self,
+        client: Any,
+        subscription: Any,
+        *,
+        versions: GroupApiVersions,
+        client_id: str,
+        client_rack: str | None,
+        on_fatal: Callable[[StaticConsumerError], None],
+        **kwargs: Any,
+    ) -> None:
+        # Set before the parent constructor: it starts the coordination task.
+        self._versions = versions
+        self._client_id = client_id
+        self._client_rack = client_rack
+        self._on_fatal = on_fatal
+        self.fatal_error: StaticConsumerError | None = None
+        self._owned: list[tuple[str, int]] = []
+        self._join_reason = JOIN_REASON_INITIAL
+        self.leave_reason: str | None = None
+        self.member_id: str = UNKNOWN_MEMBER_ID
+        self.generation: int = -1
+        super().__init__(client, subscription, **kwargs)
+
+    # -- fatal state -----------------------------------------------------------------------------
+
+    def _ctx(self) -> m.MemberContext:
+        return m.MemberContext(
+            self.group_id, self._group_instance_id, self.member_id, self._client_id
+        )
+
+    def enter_fatal(self, error: StaticConsumerError) -> None:
+        """Terminal: no heartbeat, re-join, commit or LeaveGroup from now on (STYLE rule 7)."""
+        if self.fatal_error is not None:
+            return
+        self.fatal_error = error
+        log.error("%s", error)
+        # aiokafka's fetcher only tolerates KafkaError from these waiters.
+        self._subscription.abort_waiters(Fatal(error))
+        if self._heartbeat_task is not None and not self._heartbeat_task.done():
+            self._heartbeat_task.cancel()
+        self._on_fatal(error)
+
+    def _raise_if_fatal(self) -> None:
+        if self.fatal_error is not None:
+            raise Fatal(self.fatal_error)
+
+    def _push_error_to_user(self, exc: Exception) -> Any:
+        if isinstance(exc, Fatal):
+            self.enter_fatal(exc.error)
+            # Park the coordination routine until close(): never re-join.
+            return asyncio.wait([self._closing])
+        return super()._push_error_to_user(exc)
+
+    def check_errors(self) -> None:
+        if self.fatal_error is not None:
+            raise self.fatal_error
+        super().check_errors()
+
+    def _fatal_for(self, api: str) -> Fatal:
+        return Fatal(m.fenced_error(self._ctx(), api))
+
+    # -- join and sync ---------------------------------------------------------------------------
+
+    def request_rejoin_with_reason(self, reason: str) -> None:
+        self._join_reason = reason
+        self.request_rejoin()
+
+    def _on_metadata_change(self) -> None:
+        self._join_reason = JOIN_REASON_METADATA_CHANGED
+        super()._on_metadata_change()
+
+    def reset_generation(self) -> None:
+        self._join_reason = JOIN_REASON_REJOIN_AFTER_ERROR
+        super().reset_generation()
+
+    async def _on_join_prepare(self, previous_assignment: Any) -> None:
+        self._owned = sorted(
+            (tp.topic, tp.partition)
+            for tp in (previous_assignment.tps if previous_assignment else ())
+        )
+        await super()._on_join_prepare(previous_assignment)
+
+    async def _do_rejoin_group(self, subscription: Any) -> bool:
+        self._raise_if_fatal()
+        joined = await self._join_and_sync(subscription)
+        if not subscription.active:
+            return False
+        if joined is None:
+            await asyncio.sleep(self._retry_backoff_ms / 1000)
+            return False
+        protocol, assignment_bytes = joined
+        await self._on_join_complete(self.generation, self.member_id, protocol, assignment_bytes)
+        return True
+
+    def _protocols(self, topics: Any) -> list[tuple[str, bytes]]:
+        generation = max(self.generation, -1)
+        return [
+            (
+                assignor.name,
+                m.subscription_bytes(
+                    topics,
+                    m.user_data_for(assignor, topics, self._owned, generation),
+                    self._owned,
+                    generation,
+                    self._client_rack,
+                ),
+            )
+            for assignor in self._assignors
+        ]
+
+    async def _join_and_sync(self, subscription: Any) -> tuple[str, bytes] | None:
+        """One JoinGroup then one SyncGroup. None means: try again (after the backoff)."""
+        protocols = self._protocols(subscription.topics)
+        for _ in range(2):  # a second round only for MEMBER_ID_REQUIRED (KIP-394, dynamic)
+            reason = self._join_reason
+            request = build_join_group(
+                self._versions.join_group,
+                group_id=self.group_id,
+                session_timeout_ms=self._session_timeout_ms,
+                rebalance_timeout_ms=self._rebalance_timeout_ms,
+                member_id=self.member_id,
+                group_instance_id=self._group_instance_id,
+                protocol_type=CONSUMER_PROTOCOL_TYPE,
+                protocols=protocols,
+                reason=reason,
+            )
+            log.info("(Re-)joining group %s (reason: %s)", self.group_id, reason)
+            try:
+                response = await self._send_req(request)
+            except Errors.KafkaError:
+                return None
+            if not subscription.active:
+                return None
+            joined = parse_join_group(response)
+            if joined.error_code == ErrorCode.MEMBER_ID_REQUIRED:
+                self.member_id = joined.member_id
+                self._join_reason = JOIN_REASON_MEMBER_ID_REQUIRED
+                continue
+            break
+        if joined.error_code != ErrorCode.NONE:
+            await self._on_group_error("JoinGroup", joined.error_code)
+            return None
+        self.member_id = joined.member_id
+        self.generation = joined.generation_id
+        self._join_reason = JOIN_REASON_GROUP_REBALANCING
+        log.info(
+            "Joined group %r (generation %s) as member %s%s",
+            self.group_id, joined.generation_id, joined.member_id,
+            " (leader)" if joined.is_leader else "",
+        )  # fmt: skip
+        assignments: list[tuple[str, bytes]] = []
+        if joined.is_leader:
+            planned = await self._perform_static_assignment(joined)
+            assignments = list(planned.items())
+        return await self._sync(joined.protocol_name or "", assignments)
+
+    async def _perform_static_assignment(self, joined: Any) -> dict[str, bytes]:
+        """The leader's step. With JoinGroup v9 a leader that re-joined a stable group is told
+        to skip it (``skip_assignment``); it still watches every member's topics."""
+        decoded = {
+            member.member_id: (member.group_instance_id, decode_subscription(member.metadata))
+            for member in joined.members
+        }
+        topics: set[str] = set()
+        for _instance_id, sub in decoded.values():
+            topics.update(sub.topics)
+        self._group_subscription = topics
+        if not self._subscription.subscribed_pattern:
+            self._client.set_topics(topics)
+        await self._client._maybe_wait_metadata()
+        self._metadata_snapshot = self._get_metadata_snapshot()
+        if joined.skip_assignment:
+            return {}
+        assignor = self._lookup_assignor(joined.protocol_name)
+        if assignor is None:
+            raise Errors.KafkaError(
+                f"the coordinator chose unknown protocol {joined.protocol_name}"
+            )
+        if hasattr(assignor, "assign_group"):
+            cluster = self._cluster
+            partitions = {
+                t: len(cluster.partitions_for_topic(t) or ())
+                for t in topics
+                if cluster.partitions_for_topic(t)
+            }
+            return m.plan_with_group_assignor(assignor, decoded, partitions)
+        # An aiokafka-style assignor: it sees member ids and subscriptions only.
+        metadata = {
+            member_id: ConsumerProtocolMemberMetadata(0, list(sub.topics), sub.user_data or b"")
+            for member_id, (_iid, sub) in decoded.items()
+        }
+        planned = assignor.assign(self._cluster, metadata)
+        return {
+            member_id: a if isinstance(a, bytes) else a.encode() for member_id, a in planned.items()
+        }
+
+    async def _sync(
+        self, protocol: str, assignments: list[tuple[str, bytes]]
+    ) -> tuple[str, bytes] | None:
+        request = build_sync_group(
+            self._versions.sync_group,
+            group_id=self.group_id,
+            generation_id=self.generation,
+            member_id=self.member_id,
+            group_instance_id=self._group_instance_id,
+            protocol_type=CONSUMER_PROTOCOL_TYPE,
+            protocol_name=protocol,
+            assignments=assignments,
+        )
+        # As aiokafka does: changes seen from here on need another join.
+        self._rejoin_needed_fut = create_future()
+        generation, member_id = self.generation, self.member_id
+        try:
+            response = await self._send_req(request)
+        except Errors.KafkaError:
+            self.request_rejoin()
+            return None
+        synced = parse_sync_group(response)
+        if synced.error_code != ErrorCode.NONE:
+            self.request_rejoin()
+            await self._on_group_error("SyncGroup", synced.error_code)
+            return None
+        self.generation, self.member_id = generation, member_id
+        return protocol, synced.assignment
+
+    async def _on_group_error(self, api: str, error_code: int) -> None:
+        """The single translation point of group error codes (see :func:`m.classify`)."""
+        action = m.classify(error_code)
+        self._join_reason = JOIN_REASON_REJOIN_AFTER_ERROR
+        log.warning(
+            "%s for group %s failed: %s -> %s",
+            api,
+            self.group_id,
+            ErrorCode(error_code).name
+            if error_code in ErrorCode._value2member_map_
+            else error_code,
+            action.value,
+        )
+        if action is m.Action.FATAL:
+            raise self._fatal_for(api)
+        if error_code == ErrorCode.INVALID_SESSION_TIMEOUT:
+            raise Fatal(await self._session_timeout_error())
+        if action is m.Action.COORDINATOR_DEAD:
+            self.coordinator_dead()
+        elif action is m.Action.RESET:
+            self.reset_generation()
+        elif action is m.Action.REJOIN:
+            self.request_rejoin()
+        elif action is m.Action.RAISE:
+            error_type = Errors.for_code(error_code)
+            raise (
+                error_type(self.group_id)
+                if error_type is Errors.GroupAuthorizationFailedError
+                else error_type()
+            )
+
+    async def _session_timeout_error(self) -> SessionTimeoutOutOfRangeError:
+        from ._broker_config import session_timeout_bounds
+
+        bounds = await session_timeout_bounds(self._client, self.coordinator_id)
+        where = (
+            f"the broker allows group.min.session.timeout.ms={bounds[0]} to "
+            f"group.max.session.timeout.ms={bounds[1]}"
+            if bounds
+            else "outside the broker's group.min.session.timeout.ms/group.max.session.timeout.ms"
+        )
+        return SessionTimeoutOutOfRangeError(
+            f"session_timeout_ms={self._session_timeout_ms} (Java: session.timeout.ms) was "
+            f"rejected by the group coordinator: {where}. Static members usually want a long "
+            "timeout (KIP-345 raised the broker's cap to 30 minutes)."
+        )
+
+    # -- heartbeat, commit, leave ----------------------------------------------------------------
+
+    async def _do_heartbeat(self) -> bool:
+        self._raise_if_fatal()
+        request = build_heartbeat(
+            self._versions.heartbeat,
+            group_id=self.group_id,
+            generation_id=self.generation,
+            member_id=self.member_id,
+            group_instance_id=self._group_instance_id,
+        )
+        try:
+            response = await self._send_req(request)
+        except Errors.KafkaError as err:
+            log.error("Heartbeat send request failed: %s. Will retry.", err)
+            return False
+        code = parse_heartbeat(response).error_code
+        if code == ErrorCode.NONE:
+            return True
+        if code == ErrorCode.REBALANCE_IN_PROGRESS:
+            self.request_rejoin()
+            return True  # keep heartbeating while the group rebalances
+        await self._on_group_error("Heartbeat", code)
+        return False
+
+    async def commit_offsets(self, assignment: Any, offsets: Any) -> None:
+        if self.fatal_error is not None:
+            raise self.fatal_error
+        try:
+            await super().commit_offsets(assignment, offsets)
+        except Fatal as fatal:
+            self.enter_fatal(fatal.error)
+            raise fatal.error from None
+
+    async def _maybe_do_last_autocommit(self, assignment: Any) -> None:
+        if self.fatal_error is None:
+            await super()._maybe_do_last_autocommit(assignment)
+
+    async def _do_commit_offsets(self, assignment: Any, offsets: Any) -> None:
+        self._raise_if_fatal()
+        if not offsets:
+            return
+        request = build_offset_commit(
+            self._versions.offset_commit,
+            group_id=self.group_id,
+            generation_id=self.generation,
+            member_id=self.member_id,
+            group_instance_id=self._group_instance_id,
+            offsets=[
+                CommitOffset(tp.topic, tp.partition, meta.offset, metadata=meta.metadata or "")
+                for tp, meta in offsets.items()
+            ],
+        )
+        response = await self._send_req(request)
+        failed = parse_offset_commit(response).failed
+        if not failed:
+            return
+        first = failed[0]
+        code = first.error_code
+        if m.classify(code) is m.Action.RAISE and code != ErrorCode.INVALID_SESSION_TIMEOUT:
+            error_type = Errors.for_code(code)
+            log.error("OffsetCommit failed for %s-%s: %s", first.topic, first.partition, code)
+            raise (
+                error_type()
+                if error_type is not Errors.GroupAuthorizationFailedError
+                else error_type(self.group_id)
+            )
+        await self._on_group_error("OffsetCommit", code)
+        # Let aiokafka's commit loop retry or turn this into CommitFailedError.
+        raise Errors.for_code(code)()
+
+    async def _maybe_leave_group(self) -> None:
+        """A static member stays in the group on stop (KIP-345) unless :attr:`leave_reason` was
+        set by an explicit leave; a fenced member never sends anything."""
+        dynamic = self._group_instance_id is None
+        if self.fatal_error is None and self.generation > 0 and (dynamic or self.leave_reason):
+            request = build_leave_group(
+                self._versions.leave_group,
+                group_id=self.group_id,
+                members=[
+                    MemberIdentity(self.member_id, self._group_instance_id, self.leave_reason)
+                ],
+            )
+            try:
+                result = parse_leave_group(await self._send_req(request))
+                codes = [result.error_code, *(x.error_code for x in result.members)]
+                if any(codes):
+                    log.warning("LeaveGroup for group %s answered %s", self.group_id, codes)
+                else:
+                    log.info("Left group %s (reason: %s)", self.group_id, self.leave_reason)
+            except Errors.KafkaError as err:
+                log.error("LeaveGroup request failed: %s", err)
+        GroupCoordinator.reset_generation(self)
+
+
+async def start_consumer(consumer: Any, coordinator_kwargs: dict[str, Any]) -> None:
+    """``AIOKafkaConsumer.start`` with :class:`StaticGroupCoordinator` (aiokafka 0.14 layout)."""
+    check_aiokafka_version()
+    if consumer._fetcher is not None:
+        raise StaticConsumerError("start() was called twice")
+    await consumer._client.bootstrap()
+    await consumer._wait_topics()
+    consumer._fetcher = Fetcher(
+        consumer._client, consumer._subscription,
+        key_deserializer=consumer._key_deserializer,
+        value_deserializer=consumer._value_deserializer,
+        fetch_min_bytes=consumer._fetch_min_bytes, fetch_max_bytes=consumer._fetch_max_bytes,
+        fetch_max_wait_ms=consumer._fetch_max_wait_ms,
+        max_partition_fetch_bytes=consumer._max_partition_fetch_bytes,
+        check_crcs=consumer._check_crcs, fetcher_timeout=consumer._consumer_timeout,
+        retry_backoff_ms=consumer._retry_backoff_ms,
+        auto_offset_reset=consumer._auto_offset_reset,
+        isolation_level=consumer._isolation_level, client_rack=consumer._client_rack,
+    )  # fmt: skip
+    if consumer._group_id is None:
+        consumer._coordinator = NoGroupCoordinator(
+            consumer._client, consumer._subscription,
+            exclude_internal_topics=consumer._exclude_internal_topics,
+        )  # fmt: skip
+        sub = consumer._subscription.subscription
+        if sub is not None and consumer._subscription.partitions_auto_assigned():
+            await consumer._client.force_metadata_update()
+            consumer._coordinator.assign_all_partitions(check_unknown=True)
+        return
+    try:
+        versions = await negotiate_versions(consumer._client)
+    except UnsupportedBrokerError:
+        if consumer._group_instance_id is not None:
+            raise
+        versions = None  # a dynamic member on an old broker: plain aiokafka behaviour
+    common = dict(
+        group_id=consumer._group_id,
+        group_instance_id=consumer._group_instance_id,
+        heartbeat_interval_ms=consumer._heartbeat_interval_ms,
+        session_timeout_ms=consumer._session_timeout_ms,
+        retry_backoff_ms=consumer._retry_backoff_ms,
+        enable_auto_commit=consumer._enable_auto_commit,
+        auto_commit_interval_ms=consumer._auto_commit_interval_ms,
+        assignors=consumer._partition_assignment_strategy,
+        exclude_internal_topics=consumer._exclude_internal_topics,
+        rebalance_timeout_ms=consumer._rebalance_timeout_ms,
+        max_poll_interval_ms=consumer._max_poll_interval_ms,
+    )
+    if versions is None:
+        consumer._coordinator = GroupCoordinator(consumer._client, consumer._subscription, **common)
+    else:
+        consumer._coordinator = StaticGroupCoordinator(
+            consumer._client, consumer._subscription, versions=versions,
+            client_id=consumer._client._client_id, client_rack=consumer._client_rack,
+            **coordinator_kwargs, **common,
+        )  # fmt: skip
+    sub = consumer._subscription.subscription
+    if sub is not None:
+        if consumer._subscription.partitions_auto_assigned():
+            try:
+                await consumer._subscription.wait_for_assignment()
+            except Fatal as fatal:
+                raise fatal.error from None
+        else:
+            consumer._coordinator.start_commit_offsets_refresh_task(sub.assignment)
+
+
+def coordinator_of(consumer: Any) -> Any:
+    return consumer._coordinator
+
+
+def fetcher_of(consumer: Any) -> Any:
+    return consumer._fetcher

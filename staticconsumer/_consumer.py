@@ -1,0 +1,167 @@
+"""StaticConsumer: an AIOKafkaConsumer whose group membership follows KIP-345."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
+
+from aiokafka import AIOKafkaConsumer
+
+from . import _compat
+from ._instance_id import InstanceId
+from ._reasons import LEAVE_REASON_PREFIX
+from .errors import ConfigurationError, StaticConsumerError
+
+log = logging.getLogger("staticconsumer")
+T = TypeVar("T")
+
+FatalCallback = Callable[[StaticConsumerError], None]
+
+
+class StaticConsumer(AIOKafkaConsumer):  # type: ignore[misc]  # aiokafka is untyped
+    """A drop-in :class:`aiokafka.AIOKafkaConsumer` for static group members (KIP-345).
+
+    Every ``AIOKafkaConsumer`` argument and method works. What changes:
+
+    * ``group_instance_id`` (Java ``group.instance.id``) is validated here, as Kafka does, and
+      carried on JoinGroup v5+, SyncGroup v3+, Heartbeat v3+ and OffsetCommit v7+, negotiated
+      from the broker's ApiVersions. A broker too old for that raises ``UnsupportedBrokerError``
+      at :meth:`start` rather than silently losing fencing.
+    * :meth:`stop` sends no LeaveGroup for a static member: a restart within
+      ``session_timeout_ms`` gets the same partitions back without a rebalance. Static members
+      therefore want a long ``session_timeout_ms`` (Java ``session.timeout.ms``; KIP-345 raised
+      the broker's ``group.max.session.timeout.ms`` to 30 minutes): the price is that a member
+      that really died holds its partitions, unconsumed, until that timeout passes (or until an
+      admin removes it, or a scale-down uses ``stop(leave_group=True, ...)``).
+    * FENCED_INSTANCE_ID (another process took our instance id) raises
+      :class:`~staticconsumer.FencedInstanceIdError` from ``getone``, ``getmany``, ``async for``
+      and ``commit``, and from every later call; heartbeats, re-joins, commits and LeaveGroup stop.
+      ``on_fatal(error)`` runs once when that happens.
+    * One JoinGroup per join, whatever the number of assignors, and the leader hands group
+      instance ids to this project's assignors (``assignors`` package).
+    """
+
+    def __init__(
+        self,
+        *topics: str,
+        group_instance_id: str | None = None,
+        on_fatal: FatalCallback | None = None,
+        **kwargs: Any,
+    ) -> None:
+        if group_instance_id is not None:
+            InstanceId.validate(group_instance_id)
+            if kwargs.get("group_id") is None:
+                raise ConfigurationError(
+                    "group_instance_id (Java: group.instance.id, KIP-345) needs group_id "
+                    "(Java: group.id): static membership is membership of a consumer group"
+                )
+        if on_fatal is not None and not callable(on_fatal):
+            raise ConfigurationError(f"on_fatal must be callable, got {on_fatal!r}")
+        strategies = kwargs.get("partition_assignment_strategy")
+        if strategies is not None:
+            kwargs["partition_assignment_strategy"] = tuple(
+                s() if isinstance(s, type) and hasattr(s, "assign_group") else s for s in strategies
+            )
+        super().__init__(*topics, group_instance_id=group_instance_id, **kwargs)
+        self._user_on_fatal = on_fatal
+        self._fatal: StaticConsumerError | None = None
+        self._fatal_future: asyncio.Future[StaticConsumerError] | None = None
+
+    # -- identity --------------------------------------------------------------------------------
+
+    @property
+    def group_instance_id(self) -> str | None:
+        value: str | None = self._group_instance_id
+        return value
+
+    @property
+    def member_id(self) -> str:
+        coordinator = _compat.coordinator_of(self)
+        return str(getattr(coordinator, "member_id", ""))
+
+    @property
+    def generation_id(self) -> int:
+        coordinator = _compat.coordinator_of(self)
+        return int(getattr(coordinator, "generation", -1))
+
+    @property
+    def fatal_error(self) -> StaticConsumerError | None:
+        """The error that finished this consumer, if any."""
+        return self._fatal
+
+    # -- lifecycle -------------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        self._fatal_future = asyncio.get_running_loop().create_future()
+        try:
+            await _compat.start_consumer(self, {"on_fatal": self._on_fatal})
+        except BaseException:
+            await super().stop()
+            raise
+
+    async def stop(self, leave_group: bool = False, reason: str | None = None) -> None:
+        """Stop consuming. A static member stays in the group (no LeaveGroup) unless
+        ``leave_group=True``, which needs a ``reason`` (sent on LeaveGroup v5, KIP-800)."""
+        if leave_group:
+            if not reason or not reason.strip():
+                raise ConfigurationError("stop(leave_group=True) needs a non-empty reason")
+            coordinator = _compat.coordinator_of(self)
+            if coordinator is not None and hasattr(coordinator, "leave_reason"):
+                coordinator.leave_reason = f"{LEAVE_REASON_PREFIX}: {reason}"
+        await super().stop()
+
+    def _on_fatal(self, error: StaticConsumerError) -> None:
+        if self._fatal is not None:
+            return
+        self._fatal = error
+        if self._fatal_future is not None and not self._fatal_future.done():
+            self._fatal_future.set_result(error)
+        if self._user_on_fatal is not None:
+            try:
+                self._user_on_fatal(error)
+            except Exception as exc:
+                log.exception("on_fatal callback failed")
+                error.__cause__ = error.__cause__ or exc
+
+    # -- consuming -------------------------------------------------------------------------------
+
+    def _raise_if_fatal(self) -> None:
+        if self._fatal is not None:
+            raise self._fatal
+
+    async def _until_fatal(self, start_work: Callable[[], Awaitable[T]]) -> T:
+        """Run ``start_work()`` but raise the fatal error as soon as it happens."""
+        self._raise_if_fatal()
+        if self._fatal_future is None:
+            return await start_work()
+        task: asyncio.Future[T] = asyncio.ensure_future(start_work())
+        waiting: set[asyncio.Future[Any]] = {task, self._fatal_future}
+        try:
+            await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
+        except asyncio.CancelledError:
+            task.cancel()
+            raise
+        if task.done():
+            try:
+                return task.result()
+            except _compat.Fatal as fatal:  # aiokafka woke a waiter with our fatal marker
+                raise fatal.error from None
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
+        self._raise_if_fatal()
+        raise AssertionError("unreachable: fatal future done without an error")
+
+    async def getone(self, *partitions: Any) -> Any:
+        return await self._until_fatal(lambda: super(StaticConsumer, self).getone(*partitions))
+
+    async def getmany(self, *partitions: Any, timeout_ms: int = 0, max_records: Any = None) -> Any:
+        parent: Any = super()
+        return await self._until_fatal(
+            lambda: parent.getmany(*partitions, timeout_ms=timeout_ms, max_records=max_records)
+        )
+
+    async def commit(self, offsets: Any = None) -> None:
+        self._raise_if_fatal()
+        await super().commit(offsets)

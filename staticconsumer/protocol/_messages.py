@@ -1,0 +1,311 @@
+"""Wire layouts of the group APIs, one schema function per message, per version.
+
+Each function follows the field list of Apache Kafka's message spec
+(``clients/src/main/resources/common/message/<Name>.json``); a field's ``"versions": "N+"`` appears
+here as ``since(version, N, ...)``. Only the versions that can carry ``group_instance_id`` (KIP-345)
+are declared; older ones are aiokafka's business.
+
+==============  ===  ==========  ========  =================================================
+API             key  versions    flexible  notes
+==============  ===  ==========  ========  =================================================
+FindCoordinator 10   1-4         3+        v4 batches keys (KIP-699)
+JoinGroup       11   5-9         6+        v7 response: protocol_type; v8: reason (KIP-800);
+                                           v9 response: skip_assignment
+Heartbeat       12   3-4         4+
+LeaveGroup      13   3-5         4+        members[] (KIP-345); v5: per-member reason
+SyncGroup       14   3-5         4+        v5: protocol_type / protocol_name (KIP-559)
+DescribeGroups  15   4-6         5+        v4: member group_instance_id; v6: error_message
+OffsetCommit    8    7-9         8+        v10 names topics by id only (KIP-848); a classic
+                                           consumer stops at v9, as Java's does
+==============  ===  ==========  ========  =================================================
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Callable, Mapping
+from types import MappingProxyType
+from typing import Any
+
+from aiokafka.protocol.types import Boolean, Int8, Int16, Int32, Int64, Schema
+
+from staticconsumer.protocol._wire import PinnedRequest, Wire, define, since, to_values
+
+
+class ApiKey(enum.IntEnum):
+    """Kafka API keys of the requests this package builds (names as in Kafka's ``ApiKeys``)."""
+
+    OFFSET_COMMIT = 8
+    FIND_COORDINATOR = 10
+    JOIN_GROUP = 11
+    HEARTBEAT = 12
+    LEAVE_GROUP = 13
+    SYNC_GROUP = 14
+    DESCRIBE_GROUPS = 15
+    API_VERSIONS = 18
+
+
+def _join_group(v: int) -> tuple[Schema, Schema]:
+    w = Wire(flexible=v >= 6)
+    request = w.schema(
+        ("group_id", w.string),
+        ("session_timeout_ms", Int32),
+        ("rebalance_timeout_ms", Int32),
+        ("member_id", w.string),
+        ("group_instance_id", w.string),
+        ("protocol_type", w.string),
+        ("protocols", w.array(("name", w.string), ("metadata", w.bytes))),
+        *since(v, 8, ("reason", w.string)),
+    )
+    response = w.schema(
+        ("throttle_time_ms", Int32),
+        ("error_code", Int16),
+        ("generation_id", Int32),
+        *since(v, 7, ("protocol_type", w.string)),
+        ("protocol_name", w.string),
+        ("leader", w.string),
+        *since(v, 9, ("skip_assignment", Boolean)),
+        ("member_id", w.string),
+        (
+            "members",
+            w.array(
+                ("member_id", w.string),
+                ("group_instance_id", w.string),
+                ("metadata", w.bytes),
+            ),
+        ),
+    )
+    return request, response
+
+
+def _sync_group(v: int) -> tuple[Schema, Schema]:
+    w = Wire(flexible=v >= 4)
+    request = w.schema(
+        ("group_id", w.string),
+        ("generation_id", Int32),
+        ("member_id", w.string),
+        ("group_instance_id", w.string),
+        *since(v, 5, ("protocol_type", w.string), ("protocol_name", w.string)),
+        ("assignments", w.array(("member_id", w.string), ("assignment", w.bytes))),
+    )
+    response = w.schema(
+        ("throttle_time_ms", Int32),
+        ("error_code", Int16),
+        *since(v, 5, ("protocol_type", w.string), ("protocol_name", w.string)),
+        ("assignment", w.bytes),
+    )
+    return request, response
+
+
+def _heartbeat(v: int) -> tuple[Schema, Schema]:
+    w = Wire(flexible=v >= 4)
+    request = w.schema(
+        ("group_id", w.string),
+        ("generation_id", Int32),
+        ("member_id", w.string),
+        ("group_instance_id", w.string),
+    )
+    response = w.schema(("throttle_time_ms", Int32), ("error_code", Int16))
+    return request, response
+
+
+def _leave_group(v: int) -> tuple[Schema, Schema]:
+    w = Wire(flexible=v >= 4)
+    request = w.schema(
+        ("group_id", w.string),
+        (
+            "members",
+            w.array(
+                ("member_id", w.string),
+                ("group_instance_id", w.string),
+                *since(v, 5, ("reason", w.string)),
+            ),
+        ),
+    )
+    response = w.schema(
+        ("throttle_time_ms", Int32),
+        ("error_code", Int16),
+        (
+            "members",
+            w.array(
+                ("member_id", w.string),
+                ("group_instance_id", w.string),
+                ("error_code", Int16),
+            ),
+        ),
+    )
+    return request, response
+
+
+def _offset_commit(v: int) -> tuple[Schema, Schema]:
+    w = Wire(flexible=v >= 8)
+    request = w.schema(
+        ("group_id", w.string),
+        ("generation_id", Int32),  # GenerationIdOrMemberEpoch in the spec
+        ("member_id", w.string),
+        ("group_instance_id", w.string),
+        (
+            "topics",
+            w.array(
+                ("name", w.string),
+                (
+                    "partitions",
+                    w.array(
+                        ("partition_index", Int32),
+                        ("committed_offset", Int64),
+                        ("committed_leader_epoch", Int32),
+                        ("committed_metadata", w.string),
+                    ),
+                ),
+            ),
+        ),
+    )
+    response = w.schema(
+        ("throttle_time_ms", Int32),
+        (
+            "topics",
+            w.array(
+                ("name", w.string),
+                ("partitions", w.array(("partition_index", Int32), ("error_code", Int16))),
+            ),
+        ),
+    )
+    return request, response
+
+
+def _describe_groups(v: int) -> tuple[Schema, Schema]:
+    w = Wire(flexible=v >= 5)
+    request = w.schema(
+        ("groups", w.array_of(w.string)),
+        ("include_authorized_operations", Boolean),
+    )
+    member = w.array(
+        ("member_id", w.string),
+        ("group_instance_id", w.string),
+        ("client_id", w.string),
+        ("client_host", w.string),
+        ("member_metadata", w.bytes),
+        ("member_assignment", w.bytes),
+    )
+    response = w.schema(
+        ("throttle_time_ms", Int32),
+        (
+            "groups",
+            w.array(
+                ("error_code", Int16),
+                *since(v, 6, ("error_message", w.string)),
+                ("group_id", w.string),
+                ("group_state", w.string),
+                ("protocol_type", w.string),
+                ("protocol_data", w.string),
+                ("members", member),
+                ("authorized_operations", Int32),
+            ),
+        ),
+    )
+    return request, response
+
+
+def _find_coordinator(v: int) -> tuple[Schema, Schema]:
+    w = Wire(flexible=v >= 3)
+    if v >= 4:
+        request = w.schema(("key_type", Int8), ("coordinator_keys", w.array_of(w.string)))
+        response = w.schema(
+            ("throttle_time_ms", Int32),
+            (
+                "coordinators",
+                w.array(
+                    ("key", w.string),
+                    ("node_id", Int32),
+                    ("host", w.string),
+                    ("port", Int32),
+                    ("error_code", Int16),
+                    ("error_message", w.string),
+                ),
+            ),
+        )
+        return request, response
+    request = w.schema(("key", w.string), ("key_type", Int8))
+    response = w.schema(
+        ("throttle_time_ms", Int32),
+        ("error_code", Int16),
+        ("error_message", w.string),
+        ("node_id", Int32),
+        ("host", w.string),
+        ("port", Int32),
+    )
+    return request, response
+
+
+_Layout = Callable[[int], tuple[Schema, Schema]]
+
+# api key -> (name, implemented versions, first flexible version, schema function)
+_APIS: dict[int, tuple[str, range, int, _Layout]] = {
+    ApiKey.OFFSET_COMMIT: ("OffsetCommit", range(7, 10), 8, _offset_commit),
+    ApiKey.FIND_COORDINATOR: ("FindCoordinator", range(1, 5), 3, _find_coordinator),
+    ApiKey.JOIN_GROUP: ("JoinGroup", range(5, 10), 6, _join_group),
+    ApiKey.HEARTBEAT: ("Heartbeat", range(3, 5), 4, _heartbeat),
+    ApiKey.LEAVE_GROUP: ("LeaveGroup", range(3, 6), 4, _leave_group),
+    ApiKey.SYNC_GROUP: ("SyncGroup", range(3, 6), 4, _sync_group),
+    ApiKey.DESCRIBE_GROUPS: ("DescribeGroups", range(4, 7), 5, _describe_groups),
+}
+
+
+def _declare() -> dict[tuple[int, int], tuple[type[Any], type[Any]]]:
+    declared: dict[tuple[int, int], tuple[type[Any], type[Any]]] = {}
+    for api_key, (name, versions, first_flexible, layout) in _APIS.items():
+        for version in versions:
+            request, response = layout(version)
+            declared[api_key, version] = define(
+                name,
+                api_key,
+                version,
+                flexible=version >= first_flexible,
+                request=request,
+                response=response,
+            )
+    return declared
+
+
+_DECLARED = _declare()
+
+#: The versions this package implements per API: ``{api_key: (lowest, highest)}``.
+IMPLEMENTED_VERSIONS: Mapping[int, tuple[int, int]] = MappingProxyType(
+    {key: (versions[0], versions[-1]) for key, (_, versions, _, _) in _APIS.items()}
+)
+
+
+def api_name(api_key: int) -> str:
+    """Kafka's message name for an API key, e.g. ``JoinGroup`` for 11."""
+    known = _APIS.get(api_key)
+    return known[0] if known else f"api key {api_key}"
+
+
+def request_class(api_key: int, version: int) -> type[Any]:
+    """The aiokafka ``RequestStruct`` subclass for one API version."""
+    try:
+        return _DECLARED[api_key, version][0]
+    except KeyError:
+        raise ValueError(_unsupported(api_key, version)) from None
+
+
+def response_class(api_key: int, version: int) -> type[Any]:
+    """The aiokafka ``Response`` subclass for one API version (decode with ``.decode(bytes)``)."""
+    try:
+        return _DECLARED[api_key, version][1]
+    except KeyError:
+        raise ValueError(_unsupported(api_key, version)) from None
+
+
+def _unsupported(api_key: int, version: int) -> str:
+    implemented = IMPLEMENTED_VERSIONS.get(api_key)
+    if implemented is None:
+        return f"staticconsumer does not implement {api_name(api_key)}"
+    low, high = implemented
+    return f"{api_name(api_key)} v{version} is not implemented (staticconsumer has v{low}-v{high})"
+
+
+def build_request(api_key: int, version: int, fields: Mapping[str, Any]) -> PinnedRequest:
+    """A :class:`PinnedRequest` of ``version`` from field values (names as in the schemas above)."""
+    struct_class = request_class(api_key, version)
+    return PinnedRequest(struct_class(*to_values(struct_class.SCHEMA, fields)))

@@ -1,0 +1,215 @@
+"""Worked examples: tables of members, partition counts and the plan we want."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+
+import pytest
+
+from assignors import (
+    Member,
+    RosterAssignor,
+    assign_range,
+    assign_roster,
+    assign_roundrobin,
+    assign_sticky,
+    encode_sticky_user_data,
+)
+
+Plan = dict[str, list[tuple[str, int]]]
+Assign = Callable[[Sequence[Member], Mapping[str, int]], Plan]
+
+
+def tps(spec: str) -> list[tuple[str, int]]:
+    """'t0p0 t1p2' -> [('t0', 0), ('t1', 2)]"""
+    out = []
+    for item in spec.split():
+        topic, partition = item.rsplit("p", 1)
+        out.append((topic, int(partition)))
+    return sorted(out)
+
+
+def test_kip345_range_survives_restart_with_new_member_ids() -> None:
+    before = [Member("1", "A", ["t"]), Member("2", "B", ["t"]), Member("3", "C", ["t"])]
+    after = [Member("4", "A", ["t"]), Member("2", "B", ["t"]), Member("3", "C", ["t"])]
+    plan_before = assign_range(before, {"t": 9})
+    plan_after = assign_range(after, {"t": 9})
+    assert plan_before["1"] == tps("tp0 tp1 tp2")
+    assert plan_after["4"] == plan_before["1"]
+    assert plan_after["2"] == plan_before["2"] == tps("tp3 tp4 tp5")
+    assert plan_after["3"] == plan_before["3"] == tps("tp6 tp7 tp8")
+    # Sorting by member id (what a leader without instance ids does) reshuffles everything.
+    dynamic = [Member(m.member_id, None, m.topics) for m in after]
+    by_member_id = assign_range(dynamic, {"t": 9})
+    assert by_member_id["2"] == tps("tp0 tp1 tp2")
+    assert by_member_id["4"] == tps("tp6 tp7 tp8")
+
+
+CASES: list[tuple[str, Assign, list[Member], dict[str, int], dict[str, str]]] = [
+    (
+        "range two topics",
+        assign_range,
+        [Member("c1", None, ["t0", "t1"]), Member("c0", None, ["t0", "t1"])],
+        {"t0": 3, "t1": 3},
+        {"c0": "t0p0 t0p1 t1p0 t1p1", "c1": "t0p2 t1p2"},
+    ),
+    (
+        "range static before dynamic",
+        assign_range,
+        [Member("a", None, ["t0"]), Member("z", "i0", ["t0"])],
+        {"t0": 3},
+        {"z": "t0p0 t0p1", "a": "t0p2"},
+    ),
+    (
+        "range fewer partitions than members",
+        assign_range,
+        [Member(f"c{i}", f"s{i}", ["t0"]) for i in range(4)],
+        {"t0": 2},
+        {"c0": "t0p0", "c1": "t0p1", "c2": "", "c3": ""},
+    ),
+    (
+        "roundrobin identical (Java doc)",
+        assign_roundrobin,
+        [Member("C0", None, ["t0", "t1"]), Member("C1", None, ["t0", "t1"])],
+        {"t0": 3, "t1": 3},
+        {"C0": "t0p0 t0p2 t1p1", "C1": "t0p1 t1p0 t1p2"},
+    ),
+    (
+        "roundrobin uneven (Java doc)",
+        assign_roundrobin,
+        [
+            Member("C0", None, ["t0"]),
+            Member("C1", None, ["t0", "t1"]),
+            Member("C2", None, ["t0", "t1", "t2"]),
+        ],
+        {"t0": 1, "t1": 2, "t2": 3},
+        {"C0": "t0p0", "C1": "t1p0", "C2": "t1p1 t2p0 t2p1 t2p2"},
+    ),
+    (
+        "sticky fresh uneven (Java doc example 2)",
+        assign_sticky,
+        [
+            Member("C0", None, ["t0"]),
+            Member("C1", None, ["t0", "t1"]),
+            Member("C2", None, ["t0", "t1", "t2"]),
+        ],
+        {"t0": 1, "t1": 2, "t2": 3},
+        {"C0": "t0p0", "C1": "t1p0 t1p1", "C2": "t2p0 t2p1 t2p2"},
+    ),
+    (
+        "sticky C0 removed (Java doc example 2)",
+        assign_sticky,
+        [
+            Member("C1", None, ["t0", "t1"], tps("t1p0 t1p1"), 1),
+            Member("C2", None, ["t0", "t1", "t2"], tps("t2p0 t2p1 t2p2"), 1),
+        ],
+        {"t0": 1, "t1": 2, "t2": 3},
+        {"C1": "t0p0 t1p0 t1p1", "C2": "t2p0 t2p1 t2p2"},
+    ),
+    (
+        "sticky two new members (module docstring)",
+        assign_sticky,
+        [
+            Member("C0", None, ["t0"], tps("t0p0 t0p1 t0p2 t0p3"), 3),
+            Member("C1", None, ["t0"]),
+            Member("C2", None, ["t0"]),
+        ],
+        {"t0": 4},
+        {"C0": "t0p0 t0p1", "C1": "t0p2", "C2": "t0p3"},
+    ),
+    (
+        "sticky reads Java user data when owned_partitions is empty",
+        assign_sticky,
+        [
+            Member("x", None, ["t0"], user_data=encode_sticky_user_data(tps("t0p2 t0p3"), 4)),
+            Member("y", None, ["t0"], user_data=encode_sticky_user_data(tps("t0p0 t0p1"), 4)),
+        ],
+        {"t0": 4},
+        {"x": "t0p2 t0p3", "y": "t0p0 t0p1"},
+    ),
+    (
+        "sticky higher generation wins a conflict",
+        assign_sticky,
+        [
+            Member("a", "i-a", ["t0"], tps("t0p0 t0p1"), 3),
+            Member("b", "i-b", ["t0"], tps("t0p0"), 4),
+        ],
+        {"t0": 2},
+        {"a": "t0p1", "b": "t0p0"},
+    ),
+    (
+        "sticky equal generations: instance-id order wins",
+        assign_sticky,
+        [
+            Member("m-9", "i-b", ["t0"], tps("t0p0 t0p1"), 4),
+            Member("m-1", "i-a", ["t0"], tps("t0p0 t0p1"), 4),
+        ],
+        {"t0": 2},
+        {"m-1": "t0p0", "m-9": "t0p1"},
+    ),
+    (
+        "sticky drops claims on deleted partitions and unsubscribed topics",
+        assign_sticky,
+        [
+            Member("a", None, ["t0"], tps("t0p5 t1p0"), 2),
+            Member("b", None, ["t0"], tps("t0p1"), 2),
+        ],
+        {"t0": 2, "t1": 1},
+        {"a": "t0p0", "b": "t0p1"},
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("assign", "members", "counts", "want"),
+    [case[1:] for case in CASES],
+    ids=[case[0] for case in CASES],
+)
+def test_table(
+    assign: Assign, members: list[Member], counts: dict[str, int], want: dict[str, str]
+) -> None:
+    assert assign(members, counts) == {m: tps(spec) for m, spec in want.items()}
+
+
+def test_roster_worked_example() -> None:
+    a, b, c = Member("m1", "a", ["t0"]), Member("m2", "b", ["t0"]), Member("m3", "c", ["t0"])
+    first = assign_roster([a, b], {"t0": 6}, ["c", "b", "a"])
+    assert first == {"m1": tps("t0p0 t0p1 t0p4"), "m2": tps("t0p2 t0p3 t0p5")}
+    owned = [
+        Member("m1", "a", ["t0"], first["m1"], 1),
+        Member("m2", "b", ["t0"], first["m2"], 1),
+        c,
+    ]
+    second = assign_roster(owned, {"t0": 6}, ["a", "b", "c"])
+    assert second == {
+        "m1": tps("t0p0 t0p1"),
+        "m2": tps("t0p2 t0p3"),
+        "m3": tps("t0p4 t0p5"),
+    }
+
+
+def test_roster_standby_takes_orphans_only() -> None:
+    members = [Member("m1", "a", ["t0"]), Member("s", "spare", ["t0"]), Member("d", None, ["t0"])]
+    plan = assign_roster(members, {"t0": 4}, ["a", "b"])
+    assert plan["m1"] == tps("t0p0 t0p1")
+    assert sorted(plan["s"] + plan["d"]) == tps("t0p2 t0p3")
+    assert len(plan["s"]) == len(plan["d"]) == 1
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (lambda: assign_range([Member("a", None, ["t"])] * 2, {"t": 1}), "duplicate member_id"),
+        (lambda: assign_sticky([Member("a", None, ["t"])], {"t": -1}), "partition count"),
+        (lambda: assign_roundrobin([Member("a", None, ["t"])], {"t": 1.5}), "partition count"),
+        (lambda: assign_roster([], {}, ["a", "a"]), "duplicate roster entry 'a'"),
+        (lambda: assign_roster([], {}, ["ok", "bad id"]), "'bad id'"),
+        (lambda: assign_roster([], {}, [".."]), "not a valid group.instance.id"),
+        (lambda: assign_roster([], {}, ["x" * 250]), "at most 249"),
+        (lambda: RosterAssignor.with_roster(["a", ""]), "''"),
+        (lambda: Member("a", None, "t0"), "single string"),
+    ],
+)
+def test_invalid_input_raises_value_error(call: Callable[[], object], message: str) -> None:
+    with pytest.raises(ValueError, match=message.replace(".", r"\.").replace("'", "'")):
+        call()

@@ -1,0 +1,95 @@
+"""InstanceId rules (Kafka's topic-name rules for group.instance.id) and construction checks."""
+
+from __future__ import annotations
+
+import pytest
+
+import staticconsumer
+from staticconsumer import ConfigurationError, InstanceId, InvalidInstanceIdError, StaticConsumer
+
+
+@pytest.mark.parametrize(
+    ("value", "rule"),
+    [
+        ("", "must not be empty"),
+        (".", "must not be '.' or '..'"),
+        ("..", "must not be '.' or '..'"),
+        ("a" * 250, "at most 249"),
+        ("pod/0", "may only contain"),
+        ("pod 0", "may only contain"),
+        ("pöd", "may only contain"),
+    ],
+)
+def test_invalid_ids_name_the_rule(value: str, rule: str) -> None:
+    with pytest.raises(InvalidInstanceIdError, match=rule) as info:
+        InstanceId.validate(value)
+    assert isinstance(info.value, ValueError)
+    assert "group.instance.id" in str(info.value)
+    assert "KIP-345" in str(info.value)
+
+
+@pytest.mark.parametrize("value", ["a", "billing-0", "A.b_c-9", "x" * 249])
+def test_valid_ids(value: str) -> None:
+    assert InstanceId.validate(value) == value
+
+
+def test_from_env_order(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("STATICCONSUMER_INSTANCE_ID", "POD_NAME", "HOSTNAME"):
+        monkeypatch.delenv(name, raising=False)
+    with pytest.raises(InvalidInstanceIdError, match="POD_NAME"):
+        InstanceId.from_env()
+    monkeypatch.setenv("HOSTNAME", "host-1")
+    assert InstanceId.from_env() == "host-1"
+    monkeypatch.setenv("POD_NAME", "orders-2")
+    assert InstanceId.from_env() == "orders-2"
+    monkeypatch.setenv("STATICCONSUMER_INSTANCE_ID", "explicit")
+    assert InstanceId.from_env() == "explicit"
+
+
+def test_from_env_rejects_rather_than_rewrites(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("STATICCONSUMER_INSTANCE_ID", raising=False)
+    monkeypatch.setenv("POD_NAME", "orders/2")
+    with pytest.raises(InvalidInstanceIdError, match=r"\$POD_NAME"):
+        InstanceId.from_env()
+
+
+def test_for_thread() -> None:
+    assert InstanceId.for_thread("app-0", 3) == "app-0-thread-3"
+    with pytest.raises(InvalidInstanceIdError):
+        InstanceId.for_thread("app/0", 1)
+    with pytest.raises(InvalidInstanceIdError):
+        InstanceId.for_thread("app", -1)
+    with pytest.raises(InvalidInstanceIdError):
+        InstanceId.for_thread("a" * 245, 1)
+
+
+async def test_constructor_validates_before_any_io() -> None:
+    with pytest.raises(InvalidInstanceIdError):
+        StaticConsumer("t", bootstrap_servers="127.0.0.1:1", group_id="g", group_instance_id="a b")
+    with pytest.raises(ConfigurationError, match="group_id"):
+        StaticConsumer("t", bootstrap_servers="127.0.0.1:1", group_instance_id="a")
+    with pytest.raises(ConfigurationError, match="on_fatal"):
+        StaticConsumer(
+            "t",
+            bootstrap_servers="127.0.0.1:1",
+            group_id="g",
+            group_instance_id="a",
+            on_fatal="nope",
+        )  # type: ignore[arg-type]
+
+
+async def test_stop_with_leave_needs_a_reason() -> None:
+    consumer = StaticConsumer(
+        "t", bootstrap_servers="127.0.0.1:1", group_id="g", group_instance_id="a"
+    )
+    with pytest.raises(ConfigurationError, match="reason"):
+        await consumer.stop(leave_group=True)
+    await consumer.stop()
+
+
+def test_public_names_are_sorted_and_exported() -> None:
+    assert staticconsumer.__all__ == sorted(staticconsumer.__all__)
+    for name in staticconsumer.__all__:
+        assert hasattr(staticconsumer, name)
+    assert staticconsumer.FencedInstanceIdError.fatal is True
+    assert issubclass(staticconsumer.FencedInstanceIdError, staticconsumer.StaticConsumerError)

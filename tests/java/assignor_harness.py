@@ -1,0 +1,94 @@
+"""Build and run ``AssignorHarness.java`` (Java's assignors as a test oracle).
+
+Jars come from ``staticconsumer.localkafka.maven.resolve_jars`` when it is importable; otherwise
+from ``mvn dependency:copy-dependencies`` on a generated POM (the fallback this helper owns, so the
+test can switch to the shared resolver without changes). A missing JDK or Maven raises
+``JavaToolMissing`` with what to install; the caller turns that into a test failure.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+KAFKA_CLIENTS = "org.apache.kafka:kafka-clients:4.3.1"
+HERE = Path(__file__).resolve().parent
+SOURCE = HERE / "AssignorHarness.java"
+
+
+class JavaToolMissing(RuntimeError):
+    """A JDK or Maven is not installed."""
+
+
+def _cache_dir() -> Path:
+    explicit = os.environ.get("STATICCONSUMER_CACHE_DIR")
+    base = Path(explicit) if explicit else Path.home() / ".cache" / "staticconsumer"
+    return base / "assignor-harness"
+
+
+def _require(tool: str, install: str) -> str:
+    path = shutil.which(tool)
+    if path is None:
+        raise JavaToolMissing(f"`{tool}` not found on PATH: install {install}")
+    return path
+
+
+def kafka_clients_jars() -> list[Path]:
+    try:
+        from staticconsumer.localkafka.maven import resolve_jars
+    except ImportError:
+        return _mvn_copy_dependencies(KAFKA_CLIENTS)
+    return resolve_jars([KAFKA_CLIENTS])
+
+
+def _mvn_copy_dependencies(coordinate: str) -> list[Path]:
+    mvn = _require("mvn", "Apache Maven 3 (e.g. `apt-get install maven`)")
+    group, artifact, version = coordinate.split(":")
+    out = _cache_dir() / f"jars-{artifact}-{version}"
+    if not (out / ".complete").exists():
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "pom.xml").write_text(
+            f"""<project xmlns="http://maven.apache.org/POM/4.0.0">
+  <modelVersion>4.0.0</modelVersion>
+  <groupId>staticconsumer.tests</groupId><artifactId>harness</artifactId><version>0</version>
+  <dependencies><dependency>
+    <groupId>{group}</groupId><artifactId>{artifact}</artifactId><version>{version}</version>
+  </dependency></dependencies>
+</project>
+"""
+        )
+        subprocess.run(
+            [mvn, "-q", "-B", "dependency:copy-dependencies", "-DoutputDirectory=lib"],
+            cwd=out,
+            check=True,
+        )
+        (out / ".complete").touch()
+    return sorted((out / "lib").glob("*.jar"))
+
+
+def build() -> list[str]:
+    """Compile the harness (cached by source hash); returns the ``java`` command to run it."""
+    _require("javac", "a JDK 17+ (e.g. `apt-get install openjdk-17-jdk-headless`)")
+    java = _require("java", "a JDK 17+ (e.g. `apt-get install openjdk-17-jdk-headless`)")
+    classpath = os.pathsep.join(str(jar) for jar in kafka_clients_jars())
+    digest = hashlib.sha256(SOURCE.read_bytes() + classpath.encode()).hexdigest()[:16]
+    classes = _cache_dir() / f"classes-{digest}"
+    if not (classes / "AssignorHarness.class").exists():
+        classes.mkdir(parents=True, exist_ok=True)
+        subprocess.run(
+            ["javac", "-d", str(classes), "-cp", classpath, str(SOURCE)],
+            check=True,
+            capture_output=True,
+            text=True,
+        )
+    return [java, "-cp", os.pathsep.join([str(classes), classpath]), "AssignorHarness"]
+
+
+def run(command: list[str], stdin: str) -> str:
+    done = subprocess.run(command, input=stdin, capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        raise RuntimeError(f"harness failed ({done.returncode}):\n{done.stderr}")
+    return done.stdout

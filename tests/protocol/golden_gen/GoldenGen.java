@@ -1,0 +1,451 @@
+// Generates tests/protocol/golden.py: wire bytes produced by Apache Kafka's own generated message
+// classes (kafka-clients), so that our codecs are checked against an independent implementation.
+// Run with tests/protocol/golden_gen/run.sh; the tests themselves never need Java.
+
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+import org.apache.kafka.common.message.ConsumerProtocolAssignment;
+import org.apache.kafka.common.message.ConsumerProtocolSubscription;
+import org.apache.kafka.common.message.DescribeGroupsRequestData;
+import org.apache.kafka.common.message.DescribeGroupsResponseData;
+import org.apache.kafka.common.message.FindCoordinatorRequestData;
+import org.apache.kafka.common.message.FindCoordinatorResponseData;
+import org.apache.kafka.common.message.HeartbeatRequestData;
+import org.apache.kafka.common.message.HeartbeatResponseData;
+import org.apache.kafka.common.message.JoinGroupRequestData;
+import org.apache.kafka.common.message.JoinGroupResponseData;
+import org.apache.kafka.common.message.LeaveGroupRequestData;
+import org.apache.kafka.common.message.LeaveGroupResponseData;
+import org.apache.kafka.common.message.OffsetCommitRequestData;
+import org.apache.kafka.common.message.OffsetCommitResponseData;
+import org.apache.kafka.common.message.SyncGroupRequestData;
+import org.apache.kafka.common.message.SyncGroupResponseData;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.protocol.Message;
+import org.apache.kafka.common.protocol.MessageUtil;
+import org.apache.kafka.common.requests.JoinGroupRequest;
+import org.apache.kafka.common.requests.OffsetCommitRequest;
+
+public final class GoldenGen {
+    private static final StringBuilder OUT = new StringBuilder();
+
+    private static String hex(byte[] bytes) {
+        StringBuilder sb = new StringBuilder();
+        for (byte b : bytes) {
+            sb.append(String.format("%02x", b));
+        }
+        return sb.toString();
+    }
+
+    private static byte[] body(Message message, int version) {
+        ByteBuffer buffer = MessageUtil.toByteBufferAccessor(message, (short) version).buffer();
+        return MessageUtil.byteBufferToArray(buffer);
+    }
+
+    private static void table(String name, Map<Integer, byte[]> byVersion) {
+        OUT.append(name).append(" = {\n");
+        for (Map.Entry<Integer, byte[]> e : byVersion.entrySet()) {
+            OUT.append("    ").append(e.getKey()).append(": bytes.fromhex(\n");
+            String h = hex(e.getValue());
+            for (int i = 0; i < h.length(); i += 80) {
+                OUT.append("        \"").append(h, i, Math.min(h.length(), i + 80)).append("\"\n");
+            }
+            if (h.isEmpty()) {
+                OUT.append("        \"\"\n");
+            }
+            OUT.append("    ),\n");
+        }
+        OUT.append("}\n\n");
+    }
+
+    private static byte[] b(int... values) {
+        byte[] out = new byte[values.length];
+        for (int i = 0; i < values.length; i++) {
+            out[i] = (byte) values[i];
+        }
+        return out;
+    }
+
+    private static Map<Integer, byte[]> joinGroupRequest(boolean dynamic) {
+        Map<Integer, byte[]> out = new TreeMap<>();
+        for (int v = 5; v <= 9; v++) {
+            JoinGroupRequestData.JoinGroupRequestProtocolCollection protocols =
+                new JoinGroupRequestData.JoinGroupRequestProtocolCollection();
+            protocols.add(new JoinGroupRequestData.JoinGroupRequestProtocol()
+                .setName("range").setMetadata(b(1, 2, 3)));
+            protocols.add(new JoinGroupRequestData.JoinGroupRequestProtocol()
+                .setName("roundrobin").setMetadata(new byte[0]));
+            JoinGroupRequestData data = new JoinGroupRequestData()
+                .setGroupId("grp")
+                .setSessionTimeoutMs(45000)
+                .setRebalanceTimeoutMs(300000)
+                .setMemberId(dynamic ? "" : "inst-a-1234")
+                .setGroupInstanceId(dynamic ? null : "inst-a")
+                .setProtocolType("consumer")
+                .setProtocols(protocols);
+            if (v >= 8 && !dynamic) {
+                data.setReason("rebalance enforced by user");
+            }
+            out.put(v, body(data, v));
+        }
+        return out;
+    }
+
+    private static Map<Integer, byte[]> joinGroupResponse() {
+        Map<Integer, byte[]> out = new TreeMap<>();
+        for (int v = 5; v <= 9; v++) {
+            List<JoinGroupResponseData.JoinGroupResponseMember> members = new ArrayList<>();
+            members.add(new JoinGroupResponseData.JoinGroupResponseMember()
+                .setMemberId("inst-a-1234").setGroupInstanceId("inst-a").setMetadata(b(0, 1)));
+            members.add(new JoinGroupResponseData.JoinGroupResponseMember()
+                .setMemberId("dyn-5678").setGroupInstanceId(null).setMetadata(new byte[0]));
+            JoinGroupResponseData data = new JoinGroupResponseData()
+                .setThrottleTimeMs(7)
+                .setErrorCode((short) 0)
+                .setGenerationId(3)
+                .setProtocolName("range")
+                .setLeader("inst-a-1234")
+                .setMemberId("inst-a-1234")
+                .setMembers(members);
+            if (v >= 7) {
+                data.setProtocolType("consumer");
+            }
+            if (v >= 9) {
+                data.setSkipAssignment(true);
+            }
+            out.put(v, body(data, v));
+        }
+        return out;
+    }
+
+    private static Map<Integer, byte[]> syncGroupRequest() {
+        Map<Integer, byte[]> out = new TreeMap<>();
+        for (int v = 3; v <= 5; v++) {
+            SyncGroupRequestData data = new SyncGroupRequestData()
+                .setGroupId("grp")
+                .setGenerationId(3)
+                .setMemberId("inst-a-1234")
+                .setGroupInstanceId("inst-a")
+                .setAssignments(List.of(
+                    new SyncGroupRequestData.SyncGroupRequestAssignment()
+                        .setMemberId("inst-a-1234").setAssignment(b(0, 3, 9)),
+                    new SyncGroupRequestData.SyncGroupRequestAssignment()
+                        .setMemberId("dyn-5678").setAssignment(new byte[0])));
+            if (v >= 5) {
+                data.setProtocolType("consumer").setProtocolName("range");
+            }
+            out.put(v, body(data, v));
+        }
+        return out;
+    }
+
+    private static Map<Integer, byte[]> syncGroupResponse() {
+        Map<Integer, byte[]> out = new TreeMap<>();
+        for (int v = 3; v <= 5; v++) {
+            SyncGroupResponseData data = new SyncGroupResponseData()
+                .setThrottleTimeMs(7)
+                .setErrorCode((short) 82)
+                .setAssignment(b(10, 11));
+            if (v >= 5) {
+                data.setProtocolType("consumer").setProtocolName("range");
+            }
+            out.put(v, body(data, v));
+        }
+        return out;
+    }
+
+    private static Map<Integer, byte[]> heartbeatRequest() {
+        Map<Integer, byte[]> out = new TreeMap<>();
+        for (int v = 3; v <= 4; v++) {
+            out.put(v, body(new HeartbeatRequestData()
+                .setGroupId("grp")
+                .setGenerationId(3)
+                .setMemberId("inst-a-1234")
+                .setGroupInstanceId("inst-a"), v));
+        }
+        return out;
+    }
+
+    private static Map<Integer, byte[]> heartbeatResponse() {
+        Map<Integer, byte[]> out = new TreeMap<>();
+        for (int v = 3; v <= 4; v++) {
+            out.put(v, body(new HeartbeatResponseData()
+                .setThrottleTimeMs(7).setErrorCode((short) 27), v));
+        }
+        return out;
+    }
+
+    private static Map<Integer, byte[]> leaveGroupRequest() {
+        Map<Integer, byte[]> out = new TreeMap<>();
+        for (int v = 3; v <= 5; v++) {
+            LeaveGroupRequestData.MemberIdentity a = new LeaveGroupRequestData.MemberIdentity()
+                .setMemberId("inst-a-1234").setGroupInstanceId("inst-a");
+            LeaveGroupRequestData.MemberIdentity c = new LeaveGroupRequestData.MemberIdentity()
+                .setMemberId("").setGroupInstanceId("inst-b");
+            if (v >= 5) {
+                a.setReason("the consumer is being closed");
+            }
+            out.put(v, body(new LeaveGroupRequestData()
+                .setGroupId("grp").setMembers(List.of(a, c)), v));
+        }
+        return out;
+    }
+
+    private static Map<Integer, byte[]> leaveGroupResponse() {
+        Map<Integer, byte[]> out = new TreeMap<>();
+        for (int v = 3; v <= 5; v++) {
+            out.put(v, body(new LeaveGroupResponseData()
+                .setThrottleTimeMs(7)
+                .setErrorCode((short) 0)
+                .setMembers(List.of(
+                    new LeaveGroupResponseData.MemberResponse()
+                        .setMemberId("inst-a-1234").setGroupInstanceId("inst-a")
+                        .setErrorCode((short) 0),
+                    new LeaveGroupResponseData.MemberResponse()
+                        .setMemberId("").setGroupInstanceId("inst-b")
+                        .setErrorCode((short) 25))), v));
+        }
+        return out;
+    }
+
+    private static OffsetCommitRequestData offsetCommitData() {
+        return new OffsetCommitRequestData()
+            .setGroupId("grp")
+            .setGenerationIdOrMemberEpoch(3)
+            .setMemberId("inst-a-1234")
+            .setGroupInstanceId("inst-a")
+            .setTopics(List.of(
+                new OffsetCommitRequestData.OffsetCommitRequestTopic()
+                    .setName("orders")
+                    .setPartitions(List.of(
+                        new OffsetCommitRequestData.OffsetCommitRequestPartition()
+                            .setPartitionIndex(0).setCommittedOffset(100)
+                            .setCommittedLeaderEpoch(5).setCommittedMetadata("m"),
+                        new OffsetCommitRequestData.OffsetCommitRequestPartition()
+                            .setPartitionIndex(1).setCommittedOffset(200)
+                            .setCommittedLeaderEpoch(-1).setCommittedMetadata(null))),
+                new OffsetCommitRequestData.OffsetCommitRequestTopic()
+                    .setName("payments")
+                    .setPartitions(List.of(
+                        new OffsetCommitRequestData.OffsetCommitRequestPartition()
+                            .setPartitionIndex(2).setCommittedOffset(1L << 40)
+                            .setCommittedLeaderEpoch(-1).setCommittedMetadata("")))));
+    }
+
+    private static Map<Integer, byte[]> offsetCommitRequest() {
+        Map<Integer, byte[]> out = new TreeMap<>();
+        for (int v = 7; v <= 9; v++) {
+            out.put(v, body(offsetCommitData(), v));
+        }
+        return out;
+    }
+
+    private static Map<Integer, byte[]> offsetCommitResponse() {
+        Map<Integer, byte[]> out = new TreeMap<>();
+        for (int v = 7; v <= 9; v++) {
+            out.put(v, body(new OffsetCommitResponseData()
+                .setThrottleTimeMs(7)
+                .setTopics(List.of(
+                    new OffsetCommitResponseData.OffsetCommitResponseTopic()
+                        .setName("orders")
+                        .setPartitions(List.of(
+                            new OffsetCommitResponseData.OffsetCommitResponsePartition()
+                                .setPartitionIndex(0).setErrorCode((short) 0),
+                            new OffsetCommitResponseData.OffsetCommitResponsePartition()
+                                .setPartitionIndex(1).setErrorCode((short) 22))),
+                    new OffsetCommitResponseData.OffsetCommitResponseTopic()
+                        .setName("payments")
+                        .setPartitions(List.of(
+                            new OffsetCommitResponseData.OffsetCommitResponsePartition()
+                                .setPartitionIndex(2).setErrorCode((short) 82))))), v));
+        }
+        return out;
+    }
+
+    private static Map<Integer, byte[]> describeGroupsRequest() {
+        Map<Integer, byte[]> out = new TreeMap<>();
+        for (int v = 4; v <= 6; v++) {
+            out.put(v, body(new DescribeGroupsRequestData()
+                .setGroups(List.of("grp", "other"))
+                .setIncludeAuthorizedOperations(true), v));
+        }
+        return out;
+    }
+
+    private static Map<Integer, byte[]> describeGroupsResponse() {
+        Map<Integer, byte[]> out = new TreeMap<>();
+        for (int v = 4; v <= 6; v++) {
+            DescribeGroupsResponseData.DescribedGroup other = new DescribeGroupsResponseData.DescribedGroup()
+                .setErrorCode((short) 16)
+                .setGroupId("other")
+                .setGroupState("")
+                .setProtocolType("")
+                .setProtocolData("")
+                .setMembers(List.of());
+            if (v >= 6) {
+                other.setErrorMessage("not the coordinator");
+            }
+            out.put(v, body(new DescribeGroupsResponseData()
+                .setThrottleTimeMs(7)
+                .setGroups(List.of(
+                    new DescribeGroupsResponseData.DescribedGroup()
+                        .setErrorCode((short) 0)
+                        .setGroupId("grp")
+                        .setGroupState("Stable")
+                        .setProtocolType("consumer")
+                        .setProtocolData("range")
+                        .setMembers(List.of(
+                            new DescribeGroupsResponseData.DescribedGroupMember()
+                                .setMemberId("inst-a-1234")
+                                .setGroupInstanceId("inst-a")
+                                .setClientId("cid")
+                                .setClientHost("/127.0.0.1")
+                                .setMemberMetadata(b(0, 1))
+                                .setMemberAssignment(b(0, 2)),
+                            new DescribeGroupsResponseData.DescribedGroupMember()
+                                .setMemberId("dyn-5678")
+                                .setGroupInstanceId(null)
+                                .setClientId("cid2")
+                                .setClientHost("/10.0.0.2")
+                                .setMemberMetadata(new byte[0])
+                                .setMemberAssignment(new byte[0])))
+                        .setAuthorizedOperations(0x0f),
+                    other)), v));
+        }
+        return out;
+    }
+
+    private static Map<Integer, byte[]> findCoordinatorRequest() {
+        Map<Integer, byte[]> out = new TreeMap<>();
+        for (int v = 1; v <= 4; v++) {
+            FindCoordinatorRequestData data = new FindCoordinatorRequestData().setKeyType((byte) 0);
+            if (v >= 4) {
+                data.setCoordinatorKeys(List.of("grp", "other"));
+            } else {
+                data.setKey("grp");
+            }
+            out.put(v, body(data, v));
+        }
+        return out;
+    }
+
+    private static Map<Integer, byte[]> findCoordinatorResponse() {
+        Map<Integer, byte[]> out = new TreeMap<>();
+        for (int v = 1; v <= 4; v++) {
+            FindCoordinatorResponseData data = new FindCoordinatorResponseData().setThrottleTimeMs(7);
+            if (v >= 4) {
+                data.setCoordinators(List.of(
+                    new FindCoordinatorResponseData.Coordinator()
+                        .setKey("grp").setNodeId(1).setHost("localhost").setPort(9092)
+                        .setErrorCode((short) 0).setErrorMessage(null),
+                    new FindCoordinatorResponseData.Coordinator()
+                        .setKey("other").setNodeId(-1).setHost("").setPort(-1)
+                        .setErrorCode((short) 15).setErrorMessage("not available")));
+            } else {
+                data.setErrorCode((short) 0).setErrorMessage(null)
+                    .setNodeId(1).setHost("localhost").setPort(9092);
+            }
+            out.put(v, body(data, v));
+        }
+        return out;
+    }
+
+    private static Map<Integer, byte[]> subscription(boolean full) {
+        Map<Integer, byte[]> out = new TreeMap<>();
+        for (int v = 0; v <= 3; v++) {
+            ConsumerProtocolSubscription data = new ConsumerProtocolSubscription()
+                .setTopics(List.of("orders", "payments"))
+                .setUserData(full ? ByteBuffer.wrap(b(0xca, 0xfe)) : null);
+            if (v >= 1 && full) {
+                ConsumerProtocolSubscription.TopicPartitionCollection owned =
+                    new ConsumerProtocolSubscription.TopicPartitionCollection();
+                owned.add(new ConsumerProtocolSubscription.TopicPartition()
+                    .setTopic("orders").setPartitions(List.of(0, 1)));
+                owned.add(new ConsumerProtocolSubscription.TopicPartition()
+                    .setTopic("payments").setPartitions(List.of(2)));
+                data.setOwnedPartitions(owned);
+            }
+            if (v >= 2 && full) {
+                data.setGenerationId(3);
+            }
+            if (v >= 3 && full) {
+                data.setRackId("rack-a");
+            }
+            out.put(v, MessageUtil.toVersionPrefixedBytes((short) v, data));
+        }
+        return out;
+    }
+
+    private static Map<Integer, byte[]> assignment(boolean full) {
+        Map<Integer, byte[]> out = new TreeMap<>();
+        for (int v = 0; v <= 3; v++) {
+            ConsumerProtocolAssignment.TopicPartitionCollection parts =
+                new ConsumerProtocolAssignment.TopicPartitionCollection();
+            if (full) {
+                parts.add(new ConsumerProtocolAssignment.TopicPartition()
+                    .setTopic("orders").setPartitions(List.of(0, 1)));
+                parts.add(new ConsumerProtocolAssignment.TopicPartition()
+                    .setTopic("payments").setPartitions(List.of(2)));
+            }
+            ConsumerProtocolAssignment data = new ConsumerProtocolAssignment()
+                .setAssignedPartitions(parts)
+                .setUserData(full ? ByteBuffer.wrap(b(0xbe, 0xef)) : null);
+            out.put(v, MessageUtil.toVersionPrefixedBytes((short) v, data));
+        }
+        return out;
+    }
+
+    public static void main(String[] args) {
+        OUT.append("\"\"\"Golden wire bytes from Apache Kafka's own message classes (kafka-clients ")
+            .append(args.length > 0 ? args[0] : "?").append(").\n\n")
+            .append("GENERATED by tests/protocol/golden_gen/GoldenGen.java (run tests/protocol/golden_gen/run.sh);\n")
+            .append("do not edit by hand. Request and response tables hold the message body only (no size\n")
+            .append("prefix, no header) per API version, written with MessageUtil.toByteBufferAccessor.\n")
+            .append("Consumer-protocol tables hold version-prefixed bytes (MessageUtil.toVersionPrefixedBytes).\n")
+            .append("The field values are listed in tests/protocol/test_*.py next to the expected results.\n")
+            .append("\"\"\"\n\n")
+            .append("# fmt: off\n\n");
+        table("JOIN_GROUP_REQUEST", joinGroupRequest(false));
+        table("JOIN_GROUP_REQUEST_DYNAMIC", joinGroupRequest(true));
+        table("JOIN_GROUP_RESPONSE", joinGroupResponse());
+        table("SYNC_GROUP_REQUEST", syncGroupRequest());
+        table("SYNC_GROUP_RESPONSE", syncGroupResponse());
+        table("HEARTBEAT_REQUEST", heartbeatRequest());
+        table("HEARTBEAT_RESPONSE", heartbeatResponse());
+        table("LEAVE_GROUP_REQUEST", leaveGroupRequest());
+        table("LEAVE_GROUP_RESPONSE", leaveGroupResponse());
+        table("OFFSET_COMMIT_REQUEST", offsetCommitRequest());
+        table("OFFSET_COMMIT_RESPONSE", offsetCommitResponse());
+        table("DESCRIBE_GROUPS_REQUEST", describeGroupsRequest());
+        table("DESCRIBE_GROUPS_RESPONSE", describeGroupsResponse());
+        table("FIND_COORDINATOR_REQUEST", findCoordinatorRequest());
+        table("FIND_COORDINATOR_RESPONSE", findCoordinatorResponse());
+        table("SUBSCRIPTION", subscription(true));
+        table("SUBSCRIPTION_EMPTY", subscription(false));
+        table("ASSIGNMENT", assignment(true));
+        table("ASSIGNMENT_EMPTY", assignment(false));
+
+        String longReason = "r".repeat(300);
+        OUT.append("# JoinGroupRequest.maybeTruncateReason(\"r\" * 300) has this length:\n")
+            .append("TRUNCATED_REASON_LENGTH = ")
+            .append(JoinGroupRequest.maybeTruncateReason(longReason).length()).append("\n\n");
+        OUT.append("# OffsetCommitRequest.Builder.forTopicNames(...).latestAllowedVersion(): the newest\n")
+            .append("# OffsetCommit version that still names topics (v10 carries topic ids only).\n")
+            .append("OFFSET_COMMIT_MAX_BY_TOPIC_NAME = ")
+            .append(OffsetCommitRequest.Builder.forTopicNames(offsetCommitData()).latestAllowedVersion())
+            .append("\n\n");
+        OUT.append("# Every org.apache.kafka.common.protocol.Errors constant: code -> name.\n");
+        OUT.append("KAFKA_ERRORS = {\n");
+        for (Errors e : Errors.values()) {
+            OUT.append("    ").append(e.code()).append(": \"").append(e.name()).append("\",\n");
+        }
+        OUT.append("}\n");
+        System.out.print(OUT);
+    }
+}

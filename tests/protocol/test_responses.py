@@ -1,0 +1,245 @@
+"""Responses decode from the bytes Apache Kafka's own message classes write (golden.py) into the
+values GoldenGen.java set, and re-encode to the same bytes."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from io import BytesIO
+from typing import Any
+
+import pytest
+
+from staticconsumer.errors import ProtocolError
+from staticconsumer.protocol import (
+    AUTHORIZED_OPERATIONS_OMITTED,
+    ApiKey,
+    CommitPartitionResult,
+    Coordinator,
+    DescribedGroup,
+    DescribedMember,
+    DescribeGroupsResult,
+    FindCoordinatorResult,
+    HeartbeatResult,
+    JoinGroupMember,
+    JoinGroupResult,
+    LeaveGroupMemberResult,
+    LeaveGroupResult,
+    OffsetCommitResult,
+    SyncGroupResult,
+    parse_describe_groups,
+    parse_find_coordinator,
+    parse_heartbeat,
+    parse_join_group,
+    parse_leave_group,
+    parse_offset_commit,
+    parse_sync_group,
+    response_class,
+)
+
+from . import golden
+
+
+def join_group(version: int) -> JoinGroupResult:
+    return JoinGroupResult(
+        error_code=0,
+        generation_id=3,
+        protocol_type="consumer" if version >= 7 else None,
+        protocol_name="range",
+        leader="inst-a-1234",
+        skip_assignment=version >= 9,
+        member_id="inst-a-1234",
+        members=(
+            JoinGroupMember("inst-a-1234", "inst-a", b"\x00\x01"),
+            JoinGroupMember("dyn-5678", None, b""),
+        ),
+        throttle_time_ms=7,
+    )
+
+
+def sync_group(version: int) -> SyncGroupResult:
+    return SyncGroupResult(
+        error_code=82,
+        protocol_type="consumer" if version >= 5 else None,
+        protocol_name="range" if version >= 5 else None,
+        assignment=b"\x0a\x0b",
+        throttle_time_ms=7,
+    )
+
+
+def heartbeat(version: int) -> HeartbeatResult:
+    return HeartbeatResult(error_code=27, throttle_time_ms=7)
+
+
+def leave_group(version: int) -> LeaveGroupResult:
+    return LeaveGroupResult(
+        error_code=0,
+        members=(
+            LeaveGroupMemberResult("inst-a-1234", "inst-a", 0),
+            LeaveGroupMemberResult("", "inst-b", 25),
+        ),
+        throttle_time_ms=7,
+    )
+
+
+def offset_commit(version: int) -> OffsetCommitResult:
+    return OffsetCommitResult(
+        partitions=(
+            CommitPartitionResult("orders", 0, 0),
+            CommitPartitionResult("orders", 1, 22),
+            CommitPartitionResult("payments", 2, 82),
+        ),
+        throttle_time_ms=7,
+    )
+
+
+def describe_groups(version: int) -> DescribeGroupsResult:
+    return DescribeGroupsResult(
+        groups=(
+            DescribedGroup(
+                error_code=0,
+                error_message=None,
+                group_id="grp",
+                group_state="Stable",
+                protocol_type="consumer",
+                protocol_data="range",
+                members=(
+                    DescribedMember(
+                        "inst-a-1234", "inst-a", "cid", "/127.0.0.1", b"\x00\x01", b"\x00\x02"
+                    ),
+                    DescribedMember("dyn-5678", None, "cid2", "/10.0.0.2", b"", b""),
+                ),
+                authorized_operations=0x0F,
+            ),
+            DescribedGroup(
+                error_code=16,
+                error_message="not the coordinator" if version >= 6 else None,
+                group_id="other",
+                group_state="",
+                protocol_type="",
+                protocol_data="",
+                members=(),
+                authorized_operations=AUTHORIZED_OPERATIONS_OMITTED,
+            ),
+        ),
+        throttle_time_ms=7,
+    )
+
+
+def find_coordinator(version: int) -> FindCoordinatorResult:
+    if version < 4:
+        return FindCoordinatorResult((Coordinator(None, 1, "localhost", 9092, 0, None),), 7)
+    return FindCoordinatorResult(
+        (
+            Coordinator("grp", 1, "localhost", 9092, 0, None),
+            Coordinator("other", -1, "", -1, 15, "not available"),
+        ),
+        7,
+    )
+
+
+CASES: list[tuple[str, Callable[[Any], Any], Callable[[int], Any], ApiKey, dict[int, bytes]]] = [
+    ("join_group", parse_join_group, join_group, ApiKey.JOIN_GROUP, golden.JOIN_GROUP_RESPONSE),
+    ("sync_group", parse_sync_group, sync_group, ApiKey.SYNC_GROUP, golden.SYNC_GROUP_RESPONSE),
+    ("heartbeat", parse_heartbeat, heartbeat, ApiKey.HEARTBEAT, golden.HEARTBEAT_RESPONSE),
+    (
+        "leave_group",
+        parse_leave_group,
+        leave_group,
+        ApiKey.LEAVE_GROUP,
+        golden.LEAVE_GROUP_RESPONSE,
+    ),
+    (
+        "offset_commit",
+        parse_offset_commit,
+        offset_commit,
+        ApiKey.OFFSET_COMMIT,
+        golden.OFFSET_COMMIT_RESPONSE,
+    ),
+    (
+        "describe_groups",
+        parse_describe_groups,
+        describe_groups,
+        ApiKey.DESCRIBE_GROUPS,
+        golden.DESCRIBE_GROUPS_RESPONSE,
+    ),
+    (
+        "find_coordinator",
+        parse_find_coordinator,
+        find_coordinator,
+        ApiKey.FIND_COORDINATOR,
+        golden.FIND_COORDINATOR_RESPONSE,
+    ),
+]
+
+PARAMS = [
+    pytest.param(parse, expected, api_key, version, table[version], id=f"{name}-v{version}")
+    for name, parse, expected, api_key, table in CASES
+    for version in sorted(table)
+]
+
+
+@pytest.mark.parametrize(("parse", "expected", "api_key", "version", "data"), PARAMS)
+def test_response_decodes_from_golden_bytes(
+    parse: Callable[[Any], Any],
+    expected: Callable[[int], Any],
+    api_key: int,
+    version: int,
+    data: bytes,
+) -> None:
+    buffer = BytesIO(data)
+    response = response_class(api_key, version).decode(buffer)
+    assert buffer.tell() == len(data), "schema left bytes unread"
+    assert parse(response) == expected(version)
+
+
+@pytest.mark.parametrize(("parse", "expected", "api_key", "version", "data"), PARAMS)
+def test_response_round_trips(
+    parse: Callable[[Any], Any],
+    expected: Callable[[int], Any],
+    api_key: int,
+    version: int,
+    data: bytes,
+) -> None:
+    response = response_class(api_key, version).decode(data)
+    assert response.encode() == data
+    assert response.API_KEY == api_key and response.API_VERSION == version
+
+
+def test_every_response_version_is_covered() -> None:
+    from staticconsumer.protocol import IMPLEMENTED_VERSIONS
+
+    covered = {(api_key, version) for *_, api_key, table in CASES for version in table}
+    assert covered == {
+        (api_key, v)
+        for api_key, (lo, hi) in IMPLEMENTED_VERSIONS.items()
+        for v in range(lo, hi + 1)
+    }
+
+
+def test_unknown_tagged_fields_from_a_newer_broker_are_skipped() -> None:
+    # Heartbeat v4 body: throttle 7, error 0, then one tagged field (tag 5, 2 bytes).
+    data = bytes.fromhex("000000070000010502abcd")
+    response = response_class(ApiKey.HEARTBEAT, 4).decode(data)
+    assert parse_heartbeat(response) == HeartbeatResult(error_code=0, throttle_time_ms=7)
+
+
+def test_is_leader() -> None:
+    assert join_group(9).is_leader
+    parsed = parse_join_group(
+        response_class(ApiKey.JOIN_GROUP, 9).decode(golden.JOIN_GROUP_RESPONSE[9])
+    )
+    assert parsed.is_leader
+    assert not JoinGroupResult(0, 1, None, "range", "other", False, "me", ()).is_leader
+
+
+def test_parser_refuses_a_response_of_another_api() -> None:
+    heartbeat_response = response_class(ApiKey.HEARTBEAT, 4).decode(golden.HEARTBEAT_RESPONSE[4])
+    with pytest.raises(ProtocolError, match="expected a JoinGroup response"):
+        parse_join_group(heartbeat_response)
+    with pytest.raises(ProtocolError):
+        parse_sync_group(object())
+
+
+def test_offset_commit_result_lists_failed_partitions() -> None:
+    result = offset_commit(9)
+    assert [(p.topic, p.partition) for p in result.failed] == [("orders", 1), ("payments", 2)]

@@ -1,0 +1,109 @@
+"""Version negotiation: highest common version per API, never a silent downgrade."""
+
+from __future__ import annotations
+
+import pytest
+from aiokafka.protocol.admin import ApiVersionResponse_v1
+
+from staticconsumer.errors import ProtocolError, UnsupportedBrokerError
+from staticconsumer.protocol import (
+    ApiKey,
+    GroupApiVersions,
+    api_versions_from_response,
+    negotiate,
+)
+
+# What Apache Kafka 4.x announces for these APIs.
+KAFKA_4: dict[int, tuple[int, int]] = {
+    ApiKey.OFFSET_COMMIT: (2, 10),
+    ApiKey.FIND_COORDINATOR: (0, 6),
+    ApiKey.JOIN_GROUP: (0, 9),
+    ApiKey.HEARTBEAT: (0, 4),
+    ApiKey.LEAVE_GROUP: (0, 5),
+    ApiKey.SYNC_GROUP: (0, 5),
+    ApiKey.DESCRIBE_GROUPS: (0, 6),
+    ApiKey.API_VERSIONS: (0, 4),
+}
+
+# Apache Kafka 2.3: the first release with static membership.
+KAFKA_2_3: dict[int, tuple[int, int]] = {
+    ApiKey.OFFSET_COMMIT: (0, 7),
+    ApiKey.FIND_COORDINATOR: (0, 2),
+    ApiKey.JOIN_GROUP: (0, 5),
+    ApiKey.HEARTBEAT: (0, 3),
+    ApiKey.LEAVE_GROUP: (0, 3),
+    ApiKey.SYNC_GROUP: (0, 3),
+    ApiKey.DESCRIBE_GROUPS: (0, 4),
+}
+
+
+def test_kafka_4_gets_the_newest_versions() -> None:
+    assert negotiate(KAFKA_4) == GroupApiVersions(
+        join_group=9,
+        sync_group=5,
+        heartbeat=4,
+        leave_group=5,
+        offset_commit=9,  # v10 names topics by id only; a classic consumer stops at v9
+        describe_groups=6,
+        find_coordinator=4,
+    )
+
+
+def test_kafka_2_3_gets_the_first_static_membership_versions() -> None:
+    assert negotiate(KAFKA_2_3) == GroupApiVersions(
+        join_group=5,
+        sync_group=3,
+        heartbeat=3,
+        leave_group=3,
+        offset_commit=7,
+        describe_groups=4,
+        find_coordinator=2,
+    )
+
+
+def test_broker_below_static_membership_is_refused_with_a_precise_message() -> None:
+    kafka_2_2: dict[int, tuple[int, int]] = {
+        **KAFKA_2_3,
+        ApiKey.JOIN_GROUP: (0, 4),
+        ApiKey.HEARTBEAT: (0, 2),
+    }
+    with pytest.raises(UnsupportedBrokerError) as info:
+        negotiate(kafka_2_2)
+    message = str(info.value)
+    assert message == (
+        "The broker cannot carry group.instance.id (KIP-345 needs Apache Kafka 2.3 or newer): "
+        "JoinGroup (api key 11): the broker supports v0-v4; static membership needs v5 or newer; "
+        "Heartbeat (api key 12): the broker supports v0-v2; static membership needs v3 or newer"
+    )
+    assert info.value.fatal
+
+
+def test_missing_api_is_refused() -> None:
+    without_describe = {k: v for k, v in KAFKA_4.items() if k != ApiKey.DESCRIBE_GROUPS}
+    with pytest.raises(
+        UnsupportedBrokerError,
+        match=r"DescribeGroups \(api key 15\): the broker does not support it; v4\+ is needed",
+    ):
+        negotiate(without_describe)
+
+
+def test_future_broker_that_dropped_our_versions_is_refused() -> None:
+    future: dict[int, tuple[int, int]] = {**KAFKA_4, ApiKey.OFFSET_COMMIT: (10, 12)}
+    with pytest.raises(
+        UnsupportedBrokerError,
+        match=r"OffsetCommit \(api key 8\): the broker supports v10-v12; "
+        r"staticconsumer implements v7-v9",
+    ):
+        negotiate(future)
+
+
+def test_negotiation_takes_plain_int_keys() -> None:
+    assert negotiate({int(k): v for k, v in KAFKA_4.items()}).join_group == 9
+
+
+def test_api_versions_from_aiokafka_response() -> None:
+    rows = [(int(k), lo, hi) for k, (lo, hi) in KAFKA_4.items()]
+    response = ApiVersionResponse_v1.decode(ApiVersionResponse_v1(0, rows, 0).encode())
+    assert api_versions_from_response(response) == {int(k): v for k, v in KAFKA_4.items()}
+    with pytest.raises(ProtocolError, match="error code 35"):
+        api_versions_from_response(ApiVersionResponse_v1(35, [], 0))
