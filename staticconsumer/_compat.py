@@ -32,11 +32,13 @@ from aiokafka.util import create_future
 
 from . import _membership as m
 from ._reasons import (
+    JOIN_REASON_ENFORCED_PREFIX,
     JOIN_REASON_GROUP_REBALANCING,
     JOIN_REASON_INITIAL,
     JOIN_REASON_MEMBER_ID_REQUIRED,
     JOIN_REASON_METADATA_CHANGED,
     JOIN_REASON_REJOIN_AFTER_ERROR,
+    LEAVE_REASON_PREFIX,
 )
 from .errors import SessionTimeoutOutOfRangeError, StaticConsumerError, UnsupportedBrokerError
 from .protocol import (
@@ -114,6 +116,8 @@ class StaticGroupCoordinator(GroupCoordinator):  # type: ignore[misc]
         self._owned: list[tuple[str, int]] = []
         self._join_reason = JOIN_REASON_INITIAL
         self.leave_reason: str | None = None
+        self._enforced: list[str] = []
+        self.is_leader = False
         self.member_id: str = UNKNOWN_MEMBER_ID
         self.generation: int = -1
         super().__init__(client, subscription, **kwargs)
@@ -158,8 +162,11 @@ class StaticGroupCoordinator(GroupCoordinator):  # type: ignore[misc]
 
     # -- join and sync ---------------------------------------------------------------------------
 
-    def request_rejoin_with_reason(self, reason: str) -> None:
-        self._join_reason = reason
+    def enforce_rebalance(self, reason: str) -> None:
+        """Re-join with ``reason`` on the next JoinGroup (see StaticConsumer.enforce_rebalance)."""
+        if reason not in self._enforced:
+            self._enforced.append(reason)
+        self._join_reason = f"{JOIN_REASON_ENFORCED_PREFIX}: {'; '.join(self._enforced)}"
         self.request_rejoin()
 
     def _on_metadata_change(self) -> None:
@@ -210,6 +217,7 @@ class StaticGroupCoordinator(GroupCoordinator):  # type: ignore[misc]
         protocols = self._protocols(subscription.topics)
         for _ in range(2):  # a second round only for MEMBER_ID_REQUIRED (KIP-394, dynamic)
             reason = self._join_reason
+            self._enforced.clear()  # enforce_rebalance calls from now on make another join
             request = build_join_group(
                 self._versions.join_group,
                 group_id=self.group_id,
@@ -240,6 +248,7 @@ class StaticGroupCoordinator(GroupCoordinator):  # type: ignore[misc]
         self.member_id = joined.member_id
         self.generation = joined.generation_id
         self._join_reason = JOIN_REASON_GROUP_REBALANCING
+        self.is_leader = joined.is_leader
         log.info(
             "Joined group %r (generation %s) as member %s%s",
             self.group_id, joined.generation_id, joined.member_id,
@@ -447,7 +456,11 @@ class StaticGroupCoordinator(GroupCoordinator):  # type: ignore[misc]
                 self._versions.leave_group,
                 group_id=self.group_id,
                 members=[
-                    MemberIdentity(self.member_id, self._group_instance_id, self.leave_reason)
+                    MemberIdentity(
+                        self.member_id,
+                        self._group_instance_id,
+                        self.leave_reason or LEAVE_REASON_PREFIX,
+                    )
                 ],
             )
             try:

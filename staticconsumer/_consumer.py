@@ -112,6 +112,34 @@ class StaticConsumer(AIOKafkaConsumer):  # type: ignore[misc]  # aiokafka is unt
                 coordinator.leave_reason = f"{LEAVE_REASON_PREFIX}: {reason}"
         await super().stop()
 
+    async def enforce_rebalance(self, reason: str) -> None:
+        """Make the group rebalance now (Java ``enforceRebalance(reason)``, KIP-800).
+
+        The next JoinGroup carries ``"rebalance enforced by user: <reason>"`` (truncated to 255
+        characters), which the coordinator writes to its log. The group really rebalances
+        (generation + 1) even when this member is a follower whose subscription did not change:
+        our subscription carries the generation (ConsumerProtocolSubscription v2+), so the
+        member's metadata differs from what the coordinator holds.
+
+        Safe to call from a rebalance listener or another task; it returns at once and the
+        re-join happens in the background. Calls made before that JoinGroup is sent coalesce into
+        one rebalance; their reasons are joined with ``"; "`` in call order, each reason once.
+        Raises :class:`~staticconsumer.ConfigurationError` for an empty reason, and the fatal
+        error if the consumer was fenced.
+        """
+        if not isinstance(reason, str) or not reason.strip():
+            raise ConfigurationError(
+                "enforce_rebalance(reason) needs a non-empty reason "
+                "(sent on JoinGroup v8+, KIP-800)"
+            )
+        self._raise_if_fatal()
+        coordinator = _compat.coordinator_of(self)
+        if coordinator is None or not hasattr(coordinator, "enforce_rebalance"):
+            raise StaticConsumerError(
+                "enforce_rebalance needs a started consumer with a group_id (group management)"
+            )
+        coordinator.enforce_rebalance(reason)
+
     def _on_fatal(self, error: StaticConsumerError) -> None:
         if self._fatal is not None:
             return

@@ -1,0 +1,93 @@
+"""What goes on the wire when StaticConsumer joins: one JoinGroup per attempt carrying every
+assignor, and instance ids reaching the leader's assignor."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from aiokafka.coordinator.assignors.sticky.sticky_assignor import StickyPartitionAssignor
+
+from assignors import Member, MemberAssignment, RangeAssignor, RoundRobinAssignor
+from staticconsumer import StaticConsumer
+from staticconsumer.protocol import parse_join_group
+
+from ._group import FAST, owned, start_member, wait_until
+
+JOIN_GROUP = 11
+
+
+async def test_one_join_group_per_attempt_with_every_assignor(
+    kafka_bootstrap: str, topic_factory: Callable[..., str], unique_group_id: Callable[..., str]
+) -> None:
+    consumer = StaticConsumer(
+        topic_factory(partitions=2), bootstrap_servers=kafka_bootstrap,
+        group_id=unique_group_id(), group_instance_id="one-join",
+        partition_assignment_strategy=(RangeAssignor(), RoundRobinAssignor(),
+                                       StickyPartitionAssignor),
+        **FAST,
+    )  # fmt: skip
+    joins: list[tuple[list[str], int]] = []
+    client = consumer._client  # this instance only: nothing process-wide is patched
+    real_send = client.send
+
+    async def spying_send(node_id: int, request: Any, **kw: Any) -> Any:
+        response = await real_send(node_id, request, **kw)
+        if getattr(request, "api_key", getattr(request, "API_KEY", None)) == JOIN_GROUP:
+            names = [protocol[0] for protocol in request.struct.protocols]
+            joins.append((names, parse_join_group(response).error_code))
+        return response
+
+    client.send = spying_send
+    await consumer.start()
+    try:
+        assert joins, "the spy saw the JoinGroup"
+        successful = [j for j in joins if j[1] == 0]
+        assert len(successful) == 1, joins
+        for names, _code in joins:
+            assert names == ["range", "roundrobin", "sticky"], "every assignor in each JoinGroup"
+        assert consumer.generation_id >= 1
+    finally:
+        await consumer.stop()
+
+
+class RecordingRange(RangeAssignor):
+    """Our range assignor that remembers what the leader handed it."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.calls: list[list[str | None]] = []
+
+    def assign_group(
+        self, members: Sequence[Member], partitions_per_topic: Mapping[str, int]
+    ) -> dict[str, MemberAssignment]:
+        self.calls.append(sorted((m.group_instance_id or "") for m in members))
+        return super().assign_group(members, partitions_per_topic)
+
+
+async def test_leader_hands_instance_ids_to_the_assignor(
+    kafka_bootstrap: str, topic_factory: Callable[..., str], unique_group_id: Callable[..., str]
+) -> None:
+    topic, group = topic_factory(partitions=6), unique_group_id()
+    recorders = [RecordingRange() for _ in range(3)]
+    ids = ["zeta-0", "alpha-1", None]
+    members = [
+        await start_member(topic, kafka_bootstrap, group, iid,
+                           partition_assignment_strategy=(rec,))
+        for iid, rec in zip(ids, recorders, strict=True)
+    ]  # fmt: skip
+    try:
+        await wait_until(
+            lambda: sum(len(owned(m)) for m in members) == 6
+            and len({m.consumer.generation_id for m in members}) == 1,
+            60, "a stable group of three",
+        )
+        last = [rec.calls[-1] for rec in recorders if rec.calls]
+        assert last, "some leader ran the assignor"
+        assert ["", "alpha-1", "zeta-0"] in last, last
+        # Range over instance ids: the static member sorting first gets the first partitions.
+        by_id = {m.consumer.group_instance_id: owned(m) for m in members}
+        assert by_id["alpha-1"] == {0, 1} and by_id["zeta-0"] == {2, 3} and by_id[None] == {4, 5}
+    finally:
+        for m in members:
+            await m.stop()

@@ -1,0 +1,111 @@
+"""enforce_rebalance(reason) and stop(leave_group=True, reason) on the real broker (KIP-800)."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+
+import pytest
+
+from staticconsumer import ConfigurationError, StaticConsumer
+from staticconsumer.localkafka import KafkaCluster
+
+from ._group import Member, owned, start_member, wait_until
+
+
+async def _group_of(n: int, topic: str, bootstrap: str, group: str, **kw: object) -> list[Member]:
+    members = [await start_member(topic, bootstrap, group, f"{group}-m{i}", **kw) for i in range(n)]
+
+    def stable() -> bool:
+        gens = {m.consumer.generation_id for m in members}
+        return len(gens) == 1 and sum(len(owned(m)) for m in members) == 4
+
+    await wait_until(stable, 60, "a stable group")
+    return members
+
+
+@pytest.mark.parametrize("who", ["follower", "leader"])
+async def test_enforce_rebalance_bumps_generation_and_logs_the_reason(
+    who: str, kafka_cluster: KafkaCluster, topic_factory: Callable[..., str],
+    unique_group_id: Callable[..., str],
+) -> None:
+    topic, group = topic_factory(partitions=4), unique_group_id()
+    members = await _group_of(2, topic, kafka_cluster.bootstrap_servers, group)
+    try:
+        generation = members[0].consumer.generation_id
+        chosen = members[0] if who == "follower" else members[1]
+        if _is_leader(chosen) != (who == "leader"):
+            chosen = members[1] if chosen is members[0] else members[0]
+        assert _is_leader(chosen) == (who == "leader")
+        reason = f"test {who} {time.time_ns()}"
+        await chosen.consumer.enforce_rebalance(reason)
+        await wait_until(
+            lambda: all(m.consumer.generation_id == generation + 1 for m in members)
+            and sum(len(owned(m)) for m in members) == 4,
+            30, "generation + 1 on every member",
+        )
+        await asyncio.sleep(0.5)
+        assert all(m.consumer.generation_id == generation + 1 for m in members), "exactly one"
+        assert f"rebalance enforced by user: {reason}" in kafka_cluster.logs()
+    finally:
+        for m in members:
+            await m.stop()
+
+
+def _is_leader(member: Member) -> bool:
+    coordinator = member.consumer._coordinator  # the test reads the last join
+    return bool(getattr(coordinator, "is_leader", False))
+
+
+async def test_enforce_rebalance_rejects_empty_reason(
+    kafka_bootstrap: str, topic_factory: Callable[..., str], unique_group_id: Callable[..., str]
+) -> None:
+    consumer = StaticConsumer(topic_factory(), bootstrap_servers=kafka_bootstrap,
+                              group_id=unique_group_id(), group_instance_id="x")
+    with pytest.raises(ConfigurationError):
+        await consumer.enforce_rebalance("")
+    with pytest.raises(ValueError):
+        await consumer.enforce_rebalance("   ")
+
+
+async def test_enforce_calls_before_the_join_coalesce(
+    kafka_cluster: KafkaCluster, topic_factory: Callable[..., str],
+    unique_group_id: Callable[..., str],
+) -> None:
+    topic, group = topic_factory(partitions=4), unique_group_id()
+    members = await _group_of(2, topic, kafka_cluster.bootstrap_servers, group)
+    try:
+        generation = members[0].consumer.generation_id
+        tag = str(time.time_ns())
+        follower = next(m for m in members if not _is_leader(m))
+        await follower.consumer.enforce_rebalance(f"first {tag}")
+        await follower.consumer.enforce_rebalance(f"second {tag}")
+        await wait_until(lambda: all(m.consumer.generation_id > generation for m in members),
+                         30, "the enforced rebalance")
+        await asyncio.sleep(1.0)
+        assert all(m.consumer.generation_id == generation + 1 for m in members), "one rebalance"
+        assert f"rebalance enforced by user: first {tag}; second {tag}" in kafka_cluster.logs()
+    finally:
+        for m in members:
+            await m.stop()
+
+
+async def test_leave_with_reason_rebalances_at_once(
+    kafka_cluster: KafkaCluster, topic_factory: Callable[..., str],
+    unique_group_id: Callable[..., str],
+) -> None:
+    topic, group = topic_factory(partitions=4), unique_group_id()
+    members = await _group_of(2, topic, kafka_cluster.bootstrap_servers, group,
+                              session_timeout_ms=60000)
+    generation = members[1].consumer.generation_id
+    reason = f"scale down {time.time_ns()}"
+    started = time.monotonic()
+    await members[0].stop(leave_group=True, reason=reason)
+    try:
+        await wait_until(lambda: len(owned(members[1])) == 4, 20, "the survivor to own all")
+        assert time.monotonic() - started < 20, "well before the 60 s session timeout"
+        assert members[1].consumer.generation_id == generation + 1, "one rebalance"
+        assert f"the consumer is being closed: {reason}" in kafka_cluster.logs()
+    finally:
+        await members[1].stop()
