@@ -40,7 +40,12 @@ from ._reasons import (
     JOIN_REASON_REJOIN_AFTER_ERROR,
     LEAVE_REASON_PREFIX,
 )
-from .errors import SessionTimeoutOutOfRangeError, StaticConsumerError, UnsupportedBrokerError
+from .errors import (
+    FencedInstanceIdError,
+    SessionTimeoutOutOfRangeError,
+    StaticConsumerError,
+    UnsupportedBrokerError,
+)
 from .protocol import (
     CONSUMER_PROTOCOL_TYPE,
     UNKNOWN_MEMBER_ID,
@@ -49,6 +54,7 @@ from .protocol import (
     GroupApiVersions,
     MemberIdentity,
     api_versions_from_response,
+    build_describe_groups,
     build_heartbeat,
     build_join_group,
     build_leave_group,
@@ -56,6 +62,7 @@ from .protocol import (
     build_sync_group,
     decode_subscription,
     negotiate,
+    parse_describe_groups,
     parse_heartbeat,
     parse_join_group,
     parse_leave_group,
@@ -67,6 +74,8 @@ log = logging.getLogger("staticconsumer")
 
 #: aiokafka versions whose internals this module was written against (see pyproject.toml).
 SUPPORTED_AIOKAFKA = ("0.14.",)
+#: How long a fenced member may spend asking the coordinator who holds its instance id.
+FENCE_DIAGNOSIS_S = 0.5
 
 
 def check_aiokafka_version() -> None:
@@ -147,10 +156,39 @@ class StaticGroupCoordinator(GroupCoordinator):  # type: ignore[misc]
 
     def _push_error_to_user(self, exc: Exception) -> Any:
         if isinstance(exc, Fatal):
-            self.enter_fatal(exc.error)
-            # Park the coordination routine until close(): never re-join.
-            return asyncio.wait([self._closing])
+            return self._fatal_then_park(exc.error)
         return super()._push_error_to_user(exc)
+
+    async def _fatal_then_park(self, error: StaticConsumerError) -> None:
+        if isinstance(error, FencedInstanceIdError) and self.fatal_error is None:
+            error = await self._with_holder(error)
+        self.enter_fatal(error)
+        # Park the coordination routine until close(): never re-join.
+        await asyncio.wait([self._closing])
+
+    async def _with_holder(self, error: FencedInstanceIdError) -> FencedInstanceIdError:
+        """Best effort, bounded: ask our coordinator (DescribeGroups on the open coordination
+        connection) which member now holds our instance id."""
+        request = build_describe_groups(self._versions.describe_groups, group_ids=[self.group_id])
+        try:
+            response = await asyncio.wait_for(self._send_req(request), FENCE_DIAGNOSIS_S)
+            groups = parse_describe_groups(response).groups
+        except Exception as exc:  # diagnosis must never hide the fence itself
+            log.debug("could not describe group %s after the fence: %r", self.group_id, exc)
+            return error
+        for group in groups:
+            for member in group.members:
+                if member.group_instance_id == error.group_instance_id and (
+                    member.member_id != error.member_id
+                ):
+                    # After a static replacement Kafka keeps the replaced member's client id and
+                    # host until the next rebalance; we report what the coordinator says.
+                    holder = (
+                        f"member {member.member_id} (client id {member.client_id!r}, "
+                        f"host {member.client_host}, as reported by the coordinator)"
+                    )
+                    return m.fenced_error(self._ctx(), error.api, holder)
+        return error
 
     def check_errors(self) -> None:
         if self.fatal_error is not None:

@@ -83,13 +83,15 @@ def fenced_error(ctx: MemberContext, api: str, holder: str | None = None) -> Fen
     )
     if holder:
         message += f" The id is now held by {holder}."
-    return FencedInstanceIdError(
+    error = FencedInstanceIdError(
         message,
         group_id=ctx.group_id,
         group_instance_id=ctx.group_instance_id or "",
         member_id=ctx.member_id,
         api=api,
     )
+    error.holder = holder
+    return error
 
 
 def unexpected_error(api: str, group_id: str, error_code: int) -> StaticConsumerError:

@@ -71,6 +71,81 @@ def _prefetch(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _describe_group(args: argparse.Namespace) -> int:
+    import asyncio
+
+    from ._admin_render import format_json, format_table
+    from .admin import describe_group
+
+    description = asyncio.run(
+        describe_group(args.bootstrap_servers, args.group, timeout_s=args.timeout)
+    )
+    out = format_json(description.to_dict()) if args.json else format_table(description)
+    sys.stdout.write(out)
+    sys.stdout.flush()
+    return EXIT_OK
+
+
+def _remove_members(args: argparse.Namespace) -> int:
+    import asyncio
+
+    from ._admin_render import format_json, format_removal, removal_document
+    from .admin import _leave
+
+    outcome = asyncio.run(
+        _leave(args.bootstrap_servers, args.group, args.instance_id, args.reason, args.timeout)
+    )
+    if args.json:
+        out = format_json(removal_document(outcome.group_id, outcome.removed, outcome.failed))
+    else:
+        out = format_removal(outcome.group_id, outcome.removed, outcome.failed)
+    sys.stdout.write(out)
+    sys.stdout.flush()
+    return EXIT_FAILED if outcome.failed else EXIT_OK
+
+
+def _add_admin_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    def common(sub: argparse.ArgumentParser) -> None:
+        sub.add_argument(
+            "--bootstrap-servers", required=True, metavar="HOST:PORT[,...]",
+            help="Kafka bootstrap servers",
+        )  # fmt: skip
+        sub.add_argument("--group", required=True, help="the consumer group id")
+        sub.add_argument("--json", action="store_true", help="print one JSON document")
+        sub.add_argument(
+            "--timeout", type=float, default=30.0, metavar="SECONDS",
+            help="bound on each request (default 30)",
+        )  # fmt: skip
+
+    describe = commands.add_parser(
+        "describe-group",
+        help="show a group's state, protocol and members (instance ids, assignments)",
+        description="Describe a consumer group with DescribeGroups v4+: state, selected "
+        "protocol, and one row per member: group.instance.id, member id, client id, host, "
+        "assigned partitions. An unknown group shows as state Dead with no members.",
+    )
+    common(describe)
+    describe.set_defaults(run=_describe_group)
+
+    remove = commands.add_parser(
+        "remove-members",
+        help="remove static members by group.instance.id (one LeaveGroup batch, KIP-345)",
+        description="Remove static members from a group by group.instance.id, so the group "
+        "rebalances now instead of after session.timeout.ms. Exit 1 when some member could not "
+        "be removed (the others are still removed).",
+    )
+    common(remove)
+    remove.add_argument(
+        "--instance-id", action="append", required=True, metavar="ID",
+        help="a group.instance.id to remove, repeatable",
+    )  # fmt: skip
+    remove.add_argument(
+        "--reason", default=None,
+        help='sent to the broker (KIP-800); default "member was removed by an admin"',
+    )  # fmt: skip
+    remove.set_defaults(run=_remove_members)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="staticconsumer",
@@ -119,6 +194,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="another Maven artifact to cache with its dependencies",
     )
     prefetch.set_defaults(run=_prefetch)
+    _add_admin_commands(commands)
     return parser
 
 

@@ -55,6 +55,8 @@ class FencedInstanceIdError(StaticConsumerError):
         self.group_instance_id = group_instance_id
         self.member_id = member_id
         self.api = api
+        #: The member that now holds the instance id (client id and host), when it was found.
+        self.holder: str | None = None
 
 
 class UnsupportedBrokerError(StaticConsumerError):

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from aiokafka import AIOKafkaProducer, ConsumerRebalanceListener, TopicPartition
+from aiokafka.errors import CommitFailedError
 
 from staticconsumer import StaticConsumer
 
@@ -44,13 +45,20 @@ class Member:
     task: asyncio.Task[None] | None = None
     running: bool = True
 
+    commit_failures: int = 0
+
     async def run(self) -> None:
         while self.running:
             batch = await self.consumer.getmany(timeout_ms=200)
             for records in batch.values():
                 self.seen.extend(r.value for r in records)
             if batch:
-                await self.consumer.commit()
+                try:
+                    await self.consumer.commit()
+                except CommitFailedError:
+                    # The group rebalanced under us (dynamic members do): the new owner will
+                    # see these records again. Counted, so tests can tell.
+                    self.commit_failures += 1
 
     async def stop(self, **kw: Any) -> None:
         self.running = False

@@ -66,8 +66,8 @@ async def test_rolling_bounce(
     members = [await start_member(topic, kafka_bootstrap, group, iid) for iid in ids]
     retired: list[Member] = []
     revocations_on_stayers = 0
+    await _stable(members, 8)
     async with Producer(kafka_bootstrap, topic) as producer:
-        await _stable(members, 8)
         for _round in range(3):
             for i in range(4):
                 stayers = [m for j, m in enumerate(members) if j != i]
@@ -88,12 +88,15 @@ async def test_rolling_bounce(
     for m in members:
         await m.stop()
     consumed = [v for m in members + retired for v in m.seen]
-    if static:
-        assert revocations_on_stayers == 0
-    else:
-        assert revocations_on_stayers > 0, "dynamic members do rebalance on every bounce"
-    assert duplicates(consumed) == [], "no record consumed twice"
     assert set(consumed) == set(producer.sent)
+    if not static:
+        # Dynamic members rebalance on every bounce; records whose commit lost the race with a
+        # rebalance are consumed again by the next owner, so no exactness claim is made here.
+        assert revocations_on_stayers > 0, "dynamic members do rebalance on every bounce"
+        return
+    assert revocations_on_stayers == 0
+    assert sum(m.commit_failures for m in members + retired) == 0
+    assert duplicates(consumed) == [], "no record consumed twice"
     checker = AIOKafkaConsumer(
         bootstrap_servers=kafka_bootstrap, group_id=group, enable_auto_commit=False
     )
@@ -128,7 +131,12 @@ async def test_same_instance_id_fences_the_older_member(
     await checker.start()
 
     new = StaticConsumer(
-        topic, bootstrap_servers=kafka_bootstrap, group_id=group, group_instance_id="twin", **FAST
+        topic,
+        bootstrap_servers=kafka_bootstrap,
+        group_id=group,
+        group_instance_id="twin",
+        client_id="the-new-twin",
+        **FAST,
     )
     await new.start()
     fenced_at = time.monotonic()
@@ -143,6 +151,12 @@ async def test_same_instance_id_fences_the_older_member(
     assert error.fatal and error.group_id == group and error.group_instance_id == "twin"
     assert error.member_id == old.member_id and error.api in ("Heartbeat", "OffsetCommit")
     assert "same instance id" in str(error)
+    # Fence diagnosis names the current holder as the coordinator reports it: its member id and
+    # host. (Kafka's replacement of a static member keeps the replaced member's client id and
+    # host in the group until the next rebalance, so the client id shown can be the old one.)
+    assert error.holder is not None and new.member_id in error.holder, str(error)
+    assert "127.0.0.1" in error.holder and "client id" in error.holder
+    assert new.member_id in str(error)
     assert len(fired) == 1
 
     committed_before = {p: await new.committed(TopicPartition(topic, p)) for p in range(2)}

@@ -1,0 +1,373 @@
+"""Consumer group admin for static members (KIP-345): describe a group, remove members by
+``group.instance.id``.
+
+A static member does not leave the group when it stops, so its partitions wait for it until
+``session.timeout.ms`` runs out. When it is not coming back (a scale-down, a retired host), an
+admin removes it by instance id and the group rebalances at once::
+
+    from staticconsumer.admin import describe_group, remove_members
+
+    description = await describe_group("localhost:9092", "orders")
+    for member in description.members:
+        print(member.group_instance_id, member.assignment)   # ('orders', 0), ...
+
+    await remove_members("localhost:9092", "orders", ["orders-3"])
+
+:func:`remove_members` sends ONE LeaveGroup v3+ request (batched, KIP-345) naming every instance id
+with member id ``""``, as Java's ``Admin.removeMembersFromConsumerGroup`` does; from v5 each
+member carries a reason (KIP-800, default ``"member was removed by an admin"``), which the broker
+writes to its log. The broker removes the known members and answers UNKNOWN_MEMBER_ID for each
+unknown one; the batch causes one rebalance.
+
+:func:`describe_group` uses DescribeGroups v4+ (negotiated), the first version that reports
+``group_instance_id``. An unknown group is described as state ``"Dead"`` with no members,
+whatever the broker's version: up to v5 the broker answers that way itself, v6 answers
+GROUP_ID_NOT_FOUND (KIP-1043) and we translate it.
+
+Coordinator lookup and retries (NOT_COORDINATOR, COORDINATOR_NOT_AVAILABLE,
+COORDINATOR_LOAD_IN_PROGRESS) are described in :mod:`staticconsumer._admin_coordinator`.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+import aiokafka.errors as Errors
+from aiokafka.client import AIOKafkaClient
+
+from ._admin_coordinator import check_code, send, with_coordinator
+from ._instance_id import InstanceId
+from ._reasons import ADMIN_REMOVE_REASON
+from .errors import ConfigurationError, GroupAdminError, ProtocolError, UnknownMemberError
+from .protocol import (
+    CONSUMER_PROTOCOL_TYPE,
+    UNKNOWN_MEMBER_ID,
+    ErrorCode,
+    GroupApiVersions,
+    MemberIdentity,
+    build_describe_groups,
+    build_leave_group,
+    decode_assignment,
+    error_name,
+    parse_describe_groups,
+    parse_leave_group,
+)
+
+__all__ = [
+    "DEFAULT_TIMEOUT_S",
+    "GroupDescription",
+    "GroupMemberDescription",
+    "RemoveMembersResult",
+    "describe_group",
+    "describe_group_with_client",
+    "remove_members",
+]
+
+log = logging.getLogger("staticconsumer.admin")
+
+#: Default bound on each request (and on connecting), in seconds.
+DEFAULT_TIMEOUT_S = 30.0
+#: ``state`` of a group the coordinator does not know.
+DEAD = "Dead"
+
+
+@dataclass(frozen=True)
+class GroupMemberDescription:
+    """One member as the coordinator sees it. ``assignment`` is decoded for consumer groups
+    (``protocol_type == "consumer"``) and sorted; it is empty while the group rebalances."""
+
+    member_id: str
+    group_instance_id: str | None
+    client_id: str
+    client_host: str
+    assignment: tuple[tuple[str, int], ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "member_id": self.member_id,
+            "group_instance_id": self.group_instance_id,
+            "client_id": self.client_id,
+            "client_host": self.client_host,
+            "assignment": [{"topic": t, "partition": p} for t, p in self.assignment],
+        }
+
+
+@dataclass(frozen=True)
+class GroupDescription:
+    """A group as DescribeGroups reports it; members sorted by instance id, static first, then
+    by member id. ``protocol`` is the selected assignor (``"range"``, ...), empty when none."""
+
+    group_id: str
+    state: str
+    protocol_type: str
+    protocol: str
+    members: tuple[GroupMemberDescription, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict (``json.dumps(description.to_dict())``)."""
+        return {
+            "group_id": self.group_id,
+            "state": self.state,
+            "protocol_type": self.protocol_type,
+            "protocol": self.protocol,
+            "members": [m.to_dict() for m in self.members],
+        }
+
+
+@dataclass(frozen=True)
+class RemoveMembersResult:
+    """What :func:`remove_members` did: every instance id it was given was removed."""
+
+    group_id: str
+    removed: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class _LeaveOutcome:
+    """Per instance id: removed, or the error name the broker gave (used by the CLI too)."""
+
+    group_id: str
+    removed: tuple[str, ...]
+    failed: tuple[tuple[str, str], ...]
+
+
+# --- validation --------------------------------------------------------------------------------
+
+
+def _check_common(bootstrap_servers: object, group_id: object, timeout_s: object) -> None:
+    if not bootstrap_servers or not isinstance(bootstrap_servers, (str, list, tuple)):
+        raise ConfigurationError(
+            "bootstrap_servers (Java: bootstrap.servers) must be a non-empty 'host:port' string "
+            f"or list, got {bootstrap_servers!r}"
+        )
+    _check_group(group_id, timeout_s)
+
+
+def _check_group(group_id: object, timeout_s: object) -> None:
+    if not isinstance(group_id, str) or not group_id:
+        raise ConfigurationError(
+            f"group_id (Java: group.id) must be a non-empty str, got {group_id!r}"
+        )
+    if isinstance(timeout_s, bool) or not isinstance(timeout_s, (int, float)) or timeout_s <= 0:
+        raise ConfigurationError(f"timeout_s must be a number > 0, got {timeout_s!r}")
+
+
+def _check_instance_ids(instance_ids: object) -> tuple[str, ...]:
+    if isinstance(instance_ids, str) or not isinstance(instance_ids, Iterable):
+        raise ConfigurationError(
+            "instance_ids must be a list of group.instance.id strings (KIP-345), "
+            f"got {instance_ids!r}"
+        )
+    ids = tuple(instance_ids)
+    if not ids:
+        raise ConfigurationError("instance_ids must name at least one group.instance.id")
+    for value in ids:
+        InstanceId.validate(value, field="instance_ids")
+    duplicates = sorted({i for i in ids if ids.count(i) > 1})
+    if duplicates:
+        raise ConfigurationError(f"instance_ids lists {', '.join(duplicates)} more than once")
+    return ids
+
+
+# --- DescribeGroups ----------------------------------------------------------------------------
+
+
+def _assignment(protocol_type: str, data: bytes, member_id: str) -> tuple[tuple[str, int], ...]:
+    if protocol_type != CONSUMER_PROTOCOL_TYPE or not data:
+        return ()
+    try:
+        return tuple(sorted(decode_assignment(data).topic_partitions))
+    except ProtocolError as exc:
+        # A member from another client may put anything here; describing must not fail on it.
+        log.warning("could not decode the assignment of member %s: %s", member_id, exc)
+        return ()
+
+
+def _describe_request(group_id: str, timeout_s: float, client: Any) -> Any:
+    async def describe(node_id: int, versions: GroupApiVersions) -> GroupDescription:
+        request = build_describe_groups(versions.describe_groups, group_ids=[group_id])
+        response = await send(
+            client, node_id, request, group_id=group_id, api="DescribeGroups",
+            timeout_s=timeout_s,
+        )  # fmt: skip
+        groups = [g for g in parse_describe_groups(response).groups if g.group_id == group_id]
+        if not groups:
+            raise GroupAdminError(f"DescribeGroups for group {group_id!r}: no answer for it")
+        g = groups[0]
+        if g.error_code == ErrorCode.GROUP_ID_NOT_FOUND:  # v6+ (KIP-1043): same as "Dead"
+            return GroupDescription(group_id, DEAD, "", "", ())
+        check_code(group_id, "DescribeGroups", g.error_code, g.error_message)
+        members = tuple(
+            GroupMemberDescription(
+                member_id=m.member_id,
+                group_instance_id=m.group_instance_id,
+                client_id=m.client_id,
+                client_host=m.client_host,
+                assignment=_assignment(g.protocol_type, m.member_assignment, m.member_id),
+            )
+            for m in g.members
+        )
+        members = tuple(
+            sorted(
+                members,
+                key=lambda m: (m.group_instance_id is None, m.group_instance_id or "", m.member_id),
+            )
+        )
+        return GroupDescription(group_id, g.group_state, g.protocol_type, g.protocol_data, members)
+
+    return describe
+
+
+async def describe_group_with_client(
+    client: Any, group_id: str, timeout_s: float = DEFAULT_TIMEOUT_S
+) -> GroupDescription:
+    """:func:`describe_group` on an already bootstrapped ``aiokafka.AIOKafkaClient`` (the
+    consumer uses its own client for fence diagnosis). The client is left open."""
+    _check_group(group_id, timeout_s)
+    try:
+        description: GroupDescription = await with_coordinator(
+            client, group_id, _describe_request(group_id, timeout_s, client), timeout_s=timeout_s
+        )
+    except Errors.KafkaError as exc:  # e.g. a metadata refresh failing under us
+        raise GroupAdminError(f"DescribeGroups for group {group_id!r} failed: {exc!r}") from exc
+    log.debug(
+        "group %r is %s with %d member(s)", group_id, description.state, len(description.members)
+    )
+    return description
+
+
+async def _client(bootstrap_servers: str | list[str], timeout_s: float) -> Any:
+    client = AIOKafkaClient(
+        bootstrap_servers=bootstrap_servers,
+        request_timeout_ms=int(timeout_s * 1000),
+        client_id="staticconsumer-admin",
+    )
+    try:
+        await client.bootstrap()
+    except Errors.KafkaError as exc:
+        await client.close()
+        raise GroupAdminError(f"could not reach Kafka at {bootstrap_servers!r}: {exc}") from exc
+    return client
+
+
+async def describe_group(
+    bootstrap_servers: str | list[str], group_id: str, *, timeout_s: float = DEFAULT_TIMEOUT_S
+) -> GroupDescription:
+    """Describe ``group_id``: state, selected protocol and every member with its
+    ``group_instance_id``, client id, host and decoded assignment (DescribeGroups v4+).
+
+    An unknown group comes back as state ``"Dead"`` with no members. Raises
+    :class:`~staticconsumer.errors.GroupAdminError` when the broker refuses (e.g.
+    GROUP_AUTHORIZATION_FAILED) or cannot be reached.
+    """
+    _check_common(bootstrap_servers, group_id, timeout_s)
+    client = await _client(bootstrap_servers, timeout_s)
+    try:
+        return await describe_group_with_client(client, group_id, timeout_s)
+    finally:
+        await client.close()
+
+
+# --- LeaveGroup --------------------------------------------------------------------------------
+
+
+async def _leave(
+    bootstrap_servers: str | list[str],
+    group_id: str,
+    instance_ids: Iterable[str],
+    reason: str | None,
+    timeout_s: float,
+) -> _LeaveOutcome:
+    """Validate, send one LeaveGroup batch, and report per instance id (raises only for errors
+    that concern the whole request)."""
+    _check_common(bootstrap_servers, group_id, timeout_s)
+    ids = _check_instance_ids(instance_ids)
+    if reason is not None and not isinstance(reason, str):
+        raise ConfigurationError(f"reason must be a str or None, got {reason!r}")
+    why = reason or ADMIN_REMOVE_REASON
+    log.info("removing %s from group %r (reason: %s)", ", ".join(ids), group_id, why)
+
+    client = await _client(bootstrap_servers, timeout_s)
+
+    async def leave(node_id: int, versions: GroupApiVersions) -> _LeaveOutcome:
+        request = build_leave_group(
+            versions.leave_group,
+            group_id=group_id,
+            members=[MemberIdentity(UNKNOWN_MEMBER_ID, i, why) for i in ids],
+        )
+        response = await send(
+            client, node_id, request, group_id=group_id, api="LeaveGroup", timeout_s=timeout_s
+        )
+        result = parse_leave_group(response)
+        if result.error_code == ErrorCode.UNKNOWN_MEMBER_ID:
+            # The coordinator does not know the group at all: none of the ids is a member.
+            return _LeaveOutcome(
+                group_id, (), tuple((i, error_name(result.error_code)) for i in ids)
+            )
+        check_code(group_id, "LeaveGroup", result.error_code)
+        codes = {m.group_instance_id: m.error_code for m in result.members}
+        missing = [i for i in ids if i not in codes]
+        if missing:
+            raise GroupAdminError(
+                f"LeaveGroup for group {group_id!r}: the broker did not answer for {missing}"
+            )
+        removed = tuple(i for i in ids if codes[i] == ErrorCode.NONE)
+        failed = tuple((i, error_name(codes[i])) for i in ids if codes[i] != ErrorCode.NONE)
+        return _LeaveOutcome(group_id, removed, failed)
+
+    try:
+        outcome: _LeaveOutcome = await with_coordinator(
+            client, group_id, leave, timeout_s=timeout_s
+        )
+    except Errors.KafkaError as exc:
+        raise GroupAdminError(f"LeaveGroup for group {group_id!r} failed: {exc!r}") from exc
+    finally:
+        await client.close()
+    if outcome.removed:
+        log.info("removed %s from group %r", ", ".join(outcome.removed), group_id)
+    for instance_id, name in outcome.failed:
+        log.warning("could not remove %s from group %r: %s", instance_id, group_id, name)
+    return outcome
+
+
+def _raise_for_failures(outcome: _LeaveOutcome) -> None:
+    if not outcome.failed:
+        return
+    group = outcome.group_id
+    done = f"; removed: {', '.join(outcome.removed)}" if outcome.removed else "; none removed"
+    unknown = tuple(i for i, name in outcome.failed if name == ErrorCode.UNKNOWN_MEMBER_ID.name)
+    if len(unknown) == len(outcome.failed):
+        raise UnknownMemberError(
+            f"group {group!r} has no member with group.instance.id {', '.join(unknown)}{done}",
+            instance_ids=unknown,
+        )
+    listed = ", ".join(f"{i} ({name})" for i, name in outcome.failed)
+    raise GroupAdminError(f"LeaveGroup for group {group!r} failed for {listed}{done}")
+
+
+async def remove_members(
+    bootstrap_servers: str | list[str],
+    group_id: str,
+    instance_ids: Iterable[str],
+    reason: str | None = None,
+    *,
+    timeout_s: float = DEFAULT_TIMEOUT_S,
+) -> RemoveMembersResult:
+    """Remove static members from ``group_id`` by ``group.instance.id`` (KIP-345), in one
+    LeaveGroup batch; the group rebalances once, at once, instead of after the session timeout.
+
+    ``reason`` (default ``"member was removed by an admin"``, as Java's admin client) is sent to
+    the broker on LeaveGroup v5+ (KIP-800), truncated to 255 characters, and shows up in its log.
+
+    Raises :class:`~staticconsumer.errors.ConfigurationError` (a ``ValueError``) before any I/O
+    for an empty list, an invalid instance id or a duplicate;
+    :class:`~staticconsumer.errors.UnknownMemberError` naming the instance ids the group does
+    not have (``.instance_ids``) — the known ones in the same call ARE removed;
+    :class:`~staticconsumer.errors.GroupAdminError` for any other failure.
+    """
+    outcome = await _leave(bootstrap_servers, group_id, instance_ids, reason, timeout_s)
+    _raise_for_failures(outcome)
+    return RemoveMembersResult(group_id, outcome.removed)
