@@ -235,7 +235,7 @@ class Broker:
         return "Address already in use" in text or "BindException" in text
 
 
-class LocalKafkaCluster:
+class LocalKafkaCluster(_probe.TopicCreation):
     """A real Apache Kafka cluster of ``brokers`` KRaft nodes on 127.0.0.1.
 
     >>> with LocalKafkaCluster(brokers=1) as cluster:      # doctest: +SKIP
@@ -379,24 +379,6 @@ class LocalKafkaCluster:
     def logs(self) -> str:
         """All brokers' logs, concatenated (rebalance lines appear on the coordinator's)."""
         return "\n".join(b.read_log() for b in self.brokers)
-
-    def create_topic(
-        self,
-        name: str,
-        partitions: int = 1,
-        replication_factor: int = 1,
-        config: Mapping[str, str] | None = None,
-    ) -> str:
-        _probe.run_sync(
-            lambda: _probe.create_topic(
-                self.bootstrap_servers,
-                name,
-                partitions=partitions,
-                replication_factor=replication_factor,
-                config=dict(config or {}),
-            )
-        )
-        return name
 
 
 def _wipe(path: Path) -> None:

@@ -18,7 +18,7 @@ log = logging.getLogger(__name__)
 _CP_IMAGE = {(3, 9): "7.9.0", (4, 0): "8.0.0", (4, 1): "8.1.0"}
 
 
-class _NoBrokerControl:
+class _NoBrokerControl(_probe.TopicCreation):
     """Broker-level operations are only possible on a cluster we launched ourselves."""
 
     bootstrap_servers: str
@@ -44,24 +44,6 @@ class _NoBrokerControl:
 
     def logs(self) -> str:
         raise self._unsupported("reading broker logs")
-
-    def create_topic(
-        self,
-        name: str,
-        partitions: int = 1,
-        replication_factor: int = 1,
-        config: Mapping[str, str] | None = None,
-    ) -> str:
-        _probe.run_sync(
-            lambda: _probe.create_topic(
-                self.bootstrap_servers,
-                name,
-                partitions=partitions,
-                replication_factor=replication_factor,
-                config=dict(config or {}),
-            )
-        )
-        return name
 
 
 class ExternalCluster(_NoBrokerControl):

@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from typing import TypeVar
 
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
@@ -27,6 +27,31 @@ def run_sync(factory: Callable[[], Awaitable[T]]) -> T:
 
     with concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="localkafka") as pool:
         return pool.submit(asyncio.run, runner()).result()
+
+
+class TopicCreation:
+    """``create_topic`` for any cluster object that has ``bootstrap_servers`` (an attribute on
+    some clusters, a property on others, hence the getattr)."""
+
+    def create_topic(
+        self,
+        name: str,
+        partitions: int = 1,
+        replication_factor: int = 1,
+        config: Mapping[str, str] | None = None,
+    ) -> str:
+        """Create ``name`` and wait until every partition has a leader; returns the name."""
+        bootstrap = str(getattr(self, "bootstrap_servers"))  # noqa: B009
+        run_sync(
+            lambda: create_topic(
+                bootstrap,
+                name,
+                partitions=partitions,
+                replication_factor=replication_factor,
+                config=dict(config or {}),
+            )
+        )
+        return name
 
 
 async def create_topic(

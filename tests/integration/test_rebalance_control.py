@@ -109,3 +109,40 @@ async def test_leave_with_reason_rebalances_at_once(
         assert f"the consumer is being closed: {reason}" in kafka_cluster.logs()
     finally:
         await members[1].stop()
+
+
+async def test_enforce_rebalance_from_a_rebalance_listener(
+    kafka_cluster: KafkaCluster, topic_factory: Callable[..., str],
+    unique_group_id: Callable[..., str],
+) -> None:
+    from aiokafka import ConsumerRebalanceListener
+
+    topic, group = topic_factory(partitions=4), unique_group_id()
+    members = await _group_of(2, topic, kafka_cluster.bootstrap_servers, group)
+    reason = f"from listener {time.time_ns()}"
+    follower = next(m for m in members if not _is_leader(m))
+    calls: list[int] = []
+
+    class EnforceOnce(ConsumerRebalanceListener):  # type: ignore[misc]
+        async def on_partitions_revoked(self, revoked: object) -> None:
+            return None
+
+        async def on_partitions_assigned(self, assigned: object) -> None:
+            if not calls:
+                calls.append(follower.consumer.generation_id)
+                await follower.consumer.enforce_rebalance(reason)
+
+    try:
+        generation = follower.consumer.generation_id
+        follower.consumer.subscribe([topic], listener=EnforceOnce())  # re-join: listener runs
+        await wait_until(lambda: bool(calls), 30, "the listener to run")
+        await wait_until(
+            lambda: all(m.consumer.generation_id >= calls[0] + 1 for m in members)
+            and sum(len(owned(m)) for m in members) == 4,
+            30, "the rebalance enforced from the listener",
+        )
+        assert calls[0] >= generation
+        assert f"rebalance enforced by user: {reason}" in kafka_cluster.logs()
+    finally:
+        for m in members:
+            await m.stop()
