@@ -31,6 +31,7 @@ from aiokafka.protocol.admin import ApiVersionRequest
 from aiokafka.util import create_future
 
 from . import _membership as m
+from ._broker_config import session_timeout_bounds
 from ._reasons import (
     JOIN_REASON_ENFORCED_PREFIX,
     JOIN_REASON_GROUP_REBALANCING,
@@ -61,6 +62,7 @@ from .protocol import (
     build_offset_commit,
     build_sync_group,
     decode_subscription,
+    error_name,
     negotiate,
     parse_describe_groups,
     parse_heartbeat,
@@ -159,10 +161,16 @@ class StaticGroupCoordinator(GroupCoordinator):  # type: ignore[misc]
             return self._fatal_then_park(exc.error)
         return super()._push_error_to_user(exc)
 
-    async def _fatal_then_park(self, error: StaticConsumerError) -> None:
+    async def _become_fatal(self, error: StaticConsumerError) -> StaticConsumerError:
+        """Every fatal path ends here: name the holder of a fenced id, then go terminal."""
         if isinstance(error, FencedInstanceIdError) and self.fatal_error is None:
             error = await self._with_holder(error)
         self.enter_fatal(error)
+        assert self.fatal_error is not None
+        return self.fatal_error
+
+    async def _fatal_then_park(self, error: StaticConsumerError) -> None:
+        await self._become_fatal(error)
         # Park the coordination routine until close(): never re-join.
         await asyncio.wait([self._closing])
 
@@ -321,12 +329,8 @@ class StaticGroupCoordinator(GroupCoordinator):  # type: ignore[misc]
                 f"the coordinator chose unknown protocol {joined.protocol_name}"
             )
         if hasattr(assignor, "assign_group"):
-            cluster = self._cluster
-            partitions = {
-                t: len(cluster.partitions_for_topic(t) or ())
-                for t in topics
-                if cluster.partitions_for_topic(t)
-            }
+            known = {t: self._cluster.partitions_for_topic(t) for t in topics}
+            partitions = {t: len(ps) for t, ps in known.items() if ps}
             return m.plan_with_group_assignor(assignor, decoded, partitions)
         # An aiokafka-style assignor: it sees member ids and subscriptions only.
         metadata = {
@@ -375,9 +379,7 @@ class StaticGroupCoordinator(GroupCoordinator):  # type: ignore[misc]
             "%s for group %s failed: %s -> %s",
             api,
             self.group_id,
-            ErrorCode(error_code).name
-            if error_code in ErrorCode._value2member_map_
-            else error_code,
+            error_name(error_code),
             action.value,
         )
         if action is m.Action.FATAL:
@@ -399,8 +401,6 @@ class StaticGroupCoordinator(GroupCoordinator):  # type: ignore[misc]
             )
 
     async def _session_timeout_error(self) -> SessionTimeoutOutOfRangeError:
-        from ._broker_config import session_timeout_bounds
-
         bounds = await session_timeout_bounds(self._client, self.coordinator_id)
         where = (
             f"the broker allows group.min.session.timeout.ms={bounds[0]} to "
@@ -445,8 +445,7 @@ class StaticGroupCoordinator(GroupCoordinator):  # type: ignore[misc]
         try:
             await super().commit_offsets(assignment, offsets)
         except Fatal as fatal:
-            self.enter_fatal(fatal.error)
-            raise fatal.error from None
+            raise await self._become_fatal(fatal.error) from None
 
     async def _maybe_do_last_autocommit(self, assignment: Any) -> None:
         if self.fatal_error is None:
@@ -471,16 +470,7 @@ class StaticGroupCoordinator(GroupCoordinator):  # type: ignore[misc]
         failed = parse_offset_commit(response).failed
         if not failed:
             return
-        first = failed[0]
-        code = first.error_code
-        if m.classify(code) is m.Action.RAISE and code != ErrorCode.INVALID_SESSION_TIMEOUT:
-            error_type = Errors.for_code(code)
-            log.error("OffsetCommit failed for %s-%s: %s", first.topic, first.partition, code)
-            raise (
-                error_type()
-                if error_type is not Errors.GroupAuthorizationFailedError
-                else error_type(self.group_id)
-            )
+        code = failed[0].error_code
         await self._on_group_error("OffsetCommit", code)
         # Let aiokafka's commit loop retry or turn this into CommitFailedError.
         raise Errors.for_code(code)()
@@ -582,7 +572,3 @@ async def start_consumer(consumer: Any, coordinator_kwargs: dict[str, Any]) -> N
 
 def coordinator_of(consumer: Any) -> Any:
     return consumer._coordinator
-
-
-def fetcher_of(consumer: Any) -> Any:
-    return consumer._fetcher

@@ -17,14 +17,13 @@ from typing import Any
 
 from assignors import Member
 
-from .errors import FencedInstanceIdError, StaticConsumerError
+from .errors import FencedInstanceIdError
 from .protocol import (
     Assignment,
     ErrorCode,
     Subscription,
     encode_assignment,
     encode_subscription,
-    error_name,
     group_partitions,
 )
 
@@ -92,12 +91,6 @@ def fenced_error(ctx: MemberContext, api: str, holder: str | None = None) -> Fen
     )
     error.holder = holder
     return error
-
-
-def unexpected_error(api: str, group_id: str, error_code: int) -> StaticConsumerError:
-    return StaticConsumerError(
-        f"{api} for group {group_id!r} failed with {error_name(error_code)} ({error_code})"
-    )
 
 
 def subscription_bytes(

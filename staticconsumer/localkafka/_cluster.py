@@ -12,6 +12,7 @@ import base64
 import contextlib
 import logging
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -300,7 +301,7 @@ class LocalKafkaCluster(_probe.TopicCreation):
                     log.warning("a port was taken while Kafka started; retrying on new ports")
                     for broker in self.brokers:
                         broker.kill()
-                        _wipe(broker.directory / "data")
+                        shutil.rmtree(broker.directory / "data", ignore_errors=True)
         except BaseException:
             self.stop()
             raise
@@ -379,12 +380,6 @@ class LocalKafkaCluster(_probe.TopicCreation):
     def logs(self) -> str:
         """All brokers' logs, concatenated (rebalance lines appear on the coordinator's)."""
         return "\n".join(b.read_log() for b in self.brokers)
-
-
-def _wipe(path: Path) -> None:
-    import shutil
-
-    shutil.rmtree(path, ignore_errors=True)
 
 
 @atexit.register
