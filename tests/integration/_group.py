@@ -98,6 +98,16 @@ async def wait_until(check: Callable[[], bool], timeout_s: float, what: str) -> 
         raise AssertionError(f"timed out after {timeout_s}s waiting for {what}") from None
 
 
+async def wait_stable(members: list[Member], partitions: int, timeout_s: float = 60) -> None:
+    """Until every member is on one generation and together they own every partition."""
+
+    def done() -> bool:
+        gens = {m.consumer.generation_id for m in members}
+        return len(gens) == 1 and sum(len(owned(m)) for m in members) == partitions
+
+    await wait_until(done, timeout_s, "a stable group owning every partition")
+
+
 class Producer:
     """Produces numbered records in the background until stopped."""
 

@@ -23,7 +23,7 @@ from staticconsumer.admin import (
 from staticconsumer.errors import UnknownMemberError
 from staticconsumer.localkafka import KafkaCluster
 
-from ._group import Member, owned, start_member, wait_until
+from ._group import Member, owned, start_member, wait_stable, wait_until
 
 REPO = Path(__file__).resolve().parents[2]
 LONG_SESSION = {"session_timeout_ms": 60000}
@@ -33,14 +33,6 @@ def _members_by_instance(
     description: GroupDescription,
 ) -> dict[str | None, GroupMemberDescription]:
     return {m.group_instance_id: m for m in description.members}
-
-
-async def _stable_group(members: list[Member], partitions: int, timeout_s: float = 60) -> None:
-    def done() -> bool:
-        gens = {m.consumer.generation_id for m in members}
-        return len(gens) == 1 and sum(len(owned(m)) for m in members) == partitions
-
-    await wait_until(done, timeout_s, "a stable group owning every partition")
 
 
 def _left_with_reason(logs: str, group: str, instance_id: str, reason: str) -> bool:
@@ -64,7 +56,7 @@ async def test_remove_stopped_static_member_rebalances_now_and_broker_logs_reaso
     a = await start_member(topic, kafka_bootstrap, group, "admin-a", **LONG_SESSION)
     b = await start_member(topic, kafka_bootstrap, group, "admin-b", **LONG_SESSION)
     try:
-        await _stable_group([a, b], 4)
+        await wait_stable([a, b], 4)
         await b.stop()  # a static member stays in the group (KIP-345): its partitions wait
         await asyncio.sleep(1.0)
         assert len(owned(a)) < 4, "without removal, b's partitions wait for the session timeout"
@@ -114,7 +106,7 @@ async def test_remove_known_and_unknown_instance_ids(
     a = await start_member(topic, kafka_bootstrap, group, "mixed-a", **LONG_SESSION)
     b = await start_member(topic, kafka_bootstrap, group, "mixed-b", **LONG_SESSION)
     try:
-        await _stable_group([a, b], 2)
+        await wait_stable([a, b], 2)
         await b.stop()
         with pytest.raises(UnknownMemberError) as caught:
             await remove_members(kafka_bootstrap, group, ["mixed-b", "no-such-member"])
@@ -155,7 +147,7 @@ async def test_cli_describe_group_and_remove_members(
     ids = ["cli-a", "cli-b", "cli-c"]
     members = [await start_member(topic, kafka_bootstrap, group, i, **LONG_SESSION) for i in ids]
     try:
-        await _stable_group(members, 3)
+        await wait_stable(members, 3)
         where = ("--bootstrap-servers", kafka_bootstrap, "--group", group)
 
         table = await asyncio.to_thread(_cli, "describe-group", *where)

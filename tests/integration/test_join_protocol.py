@@ -12,7 +12,7 @@ from assignors import Member, MemberAssignment, RangeAssignor, RoundRobinAssigno
 from staticconsumer import StaticConsumer
 from staticconsumer.protocol import parse_join_group
 
-from ._group import FAST, owned, start_member, wait_until
+from ._group import FAST, owned, start_member, wait_stable
 
 JOIN_GROUP = 11
 
@@ -77,11 +77,7 @@ async def test_leader_hands_instance_ids_to_the_assignor(
         for iid, rec in zip(ids, recorders, strict=True)
     ]  # fmt: skip
     try:
-        await wait_until(
-            lambda: sum(len(owned(m)) for m in members) == 6
-            and len({m.consumer.generation_id for m in members}) == 1,
-            60, "a stable group of three",
-        )
+        await wait_stable(members, 6)
         last = [rec.calls[-1] for rec in recorders if rec.calls]
         assert last, "some leader ran the assignor"
         assert ["", "alpha-1", "zeta-0"] in last, last

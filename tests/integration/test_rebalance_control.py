@@ -11,17 +11,12 @@ import pytest
 from staticconsumer import ConfigurationError, StaticConsumer
 from staticconsumer.localkafka import KafkaCluster
 
-from ._group import Member, owned, start_member, wait_until
+from ._group import Member, owned, start_member, wait_stable, wait_until
 
 
 async def _group_of(n: int, topic: str, bootstrap: str, group: str, **kw: object) -> list[Member]:
     members = [await start_member(topic, bootstrap, group, f"{group}-m{i}", **kw) for i in range(n)]
-
-    def stable() -> bool:
-        gens = {m.consumer.generation_id for m in members}
-        return len(gens) == 1 and sum(len(owned(m)) for m in members) == 4
-
-    await wait_until(stable, 60, "a stable group")
+    await wait_stable(members, 4)
     return members
 
 

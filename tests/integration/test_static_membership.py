@@ -13,15 +13,16 @@ from aiokafka import AIOKafkaConsumer, TopicPartition
 from staticconsumer import FencedInstanceIdError, SessionTimeoutOutOfRangeError, StaticConsumer
 from staticconsumer.localkafka import KafkaCluster
 
-from ._group import FAST, Member, Producer, duplicates, owned, start_member, wait_until
-
-
-async def _stable(members: list[Member], partitions: int, timeout_s: float = 60) -> None:
-    def done() -> bool:
-        gens = {m.consumer.generation_id for m in members}
-        return len(gens) == 1 and sum(len(owned(m)) for m in members) == partitions
-
-    await wait_until(done, timeout_s, "a stable group owning every partition")
+from ._group import (
+    FAST,
+    Member,
+    Producer,
+    duplicates,
+    owned,
+    start_member,
+    wait_stable,
+    wait_until,
+)
 
 
 async def test_kip345_worked_example_restart_keeps_partitions_and_generation(
@@ -29,7 +30,7 @@ async def test_kip345_worked_example_restart_keeps_partitions_and_generation(
 ) -> None:
     topic, group = topic_factory(partitions=9), unique_group_id()
     members = {n: await start_member(topic, kafka_bootstrap, group, f"inst-{n}") for n in "ABC"}
-    await _stable(list(members.values()), 9)
+    await wait_stable(list(members.values()), 9)
     before = {
         n: (m.consumer.member_id, m.consumer.generation_id, owned(m)) for n, m in members.items()
     }
@@ -66,7 +67,7 @@ async def test_rolling_bounce(
     members = [await start_member(topic, kafka_bootstrap, group, iid) for iid in ids]
     retired: list[Member] = []
     revocations_on_stayers = 0
-    await _stable(members, 8)
+    await wait_stable(members, 8)
     async with Producer(kafka_bootstrap, topic) as producer:
         for _round in range(3):
             for i in range(4):
@@ -75,7 +76,7 @@ async def test_rolling_bounce(
                 await members[i].stop()
                 retired.append(members[i])
                 members[i] = await start_member(topic, kafka_bootstrap, group, ids[i])
-                await _stable(members, 8)
+                await wait_stable(members, 8)
                 revocations_on_stayers += sum(
                     len(m.listener.revoked) - c for m, c in zip(stayers, counts, strict=True)
                 )
@@ -189,7 +190,7 @@ async def test_session_timeout_removes_static_member_and_it_rejoins_as_new(
     short = {"session_timeout_ms": 3000}
     a = await start_member(topic, kafka_bootstrap, group, "sto-a", **short)
     b = await start_member(topic, kafka_bootstrap, group, "sto-b", **short)
-    await _stable([a, b], 4)
+    await wait_stable([a, b], 4)
     generation = b.consumer.generation_id
     old_member_id = a.consumer.member_id
     await a.stop()  # no LeaveGroup: the broker must expire the session
@@ -197,7 +198,7 @@ async def test_session_timeout_removes_static_member_and_it_rejoins_as_new(
     assert b.consumer.generation_id > generation
     a2 = await start_member(topic, kafka_bootstrap, group, "sto-a", **short)
     try:
-        await _stable([a2, b], 4)
+        await wait_stable([a2, b], 4)
         assert owned(a2), "a came back and got partitions"
         assert a2.consumer.member_id != old_member_id
         assert b.consumer.generation_id > generation + 1, "its return was a new join"
@@ -235,7 +236,7 @@ async def test_static_and_dynamic_members_share_a_group(
     static = await start_member(topic, kafka_bootstrap, group, "mixed-0")
     dynamic = await start_member(topic, kafka_bootstrap, group, None)
     try:
-        await _stable([static, dynamic], 4)
+        await wait_stable([static, dynamic], 4)
         assert owned(static) and owned(dynamic)
         assert dynamic.consumer.group_instance_id is None
     finally:
