@@ -13,6 +13,11 @@ by ``group_instance_id``, before dynamic members by ``member_id`` (KIP-345 "futu
 Range and round-robin produce exactly Java's plans; sticky interoperates with Java's StickyAssignor;
 roster is our client-side take on KIP-469.
 
+Racks (KIP-881): ``assign_range(..., partition_racks={(topic, partition): racks})`` is rack-aware
+exactly as Java's RangeAssignor when members have a ``rack``. Round-robin ignores racks, as Java's
+does; sticky and roster ignore them too. The ``RangeAssignor`` object plans without racks: the
+StaticConsumer leader gives assignors partition counts only, not replica racks.
+
 **GroupAssignor** (a ``typing.Protocol``) is what StaticConsumer uses. Each assignor object here
 satisfies it:
 

@@ -35,8 +35,10 @@ class Member:
 
     ``owned_partitions`` and ``generation`` come from ConsumerProtocolSubscription v1+/v2+;
     ``user_data`` is the subscription's opaque bytes (the sticky assignors read Java's
-    StickyAssignor data from it when ``owned_partitions`` is empty). Sequences are stored as
-    tuples, so a ``Member`` is hashable and cannot change after it is built.
+    StickyAssignor data from it when ``owned_partitions`` is empty). ``rack`` is the member's
+    ``client.rack`` (subscription v3); only :func:`assign_range` uses it, when given replica racks.
+    Sequences are stored as tuples, so a ``Member`` is hashable and cannot change after it is
+    built.
     """
 
     member_id: str

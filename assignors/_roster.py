@@ -33,6 +33,8 @@ what must move: a joining roster member takes exactly its home partitions, a lea
 out exactly what it held, and a restart with a new member id moves nothing. Adding or removing a
 roster entry changes the homes (like resizing a range assignment), so change the roster with a
 rolling restart.
+
+``Member.rack`` is ignored: a partition's home comes from the roster alone.
 """
 
 from __future__ import annotations

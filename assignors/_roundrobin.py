@@ -10,7 +10,8 @@ Example: members C0, C1 subscribe to t0 and t1, three partitions each::
     C1: [t0p1, t1p0, t1p2]
 
 With identical subscriptions the counts differ by at most one; with different subscriptions they
-may not (Java's documented behaviour, kept for wire compatibility).
+may not (Java's documented behaviour, kept for wire compatibility). ``Member.rack`` is ignored, as
+Java's ``RoundRobinAssignor`` ignores racks (KIP-881 left it alone).
 """
 
 from __future__ import annotations

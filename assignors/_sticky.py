@@ -29,6 +29,11 @@ Rules, in order:
    can take one of that member's partitions.
 
 Cost: O(P log M) with heaps; no step compares all pairs of members.
+
+Racks: ``Member.rack`` is ignored. Java's sticky assignors became rack-aware in Kafka 3.5
+(KIP-881); this one does not follow them there, so in a group whose members and replicas have
+racks, a Java sticky leader may place partitions differently than ours (both stay balanced and
+sticky).
 """
 
 from __future__ import annotations

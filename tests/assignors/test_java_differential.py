@@ -1,4 +1,6 @@
-"""Range and round-robin agree with Java's kafka-clients assignors on random groups.
+"""Range and round-robin agree with Java's kafka-clients assignors on random groups, with and
+without racks (Java's RangeAssignor is rack-aware since KIP-881; its RoundRobinAssignor ignores
+racks, and so do we).
 
 One JVM runs every case (see tests/java/AssignorHarness.java). A missing JDK or Maven fails the
 test with what to install; it never skips.
@@ -6,12 +8,8 @@ test with what to install; it never skips.
 
 from __future__ import annotations
 
-import importlib.util
 import random
-import sys
 from collections.abc import Callable
-from pathlib import Path
-from types import ModuleType
 
 import pytest
 
@@ -22,6 +20,7 @@ from assignors import (
     assign_roundrobin,
     decode_sticky_user_data,
 )
+from tests.java import assignor_harness
 
 pytestmark = pytest.mark.java
 
@@ -30,24 +29,13 @@ TOPIC_NAMES = ["t0", "t1", "T2", "orders", "orders-eu", "a.b", "a_b", "Z"]
 Plan = dict[str, list[tuple[str, int]]]
 
 
-def _load_harness() -> ModuleType:
-    path = Path(__file__).resolve().parents[1] / "java" / "assignor_harness.py"
-    spec = importlib.util.spec_from_file_location("assignor_harness", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
 @pytest.fixture(scope="module")
 def harness() -> Callable[[str], str]:
-    module = _load_harness()
     try:
-        command = module.build()
-    except module.JavaToolMissing as exc:
+        command = assignor_harness.build()
+    except assignor_harness.JavaToolMissing as exc:
         pytest.fail(f"Java differential test needs a JDK and Maven: {exc}")
-    return lambda stdin: module.run(command, stdin)
+    return lambda stdin: assignor_harness.run(command, stdin)
 
 
 def _random_case(rng: random.Random) -> tuple[list[Member], dict[str, int]]:
@@ -70,11 +58,22 @@ def _random_case(rng: random.Random) -> tuple[list[Member], dict[str, int]]:
     return members, counts
 
 
-def _encode(algo: str, members: list[Member], counts: dict[str, int]) -> str:
+Racks = dict[tuple[str, int], frozenset[str]]
+
+
+def _encode(
+    algo: str, members: list[Member], counts: dict[str, int], racks: Racks | None = None
+) -> str:
     lines = [f"case {algo}"]
-    lines += [f"topic {t} {n}" for t, n in counts.items()]
+    for t, n in counts.items():
+        if racks is None or n == 0:
+            lines.append(f"topic {t} {n}")
+        else:
+            spec = ["+".join(sorted(racks.get((t, p), ()))) or "-" for p in range(n)]
+            lines.append(f"topic {t} {n} {','.join(spec)}")
     for m in members:
-        lines.append(f"member {m.member_id} {m.group_instance_id or '-'} {','.join(m.topics)}")
+        line = f"member {m.member_id} {m.group_instance_id or '-'} {','.join(m.topics)}"
+        lines.append(line if racks is None else f"{line} {m.rack or '-'}")
     lines.append("end")
     return "\n".join(lines)
 
@@ -144,3 +143,57 @@ def test_java_sticky_assignor_reads_our_subscription_user_data(
         assert int(java_generation) == generation
         ours = decode_sticky_user_data(data)
         assert (sorted(ours.owned_partitions), ours.generation) == (owned, generation)
+
+
+RACKS = ["r0", "r1", "r2"]
+
+
+def _random_rack_case(rng: random.Random) -> tuple[list[Member], dict[str, int], Racks]:
+    """Members on racks (some on none, some on a rack without replicas) and replica racks per
+    partition; topics often share partition counts and subscribers, so co-partitioned topics
+    take Java's co-partitioning path."""
+    members, counts = _random_case(rng)
+    counts = {t: rng.choice([0, 1, 2, 3, 3, 4, 6, 6, 9]) for t in counts}
+    members = [
+        Member(m.member_id, m.group_instance_id, m.topics, rack=rng.choice([*RACKS, "r9", None]))
+        for m in members
+    ]
+    racks: Racks = {}
+    for topic, count in counts.items():
+        layout = rng.choice(["everywhere", "subset", "one", "one", "unknown"])
+        for p in range(count):
+            if layout == "everywhere":  # every partition on every rack: nothing to gain
+                racks[(topic, p)] = frozenset(RACKS)
+            elif layout == "subset":
+                racks[(topic, p)] = frozenset(rng.sample(RACKS, rng.randint(0, len(RACKS))))
+            elif layout == "one":  # p's only replica rack, the same for every such topic
+                racks[(topic, p)] = frozenset([RACKS[(p + len(topic)) % len(RACKS)]])
+    return members, counts, racks
+
+
+def test_rack_aware_range_matches_java(harness: Callable[[str], str]) -> None:
+    rng = random.Random(881)
+    cases = [_random_rack_case(rng) for _ in range(CASES)]
+    stdin = "\n".join(_encode("range", m, c, r) for m, c, r in cases) + "\n"
+    java_plans = _parse(harness(stdin))
+    assert len(java_plans) == CASES
+    mismatches = []
+    rack_changed = 0
+    for (members, counts, racks), java_plan in zip(cases, java_plans, strict=True):
+        ours = assign_range(members, counts, partition_racks=racks)
+        if ours != java_plan:
+            mismatches.append((members, counts, racks, ours, java_plan))
+        rack_changed += ours != assign_range(members, counts)
+    assert not mismatches, f"{len(mismatches)} of {CASES} differ; first: {mismatches[0]}"
+    # The racks must really change plans, or this would only repeat the test above.
+    assert rack_changed > CASES // 5, rack_changed
+
+
+def test_roundrobin_ignores_racks_as_java_does(harness: Callable[[str], str]) -> None:
+    rng = random.Random(882)
+    cases = [_random_rack_case(rng) for _ in range(200)]
+    stdin = "\n".join(_encode("roundrobin", m, c, r) for m, c, r in cases) + "\n"
+    java_plans = _parse(harness(stdin))
+    assert len(java_plans) == len(cases)
+    for (members, counts, _), java_plan in zip(cases, java_plans, strict=True):
+        assert assign_roundrobin(members, counts) == java_plan

@@ -115,6 +115,30 @@ def test_range_balance_per_topic(members: list[Member], counts: dict[str, int]) 
         assert max(got) - min(got) <= 1  # Java's bound: floor(P/C) or one more
 
 
+@given(members=groups(), counts=counts_st, data=st.data())
+def test_rack_aware_range_complete_balanced_deterministic(
+    members: list[Member], counts: dict[str, int], data: st.DataObject
+) -> None:
+    racks = st.sampled_from(["a", "b", "c", None])
+    members = [
+        Member(m.member_id, m.group_instance_id, m.topics, rack=data.draw(racks)) for m in members
+    ]
+    replicas = st.frozensets(st.sampled_from(["a", "b", "c"]))
+    partition_racks = {(t, p): data.draw(replicas) for t, n in counts.items() for p in range(n)}
+    plan = assign_range(members, counts, partition_racks=partition_racks)
+    check_complete_and_exclusive(members, counts, plan)
+    assert (
+        assign_range(data.draw(st.permutations(members)), counts, partition_racks=partition_racks)
+        == plan
+    )
+    plain = assign_range(members, counts)
+    for topic in counts:
+        subscribers = [m.member_id for m in members if topic in m.topics]
+        got = sorted(sum(1 for t, _ in plan[m] if t == topic) for m in subscribers)
+        want = sorted(sum(1 for t, _ in plain[m] if t == topic) for m in subscribers)
+        assert got == want  # racks change who gets what, never how many each gets
+
+
 @pytest.mark.parametrize("assign", [assign_roundrobin, assign_sticky], ids=["rr", "sticky"])
 @given(members=groups(identical=True), counts=counts_st)
 def test_identical_subscriptions_are_balanced(

@@ -213,3 +213,39 @@ def test_roster_standby_takes_orphans_only() -> None:
 def test_invalid_input_raises_value_error(call: Callable[[], object], message: str) -> None:
     with pytest.raises(ValueError, match=message.replace(".", r"\.").replace("'", "'")):
         call()
+
+
+def test_range_rack_aware_docstring_example() -> None:
+    members = [Member("c0", "C0", ["t0"], rack="a"), Member("c1", "C1", ["t0"], rack="b")]
+    racks = {("t0", 0): {"b"}, ("t0", 1): {"a"}}
+    assert assign_range(members, {"t0": 2}, partition_racks=racks) == {
+        "c0": tps("t0p1"),
+        "c1": tps("t0p0"),
+    }
+    assert assign_range(members, {"t0": 2}) == {"c0": tps("t0p0"), "c1": tps("t0p1")}
+
+
+def test_range_rack_aware_keeps_co_partitioned_topics_together() -> None:
+    # t0 and t1: same subscribers, same partition count; partition n of both on one rack.
+    members = [
+        Member("c0", "C0", ["t0", "t1"], rack="a"),
+        Member("c1", "C1", ["t0", "t1"], rack="b"),
+    ]
+    racks = {(t, p): {"b" if p < 2 else "a"} for t in ("t0", "t1") for p in range(4)}
+    assert assign_range(members, {"t0": 4, "t1": 4}, partition_racks=racks) == {
+        "c0": tps("t0p2 t0p3 t1p2 t1p3"),
+        "c1": tps("t0p0 t0p1 t1p0 t1p1"),
+    }
+
+
+def test_range_ignores_racks_when_every_partition_is_on_every_rack() -> None:
+    members = [Member("c0", "C0", ["t0"], rack="b"), Member("c1", "C1", ["t0"], rack="a")]
+    racks = {("t0", p): {"a", "b"} for p in range(3)}
+    assert assign_range(members, {"t0": 3}, partition_racks=racks) == assign_range(
+        members, {"t0": 3}
+    )
+
+
+def test_range_rejects_a_bare_string_of_racks() -> None:
+    with pytest.raises(ValueError, match="single string 'ab'"):
+        assign_range([Member("c0", None, ["t0"])], {"t0": 1}, partition_racks={("t0", 0): "ab"})

@@ -2,8 +2,10 @@
 //
 // Input (whitespace-separated tokens, ids never contain spaces):
 //   case <range|roundrobin>
-//   topic <name> <partitions>            (any number)
-//   member <memberId> <instanceId|-> <topic,topic,...|->   (any number)
+//   topic <name> <partitions> [racks]   (any number; racks: one entry per partition, comma-
+//                                         separated, each a '+'-joined list of the racks of that
+//                                         partition's replicas, or '-' for none)
+//   member <memberId> <instanceId|-> <topic,topic,...|-> [rack|-]   (any number)
 //   end
 //   userdata <hex>                       (parse with StickyAssignor.memberData)
 // Output per case: "member <memberId> <topic:partition,...|->" lines, then "end".
@@ -48,6 +50,7 @@ public final class AssignorHarness {
         String algo = null;
         List<PartitionInfo> partitions = new ArrayList<>();
         Map<String, Subscription> subscriptions = new LinkedHashMap<>();
+        Map<String, Node> nodes = new LinkedHashMap<>();  // one broker per rack
         String line;
         while ((line = in.readLine()) != null) {
             String[] f = line.trim().split(" ");
@@ -56,21 +59,26 @@ public final class AssignorHarness {
                     algo = f[1];
                     partitions.clear();
                     subscriptions.clear();
+                    nodes.clear();
                     break;
                 case "topic":
-                    for (int p = 0; p < Integer.parseInt(f[2]); p++)
-                        partitions.add(new PartitionInfo(f[1], p, null, new Node[0], new Node[0]));
+                    String[] racks = f.length > 3 ? f[3].split(",") : null;
+                    for (int p = 0; p < Integer.parseInt(f[2]); p++) {
+                        Node[] replicas = racks == null ? new Node[0] : replicas(racks[p], nodes);
+                        partitions.add(new PartitionInfo(f[1], p, null, replicas, replicas));
+                    }
                     break;
                 case "member":
                     List<String> topics = f[3].equals("-") ? new ArrayList<>() : Arrays.asList(f[3].split(","));
-                    Subscription s = new Subscription(topics);
+                    Optional<String> rack = f.length > 4 && !f[4].equals("-") ? Optional.of(f[4]) : Optional.empty();
+                    Subscription s = new Subscription(topics, null, Collections.emptyList(), -1, rack);
                     s.setGroupInstanceId(f[2].equals("-") ? Optional.empty() : Optional.of(f[2]));
                     subscriptions.put(f[1], s);
                     break;
                 case "end":
                     ConsumerPartitionAssignor assignor =
                         algo.equals("range") ? new RangeAssignor() : new RoundRobinAssignor();
-                    Cluster cluster = new Cluster("c", Collections.emptyList(), partitions,
+                    Cluster cluster = new Cluster("c", new ArrayList<>(nodes.values()), partitions,
                         new HashSet<>(), new HashSet<>());
                     Map<String, ConsumerPartitionAssignor.Assignment> result =
                         assignor.assign(cluster, new GroupSubscription(subscriptions)).groupAssignment();
@@ -90,6 +98,18 @@ public final class AssignorHarness {
             }
         }
         out.flush();
+    }
+
+    private static Node[] replicas(String racks, Map<String, Node> nodes) {
+        if (racks.equals("-"))
+            return new Node[0];
+        String[] names = racks.split("\\+");
+        Node[] replicas = new Node[names.length];
+        for (int i = 0; i < names.length; i++) {
+            String rack = names[i];
+            replicas[i] = nodes.computeIfAbsent(rack, r -> new Node(nodes.size(), "broker-" + r, 9092, r));
+        }
+        return replicas;
     }
 
     private static String join(List<TopicPartition> tps) {

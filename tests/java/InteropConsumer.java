@@ -1,0 +1,172 @@
+// Java KafkaConsumers (kafka-clients, classic group protocol, static members, "range") as group
+// peers for tests/integration/test_java_interop.py. One JVM runs any number of consumers, each on
+// its own thread.
+//
+// Usage: java InteropConsumer <bootstrap servers>
+// Stdin, one command a line:
+//   start <group> <group.instance.id> <topic,topic,...>   start one consumer and subscribe
+//   stop                                                  close every consumer, then exit
+// End of stdin counts as "stop". Consumers close without LeaveGroup (static members keep their
+// place in the group until their session times out).
+//
+// Stdout, one JSON object a line:
+//   {"event":"assigned","group":..,"instance":..,"member_id":..,"generation":N,"partitions":[["t",0],..]}
+//       after every onPartitionsAssigned (the consumer's whole assignment: "range" is eager)
+//   {"event":"led","group":..,"instance":..,"members":{"<member id>":"<instance id>",..}}
+//       whenever this consumer, as group leader, ran the assignor
+//   {"event":"error","instance":..,"error":".."}    a consumer thread died
+//   {"event":"closed","instance":..}                 a consumer closed
+//
+// The assignor is Java's RangeAssignor itself; ObservedRange only reports that it ran.
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.TreeMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.RangeAssignor;
+import org.apache.kafka.common.Cluster;
+import org.apache.kafka.common.Configurable;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.WakeupException;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+
+public final class InteropConsumer {
+    /** Java's RangeAssignor (protocol "range"), reporting each time it plans as the leader. */
+    public static final class ObservedRange extends RangeAssignor implements Configurable {
+        private String group = "";
+        private String instance = "";
+
+        @Override
+        public void configure(Map<String, ?> configs) {
+            group = String.valueOf(configs.get(ConsumerConfig.GROUP_ID_CONFIG));
+            instance = String.valueOf(configs.get(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG));
+        }
+
+        @Override
+        public GroupAssignment assign(Cluster metadata, GroupSubscription groupSubscription) {
+            GroupAssignment result = super.assign(metadata, groupSubscription);
+            StringBuilder members = new StringBuilder("{");
+            new TreeMap<>(groupSubscription.groupSubscription()).forEach((memberId, subscription) -> {
+                if (members.length() > 1)
+                    members.append(',');
+                members.append(quote(memberId)).append(':')
+                    .append(quote(subscription.groupInstanceId().orElse("")));
+            });
+            emit("{\"event\":\"led\",\"group\":" + quote(group) + ",\"instance\":" + quote(instance)
+                + ",\"members\":" + members.append('}') + "}");
+            return result;
+        }
+    }
+
+    private static final List<Thread> THREADS = new ArrayList<>();
+    private static final List<KafkaConsumer<byte[], byte[]>> CONSUMERS = new ArrayList<>();
+    private static final AtomicBoolean RUNNING = new AtomicBoolean(true);
+
+    public static void main(String[] args) throws Exception {
+        String bootstrap = args[0];
+        BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+        String line;
+        while ((line = in.readLine()) != null) {
+            String[] f = line.trim().split(" ");
+            if (f[0].equals("stop"))
+                break;
+            if (f[0].equals("start") && f.length == 4)
+                start(bootstrap, f[1], f[2], List.of(f[3].split(",")));
+            else if (!f[0].isEmpty())
+                emit("{\"event\":\"error\",\"instance\":\"\",\"error\":" + quote("bad command: " + line) + "}");
+        }
+        RUNNING.set(false);
+        synchronized (CONSUMERS) {
+            CONSUMERS.forEach(KafkaConsumer::wakeup);
+        }
+        for (Thread thread : THREADS)
+            thread.join(30_000);
+    }
+
+    private static void start(String bootstrap, String group, String instance, List<String> topics) {
+        Properties props = new Properties();
+        props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        props.put(ConsumerConfig.GROUP_ID_CONFIG, group);
+        props.put(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG, instance);
+        props.put(ConsumerConfig.CLIENT_ID_CONFIG, instance);
+        props.put(ConsumerConfig.GROUP_PROTOCOL_CONFIG, "classic");
+        props.put(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG, ObservedRange.class.getName());
+        props.put(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, "10000");
+        props.put(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, "300");
+        props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+        props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        props.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        props.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(props);
+        synchronized (CONSUMERS) {
+            CONSUMERS.add(consumer);
+        }
+        Thread thread = new Thread(() -> run(consumer, group, instance, topics), "consumer-" + instance);
+        THREADS.add(thread);
+        thread.start();
+    }
+
+    private static void run(KafkaConsumer<byte[], byte[]> consumer, String group, String instance, List<String> topics) {
+        try {
+            consumer.subscribe(topics, new ConsumerRebalanceListener() {
+                @Override
+                public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
+                }
+
+                @Override
+                public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
+                    var metadata = consumer.groupMetadata();
+                    StringBuilder list = new StringBuilder("[");
+                    consumer.assignment().stream()
+                        .sorted((a, b) -> a.topic().equals(b.topic())
+                            ? Integer.compare(a.partition(), b.partition()) : a.topic().compareTo(b.topic()))
+                        .forEach(tp -> {
+                            if (list.length() > 1)
+                                list.append(',');
+                            list.append('[').append(quote(tp.topic())).append(',').append(tp.partition()).append(']');
+                        });
+                    emit("{\"event\":\"assigned\",\"group\":" + quote(group) + ",\"instance\":" + quote(instance)
+                        + ",\"member_id\":" + quote(metadata.memberId()) + ",\"generation\":"
+                        + metadata.generationId() + ",\"partitions\":" + list.append(']') + "}");
+                }
+            });
+            while (RUNNING.get())
+                consumer.poll(Duration.ofMillis(100));
+        } catch (WakeupException stopping) {
+            // "stop" or end of stdin
+        } catch (Throwable e) {
+            emit("{\"event\":\"error\",\"instance\":" + quote(instance) + ",\"error\":" + quote(e.toString()) + "}");
+        } finally {
+            consumer.close(Duration.ofSeconds(5));
+            emit("{\"event\":\"closed\",\"instance\":" + quote(instance) + "}");
+        }
+    }
+
+    private static synchronized void emit(String json) {
+        System.out.println(json);
+        System.out.flush();
+    }
+
+    private static String quote(String s) {
+        StringBuilder b = new StringBuilder("\"");
+        for (char c : s.toCharArray()) {
+            if (c == '"' || c == '\\')
+                b.append('\\').append(c);
+            else if (c < 0x20)
+                b.append(String.format("\\u%04x", (int) c));
+            else
+                b.append(c);
+        }
+        return b.append('"').toString();
+    }
+}
