@@ -17,14 +17,34 @@ from .errors import (
     StaticConsumerError,
     UnsupportedBrokerError,
 )
+from .events import (
+    EnforceRebalanceRequested,
+    GroupJoined,
+    GroupLeft,
+    InstanceFenced,
+    JoinGroupReason,
+    MembershipEvent,
+    PartitionsAssigned,
+    PartitionsRevoked,
+    SessionExpired,
+)
 
 __version__ = "0.1.0"
 
 __all__ = [
     "ConfigurationError",
+    "EnforceRebalanceRequested",
     "FencedInstanceIdError",
+    "GroupJoined",
+    "GroupLeft",
+    "InstanceFenced",
     "InstanceId",
     "InvalidInstanceIdError",
+    "JoinGroupReason",
+    "MembershipEvent",
+    "PartitionsAssigned",
+    "PartitionsRevoked",
+    "SessionExpired",
     "SessionTimeoutOutOfRangeError",
     "StaticConsumer",
     "StaticConsumerError",

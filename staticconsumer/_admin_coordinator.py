@@ -17,7 +17,6 @@ from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
 import aiokafka.errors as Errors
-from aiokafka.client import ConnectionGroup
 from tenacity import (
     AsyncRetrying,
     RetryCallState,
@@ -27,7 +26,7 @@ from tenacity import (
     wait_exponential,
 )
 
-from ._compat import negotiate_versions
+from ._compat import any_known_node, ensure_node_metadata, negotiate_versions, send_to_node
 from .errors import GroupAdminError
 from .protocol import (
     CoordinatorType,
@@ -82,11 +81,13 @@ async def send(
     client: Any, node_id: int, request: Any, *, group_id: str, api: str, timeout_s: float,
     coordinator: bool = True,
 ) -> Any:  # fmt: skip
-    """``client.send`` bounded by ``timeout_s``; aiokafka and timeout errors → GroupAdminError."""
-    conn_group = ConnectionGroup.COORDINATION if coordinator else ConnectionGroup.DEFAULT
+    """Send ``request`` to ``node_id`` (its coordination connection unless ``coordinator`` is
+    False), bounded by ``timeout_s``; aiokafka and timeout errors → GroupAdminError."""
     log.debug("sending %s for group %r to node %s", api, group_id, node_id)
     try:
-        return await asyncio.wait_for(client.send(node_id, request, group=conn_group), timeout_s)
+        return await asyncio.wait_for(
+            send_to_node(client, node_id, request, coordination=coordinator), timeout_s
+        )
     except asyncio.TimeoutError:
         raise GroupAdminError(
             f"{api} for group {group_id!r} got no answer from node {node_id} in {timeout_s:g}s"
@@ -111,7 +112,7 @@ async def find_coordinator(
     client: Any, group_id: str, versions: GroupApiVersions, timeout_s: float
 ) -> int:
     """The node id of ``group_id``'s coordinator (FindCoordinator, key type group)."""
-    node_id = client.get_random_node()
+    node_id = any_known_node(client)
     if node_id is None:
         raise GroupAdminError(f"FindCoordinator for group {group_id!r}: no broker is known")
     request = build_find_coordinator(
@@ -126,9 +127,13 @@ async def find_coordinator(
     if row is None:
         raise GroupAdminError(f"FindCoordinator for group {group_id!r}: no answer for the group")
     check_code(group_id, "FindCoordinator", row.error_code, row.error_message)
-    if client.cluster.broker_metadata(row.node_id) is None:
-        # A coordinator we have no metadata for: refresh once so send() can connect to it.
-        await asyncio.wait_for(client.force_metadata_update(), timeout_s)
+    try:
+        await asyncio.wait_for(ensure_node_metadata(client, row.node_id), timeout_s)
+    except asyncio.TimeoutError:
+        raise GroupAdminError(
+            f"FindCoordinator for group {group_id!r}: no metadata for coordinator node "
+            f"{row.node_id} after {timeout_s:g}s"
+        ) from None
     log.debug(
         "coordinator of group %r is node %s (%s:%s)", group_id, row.node_id, row.host, row.port
     )

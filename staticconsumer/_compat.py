@@ -32,6 +32,7 @@ from aiokafka.util import create_future
 
 from . import _membership as m
 from ._broker_config import session_timeout_bounds
+from ._events import EventEmitter
 from ._reasons import (
     JOIN_REASON_ENFORCED_PREFIX,
     JOIN_REASON_GROUP_REBALANCING,
@@ -43,9 +44,23 @@ from ._reasons import (
 )
 from .errors import (
     FencedInstanceIdError,
+    ProtocolError,
     SessionTimeoutOutOfRangeError,
     StaticConsumerError,
     UnsupportedBrokerError,
+)
+from .events import (
+    REVOKED_CLOSE,
+    REVOKED_REBALANCE,
+    EnforceRebalanceRequested,
+    GroupJoined,
+    GroupLeft,
+    InstanceFenced,
+    JoinGroupReason,
+    MembershipEvent,
+    PartitionsAssigned,
+    PartitionsRevoked,
+    SessionExpired,
 )
 from .protocol import (
     CONSUMER_PROTOCOL_TYPE,
@@ -61,6 +76,7 @@ from .protocol import (
     build_leave_group,
     build_offset_commit,
     build_sync_group,
+    decode_assignment,
     decode_subscription,
     error_name,
     negotiate,
@@ -70,6 +86,7 @@ from .protocol import (
     parse_leave_group,
     parse_offset_commit,
     parse_sync_group,
+    truncate_reason,
 )
 
 log = logging.getLogger("staticconsumer")
@@ -116,9 +133,13 @@ class StaticGroupCoordinator(GroupCoordinator):  # type: ignore[misc]
         client_id: str,
         client_rack: str | None,
         on_fatal: Callable[[StaticConsumerError], None],
+        events: EventEmitter | None = None,
         **kwargs: Any,
     ) -> None:
         # Set before the parent constructor: it starts the coordination task.
+        self._events = events
+        #: Partitions handed to the application by the last join, until they are revoked.
+        self._handed_out: list[tuple[str, int]] | None = None
         self._versions = versions
         self._client_id = client_id
         self._client_rack = client_rack
@@ -139,6 +160,17 @@ class StaticGroupCoordinator(GroupCoordinator):  # type: ignore[misc]
         return m.MemberContext(
             self.group_id, self._group_instance_id, self.member_id, self._client_id
         )
+
+    def _emit(self, cls: type[MembershipEvent], **fields: Any) -> None:
+        """The one exit of membership events (``staticconsumer.events``): this member's identity
+        and generation as they are now, plus the event's own ``fields``. Never raises."""
+        if self._events is not None:
+            self._events.emit(
+                cls, group_id=self.group_id, client_id=self._client_id,
+                group_instance_id=self._group_instance_id,
+                member_id=self.member_id or None, generation_id=max(self.generation, -1),
+                **fields,
+            )  # fmt: skip
 
     def enter_fatal(self, error: StaticConsumerError) -> None:
         """Terminal: no heartbeat, re-join, commit or LeaveGroup from now on (STYLE rule 7)."""
@@ -164,7 +196,9 @@ class StaticGroupCoordinator(GroupCoordinator):  # type: ignore[misc]
     async def _become_fatal(self, error: StaticConsumerError) -> StaticConsumerError:
         """Every fatal path ends here: name the holder of a fenced id, then go terminal."""
         if isinstance(error, FencedInstanceIdError) and self.fatal_error is None:
-            error = await self._with_holder(error)
+            error, holder_id = await self._with_holder(error)
+            if self.fatal_error is None:  # another path may have gone fatal meanwhile
+                self._emit(InstanceFenced, api=error.api, other_holder=holder_id)
         self.enter_fatal(error)
         assert self.fatal_error is not None
         return self.fatal_error
@@ -174,16 +208,19 @@ class StaticGroupCoordinator(GroupCoordinator):  # type: ignore[misc]
         # Park the coordination routine until close(): never re-join.
         await asyncio.wait([self._closing])
 
-    async def _with_holder(self, error: FencedInstanceIdError) -> FencedInstanceIdError:
+    async def _with_holder(
+        self, error: FencedInstanceIdError
+    ) -> tuple[FencedInstanceIdError, str | None]:
         """Best effort, bounded: ask our coordinator (DescribeGroups on the open coordination
-        connection) which member now holds our instance id."""
+        connection) which member now holds our instance id. Returns the error (naming the holder
+        when found) and the holder's member id."""
         request = build_describe_groups(self._versions.describe_groups, group_ids=[self.group_id])
         try:
             response = await asyncio.wait_for(self._send_req(request), FENCE_DIAGNOSIS_S)
             groups = parse_describe_groups(response).groups
         except Exception as exc:  # diagnosis must never hide the fence itself
             log.debug("could not describe group %s after the fence: %r", self.group_id, exc)
-            return error
+            return error, None
         for group in groups:
             for member in group.members:
                 if member.group_instance_id == error.group_instance_id and (
@@ -195,8 +232,8 @@ class StaticGroupCoordinator(GroupCoordinator):  # type: ignore[misc]
                         f"member {member.member_id} (client id {member.client_id!r}, "
                         f"host {member.client_host}, as reported by the coordinator)"
                     )
-                    return m.fenced_error(self._ctx(), error.api, holder)
-        return error
+                    return m.fenced_error(self._ctx(), error.api, holder), member.member_id
+        return error, None
 
     def check_errors(self) -> None:
         if self.fatal_error is not None:
@@ -210,6 +247,7 @@ class StaticGroupCoordinator(GroupCoordinator):  # type: ignore[misc]
 
     def enforce_rebalance(self, reason: str) -> None:
         """Re-join with ``reason`` on the next JoinGroup (see StaticConsumer.enforce_rebalance)."""
+        self._emit(EnforceRebalanceRequested, reason=reason)
         if reason not in self._enforced:
             self._enforced.append(reason)
         self._join_reason = f"{JOIN_REASON_ENFORCED_PREFIX}: {'; '.join(self._enforced)}"
@@ -228,7 +266,30 @@ class StaticGroupCoordinator(GroupCoordinator):  # type: ignore[misc]
             (tp.topic, tp.partition)
             for tp in (previous_assignment.tps if previous_assignment else ())
         )
+        if previous_assignment is not None:  # before aiokafka runs on_partitions_revoked
+            self._handed_out = None
+            self._emit(PartitionsRevoked, partitions=self._owned, reason=REVOKED_REBALANCE)
         await super()._on_join_prepare(previous_assignment)
+
+    async def _on_join_complete(
+        self, generation: int, member_id: str, protocol: str, assignment_bytes: bytes
+    ) -> None:
+        """Report the join, and the assignment before aiokafka runs on_partitions_assigned."""
+        self._emit(GroupJoined, leader=self.is_leader, protocol=protocol)
+        try:
+            self._handed_out = list(decode_assignment(assignment_bytes).topic_partitions)
+            self._emit(PartitionsAssigned, partitions=self._handed_out)
+        except ProtocolError:
+            pass  # aiokafka's decoding below raises it to the user
+        await super()._on_join_complete(generation, member_id, protocol, assignment_bytes)
+
+    async def close(self) -> None:
+        """aiokafka's close, after reporting the partitions that stopping gives up (a fenced
+        member reports none: they were no longer its own)."""
+        if not self._closing.done() and self.fatal_error is None and self._handed_out is not None:
+            self._emit(PartitionsRevoked, partitions=self._handed_out, reason=REVOKED_CLOSE)
+            self._handed_out = None
+        await super().close()
 
     async def _do_rejoin_group(self, subscription: Any) -> bool:
         self._raise_if_fatal()
@@ -275,6 +336,7 @@ class StaticGroupCoordinator(GroupCoordinator):  # type: ignore[misc]
                 protocols=protocols,
                 reason=reason,
             )
+            self._emit(JoinGroupReason, reason=truncate_reason(reason) or reason)
             log.info("(Re-)joining group %s (reason: %s)", self.group_id, reason)
             try:
                 response = await self._send_req(request)
@@ -389,6 +451,8 @@ class StaticGroupCoordinator(GroupCoordinator):  # type: ignore[misc]
         if action is m.Action.COORDINATOR_DEAD:
             self.coordinator_dead()
         elif action is m.Action.RESET:
+            if self.member_id != UNKNOWN_MEMBER_ID:  # once per loss, not once per API
+                self._emit(SessionExpired, api=api)
             self.reset_generation()
         elif action is m.Action.REJOIN:
             self.request_rejoin()
@@ -480,16 +544,11 @@ class StaticGroupCoordinator(GroupCoordinator):  # type: ignore[misc]
         set by an explicit leave; a fenced member never sends anything."""
         dynamic = self._group_instance_id is None
         if self.fatal_error is None and self.generation > 0 and (dynamic or self.leave_reason):
+            reason = self.leave_reason or LEAVE_REASON_PREFIX
             request = build_leave_group(
                 self._versions.leave_group,
                 group_id=self.group_id,
-                members=[
-                    MemberIdentity(
-                        self.member_id,
-                        self._group_instance_id,
-                        self.leave_reason or LEAVE_REASON_PREFIX,
-                    )
-                ],
+                members=[MemberIdentity(self.member_id, self._group_instance_id, reason)],
             )
             try:
                 result = parse_leave_group(await self._send_req(request))
@@ -498,9 +557,18 @@ class StaticGroupCoordinator(GroupCoordinator):  # type: ignore[misc]
                     log.warning("LeaveGroup for group %s answered %s", self.group_id, codes)
                 else:
                     log.info("Left group %s (reason: %s)", self.group_id, self.leave_reason)
+                    self._emit(GroupLeft, reason=truncate_reason(reason) or reason)
             except Errors.KafkaError as err:
                 log.error("LeaveGroup request failed: %s", err)
         GroupCoordinator.reset_generation(self)
+
+
+def abandon_producer(producer: Any) -> None:
+    """Fail every record an ``AIOKafkaProducer`` still holds (aiokafka 0.14 accumulator), so that
+    its ``stop()`` does not wait for a cluster that does not answer."""
+    producer._message_accumulator.fail_all(
+        Errors.KafkaTimeoutError("abandoned: not delivered before the consumer stopped")
+    )
 
 
 async def start_consumer(consumer: Any, coordinator_kwargs: dict[str, Any]) -> None:
@@ -572,3 +640,57 @@ async def start_consumer(consumer: Any, coordinator_kwargs: dict[str, Any]) -> N
 
 def coordinator_of(consumer: Any) -> Any:
     return consumer._coordinator
+
+
+# --- Admin-client seams ------------------------------------------------------------------------
+# staticconsumer.admin and staticconsumer._admin_coordinator talk to brokers through a bare
+# aiokafka client. Everything they need from it goes through the functions below, so the admin
+# modules treat the client as an opaque handle. (Imports are local: this section is appended to
+# the module and must not disturb the coordinator's imports above.)
+
+
+async def open_admin_client(
+    bootstrap_servers: str | list[str], *, request_timeout_ms: int, client_id: str
+) -> Any:
+    """A bootstrapped ``aiokafka.AIOKafkaClient`` (metadata loaded); closed again if bootstrap
+    fails. aiokafka errors propagate unchanged: the caller translates them."""
+    from aiokafka.client import AIOKafkaClient
+
+    client = AIOKafkaClient(
+        bootstrap_servers=bootstrap_servers,
+        request_timeout_ms=request_timeout_ms,
+        client_id=client_id,
+    )
+    try:
+        await client.bootstrap()
+    except BaseException:
+        await client.close()
+        raise
+    return client
+
+
+async def close_client(client: Any) -> None:
+    await client.close()
+
+
+async def send_to_node(client: Any, node_id: int, request: Any, *, coordination: bool) -> Any:
+    """Send ``request`` to ``node_id`` and return the response. ``coordination=True`` uses the
+    node's separate coordination connection, as aiokafka's own GroupCoordinator does, so a slow
+    group request never queues behind fetches on the default connection."""
+    from aiokafka.client import ConnectionGroup
+
+    group = ConnectionGroup.COORDINATION if coordination else ConnectionGroup.DEFAULT
+    return await client.send(node_id, request, group=group)
+
+
+def any_known_node(client: Any) -> int | None:
+    """The id of some broker from the client's metadata (bootstrap nodes included), or None."""
+    node_id: int | None = client.get_random_node()
+    return node_id
+
+
+async def ensure_node_metadata(client: Any, node_id: int) -> None:
+    """Refresh metadata once when the client has no address for ``node_id`` (e.g. a coordinator
+    that FindCoordinator named but the last metadata did not list), so a send can connect."""
+    if client.cluster.broker_metadata(node_id) is None:
+        await client.force_metadata_update()

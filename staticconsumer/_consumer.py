@@ -7,9 +7,11 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
-from aiokafka import AIOKafkaConsumer
+from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
 
 from . import _compat
+from ._events import EventCallback, EventEmitter, event_options, producer_kwargs
+from ._events_publisher import EventPublisher
 from ._instance_id import InstanceId
 from ._reasons import LEAVE_REASON_PREFIX
 from .errors import ConfigurationError, StaticConsumerError
@@ -39,6 +41,16 @@ class StaticConsumer(AIOKafkaConsumer):  # type: ignore[misc]  # aiokafka is unt
       :class:`~staticconsumer.FencedInstanceIdError` from ``getone``, ``getmany``, ``async for``
       and ``commit``, and from every later call; heartbeats, re-joins, commits and LeaveGroup stop.
       ``on_fatal(error)`` runs once when that happens.
+    * Membership events (``staticconsumer.events``; schema in ``docs/membership-events.md``):
+      ``on_event(event)`` is called on the event loop for each join reason, join, assignment,
+      revocation, enforced rebalance, leave, fence and session expiry (it must not block; what it
+      raises is logged and counted in :attr:`events_callback_errors`). With ``events_topic`` the
+      events are also published as JSON (key: the group id) by a producer this consumer owns, on
+      the same cluster and security settings (``events_producer_config`` overrides producer
+      arguments). Publishing never holds up consumption: a bounded buffer
+      (``events_buffer_size``, default 10,000; when full the newest event is dropped and
+      :attr:`events_dropped` grows), errors logged and counted in :attr:`events_publish_errors`,
+      and :meth:`stop` flushes for at most ``events_flush_timeout_ms`` (default 5,000).
     * One JoinGroup per join, whatever the number of assignors, and the leader hands group
       instance ids to this project's assignors (``assignors`` package).
     """
@@ -48,6 +60,11 @@ class StaticConsumer(AIOKafkaConsumer):  # type: ignore[misc]  # aiokafka is unt
         *topics: str,
         group_instance_id: str | None = None,
         on_fatal: FatalCallback | None = None,
+        on_event: EventCallback | None = None,
+        events_topic: str | None = None,
+        events_buffer_size: int = 10_000,
+        events_flush_timeout_ms: int = 5_000,
+        events_producer_config: dict[str, Any] | None = None,
         **kwargs: Any,
     ) -> None:
         if group_instance_id is not None:
@@ -59,6 +76,11 @@ class StaticConsumer(AIOKafkaConsumer):  # type: ignore[misc]  # aiokafka is unt
                 )
         if on_fatal is not None and not callable(on_fatal):
             raise ConfigurationError(f"on_fatal must be callable, got {on_fatal!r}")
+        events = event_options(
+            on_event=on_event, events_topic=events_topic, events_buffer_size=events_buffer_size,
+            events_flush_timeout_ms=events_flush_timeout_ms,
+            events_producer_config=events_producer_config, group_id=kwargs.get("group_id"),
+        )  # fmt: skip
         strategies = kwargs.get("partition_assignment_strategy")
         if strategies is not None:
             kwargs["partition_assignment_strategy"] = tuple(
@@ -68,6 +90,20 @@ class StaticConsumer(AIOKafkaConsumer):  # type: ignore[misc]  # aiokafka is unt
         self._user_on_fatal = on_fatal
         self._fatal: StaticConsumerError | None = None
         self._fatal_future: asyncio.Future[StaticConsumerError] | None = None
+        self._events_publisher: EventPublisher | None = None
+        if events.topic is not None:
+            settings = producer_kwargs(kwargs, events.producer_config)
+            self._events_publisher = EventPublisher(
+                events.topic,
+                buffer_size=events.buffer_size,
+                flush_timeout_ms=events.flush_timeout_ms,
+                producer_factory=lambda: AIOKafkaProducer(**settings),
+                abandon=_compat.abandon_producer,
+            )
+        self._events: EventEmitter | None = None
+        if events.enabled:
+            sink = self._events_publisher.offer if self._events_publisher is not None else None
+            self._events = EventEmitter(events.on_event, sink)
 
     # -- identity --------------------------------------------------------------------------------
 
@@ -91,26 +127,61 @@ class StaticConsumer(AIOKafkaConsumer):  # type: ignore[misc]  # aiokafka is unt
         """The error that finished this consumer, if any."""
         return self._fatal
 
+    # -- membership events -----------------------------------------------------------------------
+
+    @property
+    def events_dropped(self) -> int:
+        """Events not published to ``events_topic``: the buffer was full, or they were still
+        buffered when :meth:`stop` ran out of ``events_flush_timeout_ms``."""
+        return self._events_publisher.dropped if self._events_publisher is not None else 0
+
+    @property
+    def events_publish_errors(self) -> int:
+        """Events the producer failed to deliver, plus failed attempts to start the producer."""
+        return self._events_publisher.publish_errors if self._events_publisher is not None else 0
+
+    @property
+    def events_published(self) -> int:
+        """Events the producer delivered to ``events_topic``."""
+        return self._events_publisher.published if self._events_publisher is not None else 0
+
+    @property
+    def events_callback_errors(self) -> int:
+        """Exceptions raised by ``on_event`` (each logged, none propagated)."""
+        return self._events.callback_errors if self._events is not None else 0
+
     # -- lifecycle -------------------------------------------------------------------------------
 
     async def start(self) -> None:
         self._fatal_future = asyncio.get_running_loop().create_future()
         try:
-            await _compat.start_consumer(self, {"on_fatal": self._on_fatal})
+            if self._events_publisher is not None:
+                await self._events_publisher.start()  # returns at once; events are buffered
+            await _compat.start_consumer(
+                self, {"on_fatal": self._on_fatal, "events": self._events}
+            )
         except BaseException:
             await super().stop()
+            if self._events_publisher is not None:
+                await self._events_publisher.stop()
             raise
 
     async def stop(self, leave_group: bool = False, reason: str | None = None) -> None:
         """Stop consuming. A static member stays in the group (no LeaveGroup) unless
-        ``leave_group=True``, which needs a ``reason`` (sent on LeaveGroup v5, KIP-800)."""
+        ``leave_group=True``, which needs a ``reason`` (sent on LeaveGroup v5, KIP-800).
+        With ``events_topic``, buffered events are then flushed for at most
+        ``events_flush_timeout_ms`` and the events producer is closed."""
         if leave_group:
             if not reason or not reason.strip():
                 raise ConfigurationError("stop(leave_group=True) needs a non-empty reason")
             coordinator = _compat.coordinator_of(self)
             if coordinator is not None and hasattr(coordinator, "leave_reason"):
                 coordinator.leave_reason = f"{LEAVE_REASON_PREFIX}: {reason}"
-        await super().stop()
+        try:
+            await super().stop()
+        finally:
+            if self._events_publisher is not None:  # after the leave: its event is published
+                await self._events_publisher.stop()
 
     async def enforce_rebalance(self, reason: str) -> None:
         """Make the group rebalance now (Java ``enforceRebalance(reason)``, KIP-800).

@@ -13,6 +13,10 @@ admin removes it by instance id and the group rebalances at once::
 
     await remove_members("localhost:9092", "orders", ["orders-3"])
 
+:func:`remove_members` raises when some instance id could not be removed;
+:func:`try_remove_members` does the same request and returns a :class:`RemovalOutcome` that says,
+per instance id, removed or Kafka's error name (the CLI uses it to print both lists).
+
 :func:`remove_members` sends ONE LeaveGroup v3+ request (batched, KIP-345) naming every instance id
 with member id ``""``, as Java's ``Admin.removeMembersFromConsumerGroup`` does; from v5 each
 member carries a reason (KIP-800, default ``"member was removed by an admin"``), which the broker
@@ -36,9 +40,9 @@ from dataclasses import dataclass
 from typing import Any
 
 import aiokafka.errors as Errors
-from aiokafka.client import AIOKafkaClient
 
 from ._admin_coordinator import check_code, send, with_coordinator
+from ._compat import close_client, open_admin_client
 from ._instance_id import InstanceId
 from ._reasons import ADMIN_REMOVE_REASON
 from .errors import ConfigurationError, GroupAdminError, ProtocolError, UnknownMemberError
@@ -60,10 +64,12 @@ __all__ = [
     "DEFAULT_TIMEOUT_S",
     "GroupDescription",
     "GroupMemberDescription",
+    "RemovalOutcome",
     "RemoveMembersResult",
     "describe_group",
     "describe_group_with_client",
     "remove_members",
+    "try_remove_members",
 ]
 
 log = logging.getLogger("staticconsumer.admin")
@@ -126,8 +132,10 @@ class RemoveMembersResult:
 
 
 @dataclass(frozen=True)
-class _LeaveOutcome:
-    """Per instance id: removed, or the error name the broker gave (used by the CLI too)."""
+class RemovalOutcome:
+    """What :func:`try_remove_members` did, per instance id, in the order given: ``removed``
+    ids, and ``failed`` pairs of ``(instance id, Kafka error name)``, e.g.
+    ``("svc-9", "UNKNOWN_MEMBER_ID")``."""
 
     group_id: str
     removed: tuple[str, ...]
@@ -240,17 +248,14 @@ async def describe_group_with_client(
 
 
 async def _client(bootstrap_servers: str | list[str], timeout_s: float) -> Any:
-    client = AIOKafkaClient(
-        bootstrap_servers=bootstrap_servers,
-        request_timeout_ms=int(timeout_s * 1000),
-        client_id="staticconsumer-admin",
-    )
     try:
-        await client.bootstrap()
+        return await open_admin_client(
+            bootstrap_servers,
+            request_timeout_ms=int(timeout_s * 1000),
+            client_id="staticconsumer-admin",
+        )
     except Errors.KafkaError as exc:
-        await client.close()
         raise GroupAdminError(f"could not reach Kafka at {bootstrap_servers!r}: {exc}") from exc
-    return client
 
 
 async def describe_group(
@@ -268,21 +273,24 @@ async def describe_group(
     try:
         return await describe_group_with_client(client, group_id, timeout_s)
     finally:
-        await client.close()
+        await close_client(client)
 
 
 # --- LeaveGroup --------------------------------------------------------------------------------
 
 
-async def _leave(
+async def try_remove_members(
     bootstrap_servers: str | list[str],
     group_id: str,
     instance_ids: Iterable[str],
-    reason: str | None,
-    timeout_s: float,
-) -> _LeaveOutcome:
-    """Validate, send one LeaveGroup batch, and report per instance id (raises only for errors
-    that concern the whole request)."""
+    reason: str | None = None,
+    *,
+    timeout_s: float = DEFAULT_TIMEOUT_S,
+) -> RemovalOutcome:
+    """:func:`remove_members`, but an instance id the broker refused (e.g. UNKNOWN_MEMBER_ID)
+    is reported in :attr:`RemovalOutcome.failed` instead of raised. Raises, as
+    :func:`remove_members` does, for invalid arguments (``ConfigurationError``, before any I/O)
+    and for failures of the whole request (``GroupAdminError``)."""
     _check_common(bootstrap_servers, group_id, timeout_s)
     ids = _check_instance_ids(instance_ids)
     if reason is not None and not isinstance(reason, str):
@@ -292,7 +300,7 @@ async def _leave(
 
     client = await _client(bootstrap_servers, timeout_s)
 
-    async def leave(node_id: int, versions: GroupApiVersions) -> _LeaveOutcome:
+    async def leave(node_id: int, versions: GroupApiVersions) -> RemovalOutcome:
         request = build_leave_group(
             versions.leave_group,
             group_id=group_id,
@@ -304,7 +312,7 @@ async def _leave(
         result = parse_leave_group(response)
         if result.error_code == ErrorCode.UNKNOWN_MEMBER_ID:
             # The coordinator does not know the group at all: none of the ids is a member.
-            return _LeaveOutcome(
+            return RemovalOutcome(
                 group_id, (), tuple((i, error_name(result.error_code)) for i in ids)
             )
         check_code(group_id, "LeaveGroup", result.error_code)
@@ -316,16 +324,16 @@ async def _leave(
             )
         removed = tuple(i for i in ids if codes[i] == ErrorCode.NONE)
         failed = tuple((i, error_name(codes[i])) for i in ids if codes[i] != ErrorCode.NONE)
-        return _LeaveOutcome(group_id, removed, failed)
+        return RemovalOutcome(group_id, removed, failed)
 
     try:
-        outcome: _LeaveOutcome = await with_coordinator(
+        outcome: RemovalOutcome = await with_coordinator(
             client, group_id, leave, timeout_s=timeout_s
         )
     except Errors.KafkaError as exc:
         raise GroupAdminError(f"LeaveGroup for group {group_id!r} failed: {exc!r}") from exc
     finally:
-        await client.close()
+        await close_client(client)
     if outcome.removed:
         log.info("removed %s from group %r", ", ".join(outcome.removed), group_id)
     for instance_id, name in outcome.failed:
@@ -333,7 +341,7 @@ async def _leave(
     return outcome
 
 
-def _raise_for_failures(outcome: _LeaveOutcome) -> None:
+def _raise_for_failures(outcome: RemovalOutcome) -> None:
     if not outcome.failed:
         return
     group = outcome.group_id
@@ -368,6 +376,8 @@ async def remove_members(
     not have (``.instance_ids``) — the known ones in the same call ARE removed;
     :class:`~staticconsumer.errors.GroupAdminError` for any other failure.
     """
-    outcome = await _leave(bootstrap_servers, group_id, instance_ids, reason, timeout_s)
+    outcome = await try_remove_members(
+        bootstrap_servers, group_id, instance_ids, reason, timeout_s=timeout_s
+    )
     _raise_for_failures(outcome)
     return RemoveMembersResult(group_id, outcome.removed)

@@ -18,7 +18,7 @@ from staticconsumer._admin_render import (
 from staticconsumer.admin import (
     GroupDescription,
     GroupMemberDescription,
-    _LeaveOutcome,
+    RemovalOutcome,
     _raise_for_failures,
     describe_group,
     remove_members,
@@ -86,18 +86,18 @@ async def test_unreachable_broker_is_a_group_admin_error() -> None:
 
 
 def test_unknown_ids_raise_unknown_member_error_naming_them_and_the_removed() -> None:
-    outcome = _LeaveOutcome("g", ("a",), (("nope", "UNKNOWN_MEMBER_ID"),))
+    outcome = RemovalOutcome("g", ("a",), (("nope", "UNKNOWN_MEMBER_ID"),))
     with pytest.raises(UnknownMemberError, match=r"nope.*removed: a") as caught:
         _raise_for_failures(outcome)
     assert caught.value.instance_ids == ("nope",)
 
 
 def test_other_per_member_errors_raise_group_admin_error() -> None:
-    outcome = _LeaveOutcome("g", (), (("x", "UNKNOWN_MEMBER_ID"), ("y", "FENCED_INSTANCE_ID")))
+    outcome = RemovalOutcome("g", (), (("x", "UNKNOWN_MEMBER_ID"), ("y", "FENCED_INSTANCE_ID")))
     with pytest.raises(GroupAdminError, match=r"y \(FENCED_INSTANCE_ID\)") as caught:
         _raise_for_failures(outcome)
     assert not isinstance(caught.value, UnknownMemberError)
-    _raise_for_failures(_LeaveOutcome("g", ("a", "b"), ()))  # all removed: no error
+    _raise_for_failures(RemovalOutcome("g", ("a", "b"), ()))  # all removed: no error
 
 
 def test_check_code_maps_codes() -> None:

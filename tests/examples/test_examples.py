@@ -1,0 +1,104 @@
+"""Each example script runs as users run it (a subprocess from the repository root) against the
+test broker, and must end with exit status 0 and print what it claims."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from staticconsumer.localkafka import KafkaCluster, LocalKafkaCluster
+
+REPO = Path(__file__).resolve().parents[2]
+#: Generous: both scripts take well under 30 s on an idle machine; CI machines are shared.
+RUN_TIMEOUT_S = 240
+
+#: "  svc-0  partitions [0, 1]  member id aiokafka-0.14.0-..." (plain_aiokafka_plugin.py)
+ROW = re.compile(r"^\s+(svc-\d)\s+partitions \[([\d, ]*)\]\s+member id (\S+)$")
+
+
+def run_example(script: str, bootstrap: str) -> str:
+    done = subprocess.run(
+        [sys.executable, f"examples/{script}", "--bootstrap-servers", bootstrap],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=RUN_TIMEOUT_S,
+        check=False,
+    )
+    assert done.returncode == 0, (
+        f"{script} exited {done.returncode}\n--- stdout\n{done.stdout}\n--- stderr\n{done.stderr}"
+    )
+    return done.stdout
+
+
+def blocks(stdout: str) -> dict[str, dict[str, tuple[tuple[int, ...], str]]]:
+    """Heading line -> {instance id: (partitions, member id)} for the rows under it."""
+    found: dict[str, dict[str, tuple[tuple[int, ...], str]]] = {}
+    heading = ""
+    for line in stdout.splitlines():
+        row = ROW.match(line)
+        if row is None:
+            heading = line.strip()
+            continue
+        parts = tuple(int(p) for p in row.group(2).split(",") if p.strip())
+        found.setdefault(heading, {})[row.group(1)] = (parts, row.group(3))
+    return found
+
+
+def test_plain_aiokafka_plugin_keeps_the_assignment_by_instance_id(kafka_bootstrap: str) -> None:
+    stdout = run_example("plain_aiokafka_plugin.py", kafka_bootstrap)
+    tables = blocks(stdout)
+    before = tables["assignment by instance id:"]
+    gap = tables["while svc-1 is away (it left the group):"]
+    after = tables["assignment by instance id after restarting svc-1:"]
+
+    assert sorted(before) == sorted(after) == ["svc-0", "svc-1", "svc-2"]
+    assert sorted(gap) == ["svc-0", "svc-2"]
+    for table in (before, gap, after):
+        owned = sorted(p for parts, _ in table.values() for p in parts)
+        assert owned == list(range(6)), f"every partition exactly once: {table}"
+    # Same partitions per instance id; svc-1 really is a new member.
+    assert {i: parts for i, (parts, _) in before.items()} == {
+        i: parts for i, (parts, _) in after.items()
+    }
+    assert before["svc-1"][1] != after["svc-1"][1]
+    assert before["svc-0"][1] == after["svc-0"][1] and before["svc-2"][1] == after["svc-2"][1]
+    # Range in instance-id order, like Java's: svc-0 gets the first range.
+    assert before["svc-0"][0] == (0, 1) and before["svc-2"][0] == (4, 5)
+    assert "RangePartitionAssignor" in stdout
+    assert "OK: svc-1 came back with a new member id" in stdout
+
+
+def _reason_logged(cluster: KafkaCluster, group: str, reason: str) -> bool:
+    return any(
+        f"[Group {group}]" in line and f"client reason: {reason}" in line
+        for line in cluster.logs().splitlines()
+    )
+
+
+def test_scale_down_hands_partitions_over_without_a_session_timeout(
+    kafka_cluster: KafkaCluster, kafka_bootstrap: str
+) -> None:
+    stdout = run_example("scale_down.py", kafka_bootstrap)
+    group = re.search(r"^group (scale-down-\w+),", stdout, re.MULTILINE)
+    assert group is not None, stdout
+    tables = list(blocks(stdout).values())
+    assert [sorted(t) for t in tables] == [["svc-0", "svc-1", "svc-2"], ["svc-0", "svc-1"],
+                                           ["svc-0"]]  # fmt: skip
+    assert tables[1]["svc-0"][0] + tables[1]["svc-1"][0] == tuple(range(6))
+    assert tables[2]["svc-0"][0] == tuple(range(6))
+    # The same svc-0 member throughout: only the others went away.
+    assert len({t["svc-0"][1] for t in tables}) == 1
+    assert "still a member: the broker keeps partitions [3, 4, 5] for it" in stdout
+    assert stdout.count(": Stable, protocol range, generation") == 3
+    assert "OK: both members left at once" in stdout
+
+    if isinstance(kafka_cluster, LocalKafkaCluster):  # its log is ours to read
+        reasons = ("the consumer is being closed: scale down to 2", "scale down to 1")
+        deadline = time.monotonic() + 20
+        while not all(_reason_logged(kafka_cluster, group.group(1), r) for r in reasons):
+            assert time.monotonic() < deadline, "the broker never logged both leave reasons"
+            time.sleep(0.2)
