@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# The main job for a newcomer. Extra arguments go to the command it runs.
+# The main job for a newcomer: `staticconsumer demo` (a rolling restart of a stateful Streams-like
+# app on a real local Kafka, static membership; pass --dynamic to see the same without it).
+# Extra arguments go to `staticconsumer demo` (see `staticconsumer demo --help`).
 set -euo pipefail
 EXTRAS="${EXTRAS:-test}"
 source "$(dirname "$0")/_venv.sh"
 cd "$root"
-# Until the Streams-like demo lands (issue 6) the main job starts a real local Kafka and prints
-# BOOTSTRAP_SERVERS=...; Ctrl-C stops it and removes its data.
-exec "$VENV/bin/staticconsumer" local-kafka "$@"
+exec "$VENV/bin/staticconsumer" demo "$@"

@@ -1,0 +1,38 @@
+"""The app's settings (one object, built from the command line)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from staticconsumer import InstanceId
+
+
+@dataclass(frozen=True)
+class AppConfig:
+    bootstrap_servers: str
+    group: str
+    instance_base: str
+    threads: int
+    state_dir: Path
+    input_topic: str
+    output_topic: str
+    changelog_topic: str
+    dynamic: bool = False
+    session_timeout_ms: int = 30_000
+    heartbeat_interval_ms: int = 1_000
+    events_topic: str | None = None
+    max_records: int = 500
+
+    def __post_init__(self) -> None:
+        if self.threads < 1:
+            raise ValueError(f"--threads must be at least 1, got {self.threads}")
+        InstanceId.validate(self.instance_base, field="--instance-base")
+
+    def thread_name(self, n: int) -> str:
+        """``<base>-thread-<n>``: the thread's group.instance.id when static, and the name of
+        its state directory in both modes (so a restart finds its state again)."""
+        return InstanceId.for_thread(self.instance_base, n)
+
+    def instance_id(self, n: int) -> str | None:
+        return None if self.dynamic else self.thread_name(n)
