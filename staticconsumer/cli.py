@@ -90,11 +90,12 @@ def _remove_members(args: argparse.Namespace) -> int:
     import asyncio
 
     from ._admin_render import format_json, format_removal, removal_document
-    from .admin import _leave
+    from .admin import try_remove_members
 
-    outcome = asyncio.run(
-        _leave(args.bootstrap_servers, args.group, args.instance_id, args.reason, args.timeout)
+    removal = try_remove_members(
+        args.bootstrap_servers, args.group, args.instance_id, args.reason, timeout_s=args.timeout
     )
+    outcome = asyncio.run(removal)
     if args.json:
         out = format_json(removal_document(outcome.group_id, outcome.removed, outcome.failed))
     else:
@@ -195,6 +196,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     prefetch.set_defaults(run=_prefetch)
     _add_admin_commands(commands)
+    from ._demo import add_demo_command  # the demo (issue 6) registers its own sub-command
+
+    add_demo_command(commands)
+    from .analytics.cli import add_report_command  # the Spark report (issue 7); pyspark is lazy
+
+    add_report_command(commands)
     return parser
 
 
