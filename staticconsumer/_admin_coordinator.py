@@ -88,7 +88,7 @@ async def send(
         return await asyncio.wait_for(
             send_to_node(client, node_id, request, coordination=coordinator), timeout_s
         )
-    except asyncio.TimeoutError:
+    except TimeoutError:
         raise GroupAdminError(
             f"{api} for group {group_id!r} got no answer from node {node_id} in {timeout_s:g}s"
         ) from None
@@ -102,7 +102,7 @@ async def group_api_versions(client: Any, timeout_s: float) -> GroupApiVersions:
     """The group API versions to use with this cluster (ApiVersions of one broker)."""
     try:
         return await asyncio.wait_for(negotiate_versions(client), timeout_s)
-    except asyncio.TimeoutError:
+    except TimeoutError:
         raise GroupAdminError(f"ApiVersions got no answer in {timeout_s:g}s") from None
     except Errors.KafkaError as exc:
         raise GroupAdminError(f"ApiVersions failed: {exc!r}") from exc
@@ -129,7 +129,7 @@ async def find_coordinator(
     check_code(group_id, "FindCoordinator", row.error_code, row.error_message)
     try:
         await asyncio.wait_for(ensure_node_metadata(client, row.node_id), timeout_s)
-    except asyncio.TimeoutError:
+    except TimeoutError:
         raise GroupAdminError(
             f"FindCoordinator for group {group_id!r}: no metadata for coordinator node "
             f"{row.node_id} after {timeout_s:g}s"

@@ -17,11 +17,13 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import shutil
 import signal
 import sys
 import tempfile
 import time
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -91,11 +93,26 @@ def add_demo_command(commands: Any) -> None:
         metavar="SECONDS",
         help="time between stopping the process and starting it again (default 3)",
     )
+    demo.add_argument(
+        "--report",
+        action="store_true",
+        help="run the static and the --dynamic scenario, both publishing membership events, then "
+        "the Spark report on them side by side (needs the 'spark' extra)",
+    )
+    demo.add_argument(
+        "--report-out",
+        type=Path,
+        default=Path("staticconsumer-demo-report"),
+        metavar="DIR",
+        help="with --report: where report.html, timeline.png, the Parquet tables and "
+        "events.jsonl go (default ./staticconsumer-demo-report)",
+    )
     demo.set_defaults(run=run_demo)
 
 
 def run_demo(args: argparse.Namespace) -> int:
     from ..localkafka import ExternalCluster, cluster_from_environment
+    from . import _report
     from ._apps import examples_dir
     from ._scenario import DemoOptions, run_scenario
     from ._summary import render_text
@@ -114,14 +131,31 @@ def run_demo(args: argparse.Namespace) -> int:
                 "--events-topic needs a StaticConsumer with the events_topic= option "
                 "(membership events, docs/membership-events.md); this staticconsumer has none"
             )
+    if args.report:
+        from ..analytics._deps import require_spark
+
+        try:
+            require_spark()
+        except ImportError as exc:
+            raise ConfigurationError(f"--report: {exc}") from None
+        if args.dynamic:
+            raise ConfigurationError("--report runs both the static and the dynamic scenario; "
+                                     "drop --dynamic")  # fmt: skip
     examples_dir()  # a clear error before anything starts
-    options = DemoOptions(
-        dynamic=args.dynamic,
-        records=args.records,
-        session_timeout_ms=args.session_timeout_ms,
-        events_topic=args.events_topic,
-        restart_pause_s=args.restart_pause,
-    )
+    events_topic = args.events_topic
+    if args.report and events_topic is None:
+        events_topic = f"scdemo-events-{os.getpid()}-{uuid.uuid4().hex[:6]}"
+    modes = (False, True) if args.report else (args.dynamic,)
+    runs = [
+        DemoOptions(
+            dynamic=dynamic,
+            records=args.records,
+            session_timeout_ms=args.session_timeout_ms,
+            events_topic=events_topic,
+            restart_pause_s=args.restart_pause,
+        )
+        for dynamic in modes
+    ]
     say = _Progress()
     cluster = (
         ExternalCluster(args.bootstrap_servers)
@@ -134,26 +168,62 @@ def run_demo(args: argparse.Namespace) -> int:
         if not shared:
             say("starting a local Apache Kafka (stopped and removed at the end)")
         cluster.start()
-        say(f"Kafka at {cluster.bootstrap_servers}; {options.mode} membership")
-        summary = asyncio.run(
-            _with_sigterm(
-                run_scenario(
-                    cluster.bootstrap_servers, options, workdir, say, shared_cluster=shared
+        bootstrap = cluster.bootstrap_servers
+        summaries: list[dict[str, Any]] = []
+        report: dict[str, Any] | None = None
+        if args.report:
+            asyncio.run(_report.create_events_topic(bootstrap, str(events_topic)))
+        try:
+            for options in runs:
+                say(f"Kafka at {bootstrap}; {options.mode} membership")
+                rundir = workdir / options.mode
+                rundir.mkdir()
+                scenario = run_scenario(bootstrap, options, rundir, say, shared_cluster=shared)
+                summaries.append(asyncio.run(_with_sigterm(scenario)))
+            if args.report:
+                out = args.report_out.resolve()
+                out.mkdir(parents=True, exist_ok=True)
+                saved = asyncio.run(
+                    _report.save_events(bootstrap, str(events_topic), out / "events.jsonl")
                 )
-            )
-        )
+                say(f"{saved} membership events saved to {out / 'events.jsonl'}")
+                report = _report.build_report(
+                    bootstrap, str(events_topic), out, {s["mode"]: s for s in summaries}, say
+                )
+        finally:
+            if args.report and shared and args.events_topic is None:
+                asyncio.run(_delete_topic(bootstrap, str(events_topic)))
     except (KeyboardInterrupt, asyncio.CancelledError):
         print("staticconsumer demo: interrupted; cleaned up", file=sys.stderr)
         return EXIT_INTERRUPTED
     finally:
         cluster.stop()
         shutil.rmtree(workdir, ignore_errors=True)
+    ok = all(s["ok"] for s in summaries)
     if args.json:
-        sys.stdout.write(json.dumps(summary, indent=2, sort_keys=True) + "\n")
+        doc: dict[str, Any] = summaries[0] if len(summaries) == 1 else {
+            "ok": ok, **{s["mode"]: s for s in summaries}
+        }  # fmt: skip
+        if report is not None:
+            doc["report"] = report
+        sys.stdout.write(json.dumps(doc, indent=2, sort_keys=True) + "\n")
     else:
-        sys.stdout.write(render_text(summary))
+        sys.stdout.write("\n".join(render_text(s) for s in summaries))
+        if report is not None:
+            sys.stdout.write("\n" + _report.render_side_by_side(report))
     sys.stdout.flush()
-    return EXIT_OK if summary["ok"] else EXIT_FAILED
+    return EXIT_OK if ok else EXIT_FAILED
+
+
+async def _delete_topic(bootstrap: str, topic: str) -> None:
+    from aiokafka.admin import AIOKafkaAdminClient
+
+    admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap)
+    await admin.start()
+    try:
+        await admin.delete_topics([topic])
+    finally:
+        await admin.close()
 
 
 async def _with_sigterm(work: Any) -> Any:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 
 def parse_time_ms(text: str, *, field: str = "time") -> int:
@@ -26,7 +26,7 @@ def parse_time_ms(text: str, *, field: str = "time") -> int:
             "(e.g. 2026-01-01T12:00:00Z)"
         ) from None
     if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=timezone.utc)
+        moment = moment.replace(tzinfo=UTC)
     return int(moment.timestamp() * 1000)
 
 
@@ -34,5 +34,5 @@ def format_ms(ts_ms: int | None) -> str:
     """``ts_ms`` as ``YYYY-MM-DD HH:MM:SS.mmm`` UTC, or ``-``."""
     if ts_ms is None:
         return "-"
-    moment = datetime.fromtimestamp(ts_ms / 1000, tz=timezone.utc)
+    moment = datetime.fromtimestamp(ts_ms / 1000, tz=UTC)
     return moment.strftime("%Y-%m-%d %H:%M:%S.") + f"{ts_ms % 1000:03d}"
