@@ -9,6 +9,8 @@ from typing import Any, TypeVar
 
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
 
+from assignors import RangeAssignor, RoundRobinAssignor
+
 from . import _compat
 from ._events import EventCallback, EventEmitter, event_options, producer_kwargs
 from ._events_publisher import EventPublisher
@@ -20,6 +22,17 @@ log = logging.getLogger("staticconsumer")
 T = TypeVar("T")
 
 FatalCallback = Callable[[StaticConsumerError], None]
+
+
+def default_assignors() -> tuple[Any, ...]:
+    """The assignors a :class:`StaticConsumer` offers when none are given, in preference order.
+
+    ``range`` first, as the Java client's default list starts with it, so a group mixing
+    default-configured Java consumers and StaticConsumers agrees on ``range``; ``roundrobin``
+    second, so a group mixing StaticConsumers with default-configured aiokafka consumers (which
+    offer only ``roundrobin``) still forms. Both sort members on ``group.instance.id`` first.
+    """
+    return (RangeAssignor(), RoundRobinAssignor())
 
 
 class StaticConsumer(AIOKafkaConsumer):  # type: ignore[misc]  # aiokafka is untyped
@@ -53,6 +66,9 @@ class StaticConsumer(AIOKafkaConsumer):  # type: ignore[misc]  # aiokafka is unt
       and :meth:`stop` flushes for at most ``events_flush_timeout_ms`` (default 5,000).
     * One JoinGroup per join, whatever the number of assignors, and the leader hands group
       instance ids to this project's assignors (``assignors`` package).
+    * The default ``partition_assignment_strategy`` is :func:`default_assignors`: this project's
+      instance-id-first ``range`` then ``roundrobin`` (aiokafka's default is its own
+      ``roundrobin``, which orders members by member id, so a restart can move partitions).
     """
 
     def __init__(
@@ -82,10 +98,11 @@ class StaticConsumer(AIOKafkaConsumer):  # type: ignore[misc]  # aiokafka is unt
             events_producer_config=events_producer_config, group_id=kwargs.get("group_id"),
         )  # fmt: skip
         strategies = kwargs.get("partition_assignment_strategy")
-        if strategies is not None:
-            kwargs["partition_assignment_strategy"] = tuple(
-                s() if isinstance(s, type) and hasattr(s, "assign_group") else s for s in strategies
-            )
+        if strategies is None:
+            strategies = default_assignors()
+        kwargs["partition_assignment_strategy"] = tuple(
+            s() if isinstance(s, type) and hasattr(s, "assign_group") else s for s in strategies
+        )
         super().__init__(*topics, group_instance_id=group_instance_id, **kwargs)
         self._user_on_fatal = on_fatal
         self._fatal: StaticConsumerError | None = None

@@ -80,7 +80,7 @@ async def test_static_member_start_reports_join_reason_joined_and_assigned(
         assert isinstance(joined, GroupJoined) and joined.leader is True
         assert joined.generation_id == member.consumer.generation_id >= 1
         assert joined.member_id == member.consumer.member_id and joined.member_id.startswith("ev-a")
-        assert joined.protocol == "roundrobin"  # aiokafka's default assignor
+        assert joined.protocol == "range"  # StaticConsumer's default: our range assignor first
         assert assigned.partitions == ((topic, 0), (topic, 1), (topic, 2))
         assert assigned.generation_id == joined.generation_id
         assert not _of(events, PartitionsRevoked), "nothing was revoked on a first join"
