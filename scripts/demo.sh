@@ -3,7 +3,8 @@
 # app on a real local Kafka, static membership; pass --dynamic to see the same without it).
 # Extra arguments go to `staticconsumer demo` (see `staticconsumer demo --help`).
 set -euo pipefail
-EXTRAS="${EXTRAS:-test}"
+# The spark extra (pyspark, matplotlib) is only used by `--report`; it installs once.
+EXTRAS="${EXTRAS:-spark}"
 source "$(dirname "$0")/_venv.sh"
 cd "$root"
 exec "$VENV/bin/staticconsumer" demo "$@"
