@@ -15,17 +15,21 @@ roster is our client-side take on KIP-469.
 
 Racks (KIP-881): ``assign_range(..., partition_racks={(topic, partition): racks})`` is rack-aware
 exactly as Java's RangeAssignor when members have a ``rack``. Round-robin ignores racks, as Java's
-does; sticky and roster ignore them too. The ``RangeAssignor`` object plans without racks: the
-StaticConsumer leader gives assignors partition counts only, not replica racks.
+does; sticky and roster ignore them too. ``RangeAssignor()`` in a StaticConsumer is rack-aware as
+well: when some member sent a rack (``client_rack=``), the leader passes the replica racks from its
+cluster metadata as ``assign_group(..., partition_racks=...)``.
 
 **GroupAssignor** (a ``typing.Protocol``) is what StaticConsumer uses. Each assignor object here
 satisfies it:
 
 * ``name: str`` — the protocol name in JoinGroup: "range", "roundrobin", "sticky", "roster".
-* ``assign_group(members: Sequence[Member], partitions_per_topic: Mapping[str, int])
-  -> dict[str, MemberAssignment]`` — called by the leader with the decoded subscriptions and the
-  instance ids from the JoinGroup response. ``MemberAssignment.partitions`` is sorted;
-  ``MemberAssignment.user_data`` goes into the assignment (empty for range and round-robin).
+* ``assign_group(members: Sequence[Member], partitions_per_topic: Mapping[str, int], *,
+  partition_racks=None) -> dict[str, MemberAssignment]`` — called by the leader with the decoded
+  subscriptions and the instance ids from the JoinGroup response, plus ``{(topic, partition):
+  replica racks}`` when some member has a rack and the method's signature names
+  ``partition_racks`` (older implementations without it still work, without racks).
+  ``MemberAssignment.partitions`` is sorted; ``MemberAssignment.user_data`` goes into the
+  assignment (empty for range and round-robin).
 * ``subscription_user_data(topics, owned: Sequence[tuple[str, int]], generation: int) -> bytes`` —
   called by each member for its own subscription. Sticky and roster put a Java StickyAssignor V1
   body (owned partitions + generation) first, so Java leaders stay sticky; every assignor appends

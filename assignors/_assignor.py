@@ -7,7 +7,7 @@ from typing import ClassVar, Protocol, TypeVar
 
 from ._aiokafka import AiokafkaAdapter
 from ._member import Member, MemberAssignment, Plan, TopicPartition
-from ._range import assign_range
+from ._range import PartitionRacks, assign_range
 from ._roster import assign_roster, check_roster
 from ._roundrobin import assign_roundrobin
 from ._sticky import assign_sticky, previous_assignment
@@ -17,13 +17,22 @@ _A = TypeVar("_A", bound="_InstanceAssignor")
 
 
 class GroupAssignor(Protocol):
-    """What StaticConsumer's leader and members call (see the package docstring)."""
+    """What StaticConsumer's leader and members call (see the package docstring).
+
+    The leader passes ``partition_racks`` (KIP-881) only when some member has a rack and only to
+    an ``assign_group`` whose signature names ``partition_racks`` (or takes ``**kwargs``), so an
+    ``assign_group(members, partitions_per_topic)`` written before racks keeps working.
+    """
 
     @property
     def name(self) -> str: ...
 
     def assign_group(
-        self, members: Sequence[Member], partitions_per_topic: Mapping[str, int]
+        self,
+        members: Sequence[Member],
+        partitions_per_topic: Mapping[str, int],
+        *,
+        partition_racks: PartitionRacks | None = None,
     ) -> dict[str, MemberAssignment]: ...
 
     def subscription_user_data(
@@ -43,18 +52,33 @@ class _Assignor(AiokafkaAdapter):
     def __repr__(self) -> str:
         return f"{type(self).__name__}(group_instance_id={self.group_instance_id!r})"
 
-    def plan(self, members: Sequence[Member], partitions_per_topic: Mapping[str, int]) -> Plan:
+    def plan(
+        self,
+        members: Sequence[Member],
+        partitions_per_topic: Mapping[str, int],
+        *,
+        partition_racks: PartitionRacks | None = None,
+    ) -> Plan:
+        """The pure plan; only rack-aware assignors (range) look at ``partition_racks``."""
         raise NotImplementedError
 
     def assignment_user_data(self, members: Sequence[Member]) -> bytes:
         return b""
 
     def assign_group(
-        self, members: Sequence[Member], partitions_per_topic: Mapping[str, int]
+        self,
+        members: Sequence[Member],
+        partitions_per_topic: Mapping[str, int],
+        *,
+        partition_racks: PartitionRacks | None = None,
     ) -> dict[str, MemberAssignment]:
-        """Leader hook: ``member_id -> MemberAssignment`` for every member given."""
+        """Leader hook: ``member_id -> MemberAssignment`` for every member given.
+
+        ``partition_racks`` (KIP-881) maps ``(topic, partition)`` to the racks of its replicas;
+        range uses it with the members' ``rack``, the other assignors ignore it as Java's do.
+        """
         members = list(members)
-        plan = self.plan(members, partitions_per_topic)
+        plan = self.plan(members, partitions_per_topic, partition_racks=partition_racks)
         user_data = self.assignment_user_data(members)
         return {
             member_id: MemberAssignment(tuple(partitions), user_data)
@@ -90,7 +114,8 @@ class _OwnedMixin(_Assignor):
 
 
 class RangeAssignor(_InstanceAssignor):
-    """Protocol "range": Java's RangeAssignor plan (see :func:`assign_range`).
+    """Protocol "range": Java's RangeAssignor plan (see :func:`assign_range`), rack-aware (KIP-881)
+    when the leader passes ``partition_racks`` and members have a rack, as Java's is.
 
     Example: C0, C1 subscribe to t0 (three partitions)::
 
@@ -100,8 +125,14 @@ class RangeAssignor(_InstanceAssignor):
 
     name: ClassVar[str] = "range"
 
-    def plan(self, members: Sequence[Member], partitions_per_topic: Mapping[str, int]) -> Plan:
-        return assign_range(members, partitions_per_topic)
+    def plan(
+        self,
+        members: Sequence[Member],
+        partitions_per_topic: Mapping[str, int],
+        *,
+        partition_racks: PartitionRacks | None = None,
+    ) -> Plan:
+        return assign_range(members, partitions_per_topic, partition_racks=partition_racks)
 
 
 class RoundRobinAssignor(_InstanceAssignor):
@@ -115,7 +146,13 @@ class RoundRobinAssignor(_InstanceAssignor):
 
     name: ClassVar[str] = "roundrobin"
 
-    def plan(self, members: Sequence[Member], partitions_per_topic: Mapping[str, int]) -> Plan:
+    def plan(
+        self,
+        members: Sequence[Member],
+        partitions_per_topic: Mapping[str, int],
+        *,
+        partition_racks: PartitionRacks | None = None,
+    ) -> Plan:
         return assign_roundrobin(members, partitions_per_topic)
 
 
@@ -130,7 +167,13 @@ class StickyAssignor(_OwnedMixin, _InstanceAssignor):
 
     name: ClassVar[str] = "sticky"
 
-    def plan(self, members: Sequence[Member], partitions_per_topic: Mapping[str, int]) -> Plan:
+    def plan(
+        self,
+        members: Sequence[Member],
+        partitions_per_topic: Mapping[str, int],
+        *,
+        partition_racks: PartitionRacks | None = None,
+    ) -> Plan:
         return assign_sticky(members, partitions_per_topic)
 
 
@@ -168,5 +211,11 @@ class RosterAssignor(_OwnedMixin, _Assignor):
         """A fresh assignor for the static member ``group_instance_id`` of ``roster``."""
         return cls(roster, group_instance_id=group_instance_id)
 
-    def plan(self, members: Sequence[Member], partitions_per_topic: Mapping[str, int]) -> Plan:
+    def plan(
+        self,
+        members: Sequence[Member],
+        partitions_per_topic: Mapping[str, int],
+        *,
+        partition_racks: PartitionRacks | None = None,
+    ) -> Plan:
         return assign_roster(members, partitions_per_topic, self.roster)

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import aiokafka
@@ -393,7 +393,8 @@ class StaticGroupCoordinator(GroupCoordinator):  # type: ignore[misc]
         if hasattr(assignor, "assign_group"):
             known = {t: self._cluster.partitions_for_topic(t) for t in topics}
             partitions = {t: len(ps) for t, ps in known.items() if ps}
-            return m.plan_with_group_assignor(assignor, decoded, partitions)
+            racks = replica_racks(self._cluster, partitions) if m.any_member_rack(decoded) else None
+            return m.plan_with_group_assignor(assignor, decoded, partitions, partition_racks=racks)
         # An aiokafka-style assignor: it sees member ids and subscriptions only.
         metadata = {
             member_id: ConsumerProtocolMemberMetadata(0, list(sub.topics), sub.user_data or b"")
@@ -561,6 +562,22 @@ class StaticGroupCoordinator(GroupCoordinator):  # type: ignore[misc]
             except Errors.KafkaError as err:
                 log.error("LeaveGroup request failed: %s", err)
         GroupCoordinator.reset_generation(self)
+
+
+def replica_racks(cluster: Any, topics: Iterable[str]) -> dict[tuple[str, int], frozenset[str]]:
+    """KIP-881: ``{(topic, partition): racks of the partition's replicas}`` from aiokafka's
+    ``ClusterMetadata``. aiokafka 0.14 has no public accessor for replicas: they sit in
+    ``cluster._partitions[topic][partition].replicas`` (``PartitionMetadata``); broker racks come
+    from ``broker_metadata(node_id).rack`` (Metadata v1+). As in Java, every replica counts, in
+    sync or not, and a replica whose broker is unknown or has no ``broker.rack`` adds no rack."""
+    racks: dict[tuple[str, int], frozenset[str]] = {}
+    for topic in topics:
+        for partition, metadata in cluster._partitions.get(topic, {}).items():
+            brokers = (cluster.broker_metadata(node_id) for node_id in metadata.replicas)
+            racks[(topic, partition)] = frozenset(
+                b.rack for b in brokers if b is not None and b.rack is not None
+            )
+    return racks
 
 
 def abandon_producer(producer: Any) -> None:

@@ -5,13 +5,16 @@
 * :func:`subscription_bytes` — the ConsumerProtocolSubscription a member sends, as Java sends it
   (v3: owned partitions, generation, rack);
 * :func:`plan_with_group_assignor` — the leader's assignment with this package's assignors, which
-  receive every member's ``group_instance_id`` (aiokafka's leader drops it).
+  receive every member's ``group_instance_id`` (aiokafka's leader drops it) and, when members have
+  racks, the racks of every partition's replicas (KIP-881).
 """
 
 from __future__ import annotations
 
 import enum
-from collections.abc import Iterable, Mapping, Sequence
+import inspect
+import logging
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,6 +29,8 @@ from .protocol import (
     encode_subscription,
     group_partitions,
 )
+
+log = logging.getLogger("staticconsumer")
 
 
 class Action(enum.Enum):
@@ -128,12 +133,41 @@ def user_data_for(
     return getattr(metadata, "user_data", None)
 
 
+def any_member_rack(members: Mapping[str, tuple[str | None, Subscription]]) -> bool:
+    """True when some subscription carries a non-empty rack: only then does the leader look up
+    replica racks (Java's RangeAssignor skips rack work too when no consumer has a rack)."""
+    return any(sub.rack_id for _instance_id, sub in members.values())
+
+
+def accepts_partition_racks(assignor: Any) -> bool:
+    """Whether ``assignor.assign_group`` takes a ``partition_racks`` keyword (or ``**kwargs``).
+
+    Assignors written before KIP-881 support, ``assign_group(members, partitions_per_topic)``,
+    are called as before, so a third-party assignor keeps working in a group with racks.
+    """
+    try:
+        parameters = inspect.signature(assignor.assign_group).parameters.values()
+    except (TypeError, ValueError):  # no introspectable signature: call it the old way
+        return False
+    return any(
+        p.kind is inspect.Parameter.VAR_KEYWORD
+        or (p.name == "partition_racks" and p.kind is not inspect.Parameter.POSITIONAL_ONLY)
+        for p in parameters
+    )
+
+
 def plan_with_group_assignor(
     assignor: Any,
     members: Mapping[str, tuple[str | None, Subscription]],
     partitions_per_topic: Mapping[str, int],
+    *,
+    partition_racks: Mapping[tuple[str, int], Collection[str]] | None = None,
 ) -> dict[str, bytes]:
-    """Run one of our assignors on the decoded subscriptions; return encoded assignments."""
+    """Run one of our assignors on the decoded subscriptions; return encoded assignments.
+
+    ``partition_racks`` (``(topic, partition) -> racks of its replicas``, KIP-881) is passed on
+    only when given and when the assignor accepts it (:func:`accepts_partition_racks`).
+    """
     plain = [
         Member(
             member_id=member_id,
@@ -146,7 +180,16 @@ def plan_with_group_assignor(
         )
         for member_id, (instance_id, sub) in members.items()
     ]
-    plan = assignor.assign_group(plain, partitions_per_topic)
+    if partition_racks is None:
+        plan = assignor.assign_group(plain, partitions_per_topic)
+    elif accepts_partition_racks(assignor):
+        plan = assignor.assign_group(plain, partitions_per_topic, partition_racks=partition_racks)
+    else:
+        log.debug(
+            "assignor %r takes no partition_racks keyword: planning without replica racks",
+            getattr(assignor, "name", assignor),
+        )
+        plan = assignor.assign_group(plain, partitions_per_topic)
     return {
         member_id: encode_assignment(
             Assignment(partitions=group_partitions(result.partitions), user_data=result.user_data)

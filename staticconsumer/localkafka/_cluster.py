@@ -141,7 +141,7 @@ class Broker:
             "num.partitions": "1",
             "log.segment.bytes": str(16 * 1024 * 1024),
         }
-        props.update(c.broker_config)
+        props.update(c.config_for(self.node_id))
         return props
 
     def _write_config(self) -> Path:
@@ -239,6 +239,12 @@ class Broker:
 class LocalKafkaCluster(_probe.TopicCreation):
     """A real Apache Kafka cluster of ``brokers`` KRaft nodes on 127.0.0.1.
 
+    ``broker_config`` goes to every node; ``node_config`` maps a node id (1 to ``brokers``) to
+    configs for that node only, which win over ``broker_config`` — e.g. one ``broker.rack`` per
+    node for rack-aware assignment (KIP-881)::
+
+        LocalKafkaCluster(3, node_config={n: {"broker.rack": f"rack-{n}"} for n in (1, 2, 3)})
+
     >>> with LocalKafkaCluster(brokers=1) as cluster:      # doctest: +SKIP
     ...     print(cluster.bootstrap_servers)
     """
@@ -249,11 +255,21 @@ class LocalKafkaCluster(_probe.TopicCreation):
         *,
         kafka_version: str | None = None,
         broker_config: Mapping[str, str] | None = None,
+        node_config: Mapping[int, Mapping[str, str]] | None = None,
         startup_timeout_s: float = 180.0,
         cache_dir: Path | None = None,
     ) -> None:
         if brokers < 1:
             raise ValueError(f"brokers must be at least 1, got {brokers}")
+        unknown = sorted(set(node_config or {}) - set(range(1, brokers + 1)), key=str)
+        if unknown:
+            raise ValueError(
+                f"node_config names node ids {unknown}; this cluster's nodes are 1 to {brokers}"
+            )
+        self.node_config = {
+            int(node): {str(k): str(v) for k, v in config.items()}
+            for node, config in (node_config or {}).items()
+        }
         self.kafka_version = (
             kafka_version or os.environ.get("STATICCONSUMER_KAFKA_VERSION") or DEFAULT_KAFKA_VERSION
         )
@@ -265,6 +281,10 @@ class LocalKafkaCluster(_probe.TopicCreation):
         self.cluster_id = _random_cluster_id()
         self.brokers: list[Broker] = []
         self.started = False
+
+    def config_for(self, node_id: int) -> dict[str, str]:
+        """The configs given for node ``node_id``: ``broker_config``, then its ``node_config``."""
+        return {**self.broker_config, **self.node_config.get(node_id, {})}
 
     # -- lifecycle -------------------------------------------------------------------------------
 

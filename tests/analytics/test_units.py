@@ -132,6 +132,34 @@ def test_timeline_png_without_events_still_renders() -> None:
     assert png.startswith(b"\x89PNG") and len(png) > 1000
 
 
+def test_timeline_png_shortens_owners_and_lists_reasons() -> None:
+    from staticconsumer.analytics import report
+
+    member = "demo-app-1-thread-1-cda8d350-cf63-4ea4-a665-83321e6d0aef"
+    assert report.short_owner(member) == "demo-app-1-thread-1-cda8d3\u2026"
+    assert report.short_owner("demo-app-0-thread-0") == "demo-app-0-thread-0"
+    long_id = "an-instance-id-that-is-quite-long-indeed-0001"
+    assert report.short_owner(long_id) == long_id[:28] + "\u2026"
+    # labels that would collide keep their tails, so every row stays distinguishable
+    labels = report._owner_labels([long_id + "-A", long_id + "-B"])
+    assert len(set(labels)) == 2
+    markers = [
+        {"group_id": "g", "generation_id": n, "ts_ms": T + n, "reasons": ["x" * 1000]}
+        for n in range(1, 20)
+    ]
+    lines = report._reason_lines(markers)
+    assert lines[0].startswith("gen 1  00:00:00.001  xxx")
+    assert lines[-1].startswith("\u2026 and 7 more rebalances")
+    assert all(len(line) <= report.REASON_WRAP for line in lines)
+    timeline = [
+        {"group_id": "g<1>", "owner": f"{member}-{n}", "ts_ms": T + 10 * n, "partitions": n % 3}
+        for n in range(40)
+    ]
+    data = _data(rebalances=[{**row, "group_id": "g<1>"} for row in markers], timeline=timeline)
+    png = report.render_timeline_png(data)
+    assert png.startswith(b"\x89PNG") and png == report.render_timeline_png(data)
+
+
 def test_report_command_passes_its_arguments(
     monkeypatch: pytest.MonkeyPatch, capsys: Any, tmp_path: Path
 ) -> None:

@@ -113,3 +113,29 @@ def test_cluster_id_never_starts_with_a_dash(monkeypatch: pytest.MonkeyPatch) ->
     cluster_id = _cluster._random_cluster_id()
     assert not cluster_id.startswith("-")
     assert len(cluster_id) == 22
+
+
+# -- per-node broker configs (node_config), e.g. broker.rack for KIP-881 tests -------------------
+
+
+def test_node_config_reaches_only_its_node(tmp_path: Path) -> None:
+    cluster = localkafka.LocalKafkaCluster(
+        3,
+        broker_config={"broker.rack": "everywhere", "num.partitions": "4"},
+        node_config={2: {"broker.rack": "rack-b"}, 3: {"broker.rack": "rack-c"}},
+    )
+    cluster.run_dir = _process.RunDirectory(tmp_path / "run")
+    try:
+        cluster.brokers = [localkafka.Broker(cluster, n) for n in (1, 2, 3)]
+        props = {b.node_id: b._properties() for b in cluster.brokers}
+    finally:
+        cluster.run_dir.remove()
+    assert [props[n]["broker.rack"] for n in (1, 2, 3)] == ["everywhere", "rack-b", "rack-c"]
+    assert {props[n]["num.partitions"] for n in (1, 2, 3)} == {"4"}
+    assert [props[n]["node.id"] for n in (1, 2, 3)] == ["1", "2", "3"]
+
+
+def test_node_config_for_a_missing_node_is_rejected() -> None:
+    with pytest.raises(ValueError, match=r"node_config names node ids \[0, 4\].*1 to 3"):
+        localkafka.LocalKafkaCluster(3, node_config={0: {}, 4: {"broker.rack": "x"}})
+    assert localkafka.LocalKafkaCluster(1).config_for(1) == {}
