@@ -78,7 +78,12 @@ class _Assignor(AiokafkaAdapter):
         range uses it with the members' ``rack``, the other assignors ignore it as Java's do.
         """
         members = list(members)
-        plan = self.plan(members, partitions_per_topic, partition_racks=partition_racks)
+        # Racks only when there are some: a subclass overriding plan() without the keyword
+        # (written before racks existed) keeps working.
+        if partition_racks is None:
+            plan = self.plan(members, partitions_per_topic)
+        else:
+            plan = self.plan(members, partitions_per_topic, partition_racks=partition_racks)
         user_data = self.assignment_user_data(members)
         return {
             member_id: MemberAssignment(tuple(partitions), user_data)
