@@ -112,6 +112,7 @@ def add_demo_command(commands: Any) -> None:
 
 def run_demo(args: argparse.Namespace) -> int:
     from ..localkafka import ExternalCluster, cluster_from_environment
+    from ..localkafka._probe import delete_topics
     from . import _report
     from ._apps import examples_dir
     from ._scenario import DemoOptions, run_scenario
@@ -192,7 +193,7 @@ def run_demo(args: argparse.Namespace) -> int:
                 )
         finally:
             if args.report and shared and args.events_topic is None:
-                asyncio.run(_delete_topic(bootstrap, str(events_topic)))
+                asyncio.run(delete_topics(bootstrap, [str(events_topic)]))
     except (KeyboardInterrupt, asyncio.CancelledError):
         print("staticconsumer demo: interrupted; cleaned up", file=sys.stderr)
         return EXIT_INTERRUPTED
@@ -214,16 +215,6 @@ def run_demo(args: argparse.Namespace) -> int:
     sys.stdout.flush()
     return EXIT_OK if ok else EXIT_FAILED
 
-
-async def _delete_topic(bootstrap: str, topic: str) -> None:
-    from aiokafka.admin import AIOKafkaAdminClient
-
-    admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap)
-    await admin.start()
-    try:
-        await admin.delete_topics([topic])
-    finally:
-        await admin.close()
 
 
 async def _with_sigterm(work: Any) -> Any:

@@ -28,7 +28,7 @@ from aiokafka.admin import AIOKafkaAdminClient
 
 from .._instance_id import InstanceId
 from ..errors import StaticConsumerError
-from ..localkafka._probe import create_topic
+from ..localkafka._probe import create_topic, delete_topics
 from . import _data
 from ._apps import AppProcess
 
@@ -206,12 +206,7 @@ class Scenario:
                 for n in range(self.options.threads)
             ]
             await try_remove_members(self.bootstrap, self.group, ids, "staticconsumer demo ended")
-        admin = AIOKafkaAdminClient(bootstrap_servers=self.bootstrap)
-        await admin.start()
-        try:
-            await admin.delete_topics(list(self.topics.values()))
-        finally:
-            await admin.close()
+        await delete_topics(self.bootstrap, list(self.topics.values()))
 
     async def produce(self, records: Sequence[tuple[str, int]]) -> None:
         await _data.produce(self.bootstrap, self.topics["input"], records)

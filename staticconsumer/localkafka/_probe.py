@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
 import time
 from collections.abc import Awaitable, Callable, Mapping
 from typing import TypeVar
@@ -134,11 +135,15 @@ async def probe_brokers(bootstrap: str, node_ids: list[int], timeout_s: float) -
     await create_topic(bootstrap, topic, replica_assignment=assignment, timeout_s=timeout_s)
     for index in assignment:
         await produce_and_consume(bootstrap, topic, index, timeout_s)
+    with contextlib.suppress(KafkaError):
+        await delete_topics(bootstrap, [topic])
+
+
+async def delete_topics(bootstrap: str, topics: list[str]) -> None:
+    """Delete ``topics`` (the counterpart of :func:`create_topic`)."""
     admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap)
     await admin.start()
     try:
-        await admin.delete_topics([topic])
-    except KafkaError:
-        pass
+        await admin.delete_topics(topics)
     finally:
         await admin.close()
