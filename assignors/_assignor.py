@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+import inspect
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import ClassVar, Protocol, TypeVar
 
 from ._aiokafka import AiokafkaAdapter
@@ -14,6 +15,23 @@ from ._sticky import assign_sticky, previous_assignment
 from ._userdata import NO_GENERATION, Envelope, encode_envelope, encode_sticky_user_data
 
 _A = TypeVar("_A", bound="_InstanceAssignor")
+
+
+def accepts_partition_racks(method: Callable[..., object]) -> bool:
+    """Whether ``method`` takes a ``partition_racks`` keyword (or ``**kwargs``).
+
+    Assignors written before KIP-881 support (``assign_group(members, partitions_per_topic)``, or
+    a ``plan`` override of that shape) are called as before, so they keep working with racks.
+    """
+    try:
+        parameters = inspect.signature(method).parameters.values()
+    except (TypeError, ValueError):  # no introspectable signature: call it the old way
+        return False
+    return any(
+        p.kind is inspect.Parameter.VAR_KEYWORD
+        or (p.name == "partition_racks" and p.kind is not inspect.Parameter.POSITIONAL_ONLY)
+        for p in parameters
+    )
 
 
 class GroupAssignor(Protocol):
@@ -78,12 +96,12 @@ class _Assignor(AiokafkaAdapter):
         range uses it with the members' ``rack``, the other assignors ignore it as Java's do.
         """
         members = list(members)
-        # Racks only when there are some: a subclass overriding plan() without the keyword
-        # (written before racks existed) keeps working.
-        if partition_racks is None:
-            plan = self.plan(members, partitions_per_topic)
-        else:
+        # A subclass overriding plan() without the keyword (written before racks existed) is
+        # called the old way, with or without racks, as the leader does with assign_group().
+        if partition_racks is not None and accepts_partition_racks(self.plan):
             plan = self.plan(members, partitions_per_topic, partition_racks=partition_racks)
+        else:
+            plan = self.plan(members, partitions_per_topic)
         user_data = self.assignment_user_data(members)
         return {
             member_id: MemberAssignment(tuple(partitions), user_data)

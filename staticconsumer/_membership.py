@@ -12,13 +12,13 @@
 from __future__ import annotations
 
 import enum
-import inspect
 import logging
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from assignors import Member
+from assignors._assignor import accepts_partition_racks
 
 from .errors import FencedInstanceIdError
 from .protocol import (
@@ -139,23 +139,6 @@ def any_member_rack(members: Mapping[str, tuple[str | None, Subscription]]) -> b
     return any(sub.rack_id for _instance_id, sub in members.values())
 
 
-def accepts_partition_racks(assignor: Any) -> bool:
-    """Whether ``assignor.assign_group`` takes a ``partition_racks`` keyword (or ``**kwargs``).
-
-    Assignors written before KIP-881 support, ``assign_group(members, partitions_per_topic)``,
-    are called as before, so a third-party assignor keeps working in a group with racks.
-    """
-    try:
-        parameters = inspect.signature(assignor.assign_group).parameters.values()
-    except (TypeError, ValueError):  # no introspectable signature: call it the old way
-        return False
-    return any(
-        p.kind is inspect.Parameter.VAR_KEYWORD
-        or (p.name == "partition_racks" and p.kind is not inspect.Parameter.POSITIONAL_ONLY)
-        for p in parameters
-    )
-
-
 def plan_with_group_assignor(
     assignor: Any,
     members: Mapping[str, tuple[str | None, Subscription]],
@@ -182,7 +165,7 @@ def plan_with_group_assignor(
     ]
     if partition_racks is None:
         plan = assignor.assign_group(plain, partitions_per_topic)
-    elif accepts_partition_racks(assignor):
+    elif accepts_partition_racks(assignor.assign_group):
         plan = assignor.assign_group(plain, partitions_per_topic, partition_racks=partition_racks)
     else:
         log.debug(

@@ -19,6 +19,7 @@ from aiokafka.cluster import ClusterMetadata
 from aiokafka.protocol.metadata import MetadataResponse_v1
 
 from assignors import Member, MemberAssignment, RangeAssignor, assign_range
+from assignors._assignor import accepts_partition_racks
 from staticconsumer import _compat
 from staticconsumer import _membership as m
 from staticconsumer.errors import StaticConsumerError
@@ -59,6 +60,15 @@ class _PreRackRange(RangeAssignor):
         return super().assign_group(members, partitions_per_topic)
 
 
+class _PrePlanRange(RangeAssignor):
+    """A subclass whose ``plan`` override was written before ``partition_racks`` existed."""
+
+    def plan(  # type: ignore[override]
+        self, members: Sequence[Member], partitions_per_topic: Mapping[str, int]
+    ) -> dict[str, list[tuple[str, int]]]:
+        return assign_range(members, partitions_per_topic)
+
+
 class _KwargsRange(RangeAssignor):
     def assign_group(self, *args: Any, **kwargs: Any) -> dict[str, MemberAssignment]:
         return super().assign_group(*args, **kwargs)
@@ -90,11 +100,16 @@ def test_leader_passes_partition_racks_only_where_it_can() -> None:
         (_KwargsRange(), rack_aware),
         (_PreRackRange(), plain),  # called the old way: still works, without racks
     ]:
-        assert m.accepts_partition_racks(assignor) is (want is rack_aware)
+        assert accepts_partition_racks(assignor.assign_group) is (want is rack_aware)
         planned = m.plan_with_group_assignor(assignor, decoded, {"t": 2}, partition_racks=racks)
         assert _partitions(planned) == want, type(assignor).__name__
         unracked = m.plan_with_group_assignor(assignor, decoded, {"t": 2})
         assert _partitions(unracked) == plain, type(assignor).__name__
+    # A plan() override without the keyword is called the old way too, racks or not.
+    old_plan = _PrePlanRange()
+    assert not accepts_partition_racks(old_plan.plan)
+    planned = m.plan_with_group_assignor(old_plan, decoded, {"t": 2}, partition_racks=racks)
+    assert _partitions(planned) == plain
 
 
 # -- the real thing: 3 brokers on 3 racks ----------------------------------------------------------
