@@ -6,6 +6,7 @@ entry for every member given; the output does not depend on input order::
     assign_range(members, partitions_per_topic)
     assign_roundrobin(members, partitions_per_topic)
     assign_sticky(members, partitions_per_topic)
+    assign_cooperative_sticky(members, partitions_per_topic)
     assign_roster(members, partitions_per_topic, roster)
 
 Members are ordered as Java orders them (``AbstractPartitionAssignor.MemberInfo``): static members
@@ -26,8 +27,8 @@ satisfies it:
 * ``assign_group(members: Sequence[Member], partitions_per_topic: Mapping[str, int], *,
   partition_racks=None) -> dict[str, MemberAssignment]`` — called by the leader with the decoded
   subscriptions and the instance ids from the JoinGroup response, plus ``{(topic, partition):
-  replica racks}`` when some member has a rack and the method's signature names
-  ``partition_racks`` (older implementations without it still work, without racks).
+  replica racks}`` when some member has a rack (None otherwise); every implementation takes
+  the keyword, even one that ignores racks.
   ``MemberAssignment.partitions`` is sorted; ``MemberAssignment.user_data`` goes into the
   assignment (empty for range and round-robin).
 * ``subscription_user_data(topics, owned: Sequence[tuple[str, int]], generation: int) -> bytes`` —
@@ -35,10 +36,12 @@ satisfies it:
   body (owned partitions + generation) first, so Java leaders stay sticky; every assignor appends
   our envelope with the member's instance id. Byte layout: :mod:`assignors._userdata`.
 
-**Plain aiokafka**: pass assignor *objects*, one set per consumer::
+**Plain aiokafka**: wrap each assignor with ``for_aiokafka`` (module
+:mod:`assignors.aiokafka_adapter`, the only one that imports aiokafka, loaded on first use)::
 
-    AIOKafkaConsumer(..., group_instance_id="svc-0",
-                     partition_assignment_strategy=(StickyAssignor.for_instance("svc-0"),))
+    AIOKafkaConsumer(..., group_instance_id="svc-0", partition_assignment_strategy=(
+        for_aiokafka(StickyAssignor.for_instance("svc-0")),
+    ))
 
 ``for_instance`` returns a fresh object each call; all state lives on that object, never on a class
 or module. ``RangeAssignor()`` (no instance id) behaves as a dynamic member. The roster assignor
@@ -51,12 +54,14 @@ instance ids) raises ``ValueError`` naming the problem.
 """
 
 from ._assignor import (
+    CooperativeStickyAssignor,
     GroupAssignor,
     RangeAssignor,
     RosterAssignor,
     RoundRobinAssignor,
     StickyAssignor,
 )
+from ._cooperative import assign_cooperative_sticky
 from ._member import Member, MemberAssignment
 from ._range import assign_range
 from ._roster import assign_roster
@@ -72,6 +77,8 @@ from ._userdata import (
 )
 
 __all__ = [
+    "AiokafkaAssignor",
+    "CooperativeStickyAssignor",
     "Envelope",
     "GroupAssignor",
     "Member",
@@ -81,6 +88,7 @@ __all__ = [
     "RoundRobinAssignor",
     "StickyAssignor",
     "StickyUserData",
+    "assign_cooperative_sticky",
     "assign_range",
     "assign_roster",
     "assign_roundrobin",
@@ -89,4 +97,14 @@ __all__ = [
     "decode_sticky_user_data",
     "encode_envelope",
     "encode_sticky_user_data",
+    "for_aiokafka",
 ]
+
+
+def __getattr__(name: str) -> object:
+    """``AiokafkaAssignor`` and ``for_aiokafka`` import aiokafka: only when asked for."""
+    if name in ("AiokafkaAssignor", "for_aiokafka"):
+        from . import aiokafka_adapter
+
+        return getattr(aiokafka_adapter, name)
+    raise AttributeError(f"module 'assignors' has no attribute {name!r}")

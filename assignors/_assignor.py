@@ -2,44 +2,31 @@
 
 from __future__ import annotations
 
-import inspect
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import ClassVar, Protocol, TypeVar
 
-from ._aiokafka import AiokafkaAdapter
+from ._cooperative import assign_cooperative_sticky
 from ._member import Member, MemberAssignment, Plan, TopicPartition
 from ._range import PartitionRacks, assign_range
 from ._roster import assign_roster, check_roster
 from ._roundrobin import assign_roundrobin
 from ._sticky import assign_sticky, previous_assignment
-from ._userdata import NO_GENERATION, Envelope, encode_envelope, encode_sticky_user_data
+from ._userdata import (
+    NO_GENERATION,
+    Envelope,
+    encode_envelope,
+    encode_generation,
+    encode_sticky_user_data,
+)
 
 _A = TypeVar("_A", bound="_InstanceAssignor")
-
-
-def accepts_partition_racks(method: Callable[..., object]) -> bool:
-    """Whether ``method`` takes a ``partition_racks`` keyword (or ``**kwargs``).
-
-    Assignors written before KIP-881 support (``assign_group(members, partitions_per_topic)``, or
-    a ``plan`` override of that shape) are called as before, so they keep working with racks.
-    """
-    try:
-        parameters = inspect.signature(method).parameters.values()
-    except (TypeError, ValueError):  # no introspectable signature: call it the old way
-        return False
-    return any(
-        p.kind is inspect.Parameter.VAR_KEYWORD
-        or (p.name == "partition_racks" and p.kind is not inspect.Parameter.POSITIONAL_ONLY)
-        for p in parameters
-    )
 
 
 class GroupAssignor(Protocol):
     """What StaticConsumer's leader and members call (see the package docstring).
 
-    The leader passes ``partition_racks`` (KIP-881) only when some member has a rack and only to
-    an ``assign_group`` whose signature names ``partition_racks`` (or takes ``**kwargs``), so an
-    ``assign_group(members, partitions_per_topic)`` written before racks keeps working.
+    The leader always passes ``partition_racks`` (KIP-881): replica racks when some member has a
+    rack, else None. An implementation takes the keyword even if it ignores racks.
     """
 
     @property
@@ -57,12 +44,19 @@ class GroupAssignor(Protocol):
         self, topics: Iterable[str], owned: Sequence[TopicPartition], generation: int
     ) -> bytes: ...
 
+    @property
+    def supported_protocols(self) -> tuple[str, ...]:
+        """Rebalance protocols the assignor supports: ("eager",), or with "cooperative"
+        (KIP-429) when its plans never hand a partition to a new owner in the generation in
+        which another member still owns it."""
+        ...
 
-class _Assignor(AiokafkaAdapter):
+
+class _Assignor:
     name: ClassVar[str]
+    supported_protocols: ClassVar[tuple[str, ...]] = ("eager",)
 
     def __init__(self, *, group_instance_id: str | None = None) -> None:
-        super().__init__()
         if group_instance_id is not None:
             check_roster([group_instance_id])  # same rules as any group.instance.id
         self.group_instance_id = group_instance_id
@@ -96,12 +90,7 @@ class _Assignor(AiokafkaAdapter):
         range uses it with the members' ``rack``, the other assignors ignore it as Java's do.
         """
         members = list(members)
-        # A subclass overriding plan() without the keyword (written before racks existed) is
-        # called the old way, with or without racks, as the leader does with assign_group().
-        if partition_racks is not None and accepts_partition_racks(self.plan):
-            plan = self.plan(members, partitions_per_topic, partition_racks=partition_racks)
-        else:
-            plan = self.plan(members, partitions_per_topic)
+        plan = self.plan(members, partitions_per_topic, partition_racks=partition_racks)
         user_data = self.assignment_user_data(members)
         return {
             member_id: MemberAssignment(tuple(partitions), user_data)
@@ -198,6 +187,38 @@ class StickyAssignor(_OwnedMixin, _InstanceAssignor):
         partition_racks: PartitionRacks | None = None,
     ) -> Plan:
         return assign_sticky(members, partitions_per_topic)
+
+
+class CooperativeStickyAssignor(_InstanceAssignor):
+    """Protocol "cooperative-sticky" (KIP-429), interoperable with Java's
+    ``CooperativeStickyAssignor`` (see :func:`assign_cooperative_sticky`): a partition that moves
+    is first revoked by its owner, then assigned in the next generation.
+
+    Example: C0 owned [t0p0, t0p1, t0p2] and C1 joins; first round, then second::
+
+        C0: [t0p0, t0p1]      C0: [t0p0, t0p1]
+        C1: []                C1: [t0p2]
+    """
+
+    name: ClassVar[str] = "cooperative-sticky"
+    #: The rebalance protocols this assignor supports (eager assignors support only "eager").
+    supported_protocols: ClassVar[tuple[str, ...]] = ("cooperative", "eager")
+
+    def plan(
+        self,
+        members: Sequence[Member],
+        partitions_per_topic: Mapping[str, int],
+        *,
+        partition_racks: PartitionRacks | None = None,
+    ) -> Plan:
+        return assign_cooperative_sticky(members, partitions_per_topic)
+
+    def subscription_user_data(
+        self, topics: Iterable[str], owned: Sequence[TopicPartition], generation: int
+    ) -> bytes:
+        """Java's cooperative user data (the generation, int32), then our envelope."""
+        prefix = encode_generation(generation)
+        return encode_envelope(Envelope(self.group_instance_id, generation), prefix)
 
 
 class RosterAssignor(_OwnedMixin, _Assignor):

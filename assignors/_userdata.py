@@ -119,6 +119,11 @@ def encode_sticky_user_data(owned: Iterable[TopicPartition], generation: int) ->
     return b"".join(out)
 
 
+def encode_generation(generation: int) -> bytes:
+    """Java CooperativeStickyAssignor user data: the generation as one int32."""
+    return _INT32.pack(generation)
+
+
 def _read_v0(reader: _Reader) -> list[TopicPartition]:
     owned: list[TopicPartition] = []
     count = reader.int32()

@@ -2,8 +2,9 @@
 
 No StaticConsumer here: three ordinary aiokafka consumers join one group, each configured with::
 
-    AIOKafkaConsumer(topic, group_id=...,
-                     partition_assignment_strategy=(RangeAssignor.for_instance("svc-0"),))
+    AIOKafkaConsumer(topic, group_id=..., partition_assignment_strategy=(
+        for_aiokafka(RangeAssignor.for_instance("svc-0")),
+    ))
 
 The instance id rides in each member's subscription user data, so whichever consumer leads the
 group hands out partitions by instance id ("svc-0", "svc-1", "svc-2"), not by member id. The
@@ -40,7 +41,7 @@ from aiokafka import AIOKafkaConsumer
 from aiokafka.coordinator.assignors.range import RangePartitionAssignor
 from aiokafka.coordinator.protocol import ConsumerProtocolMemberMetadata
 
-from assignors import RangeAssignor
+from assignors import RangeAssignor, for_aiokafka
 from staticconsumer.admin import describe_group
 from staticconsumer.localkafka import ExternalCluster, KafkaCluster, cluster_from_environment
 
@@ -88,7 +89,7 @@ async def start_worker(bootstrap: str, group: str, topic: str, instance_id: str)
         bootstrap_servers=bootstrap,
         group_id=group,
         # The whole integration: a fresh assignor object per consumer, told its instance id.
-        partition_assignment_strategy=(RangeAssignor.for_instance(instance_id),),
+        partition_assignment_strategy=(for_aiokafka(RangeAssignor.for_instance(instance_id)),),
         session_timeout_ms=10_000,
         heartbeat_interval_ms=500,
         auto_offset_reset="earliest",
@@ -183,7 +184,8 @@ async def run(cluster: KafkaCluster, topic: str | None) -> bool:
         say(f"topic {topic} has {partitions} partition(s); this example needs at least 3")
         return False
     say(f"group {group}, topic {topic} ({partitions} partitions), bootstrap {bootstrap}")
-    say("three plain AIOKafkaConsumers, each with RangeAssignor.for_instance(<instance id>)")
+    say("three plain AIOKafkaConsumers, each with "
+        "for_aiokafka(RangeAssignor.for_instance(<instance id>))")
 
     workers = [await start_worker(bootstrap, group, topic, i) for i in INSTANCE_IDS]
     try:

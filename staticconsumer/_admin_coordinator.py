@@ -27,6 +27,7 @@ from tenacity import (
 )
 
 from ._compat import any_known_node, ensure_node_metadata, negotiate_versions, send_to_node
+from ._error_map import admin_error
 from .errors import GroupAdminError
 from .protocol import (
     CoordinatorType,
@@ -59,12 +60,6 @@ class CoordinatorRetry(Exception):
         super().__init__(f"{api} answered {error_name(code)}")
         self.api = api
         self.code = code
-
-
-def admin_error(group_id: str, api: str, code: int, detail: str | None = None) -> GroupAdminError:
-    """The one place a group-level error code becomes an exception."""
-    text = f"{api} for group {group_id!r} failed: {error_name(code)} (error code {code})"
-    return GroupAdminError(f"{text}: {detail}" if detail else text)
 
 
 def check_code(group_id: str, api: str, code: int, detail: str | None = None) -> None:

@@ -31,6 +31,7 @@ from .membership import (
     Api,
     Assign,
     AssignmentComputed,
+    AssignmentFailed,
     Backoff,
     BecomeFatal,
     ClassicMember,
@@ -126,7 +127,7 @@ class ActionRunner:
         elif isinstance(action, SendJoinGroup):
             return await self._join(action)
         elif isinstance(action, ComputeAssignment):
-            return self.member.handle(AssignmentComputed(await self._plan(action)))
+            return await self._leader_step(action)
         elif isinstance(action, SendSyncGroup):
             return await self._sync(action)
         elif isinstance(action, SendHeartbeat):
@@ -187,6 +188,21 @@ class ActionRunner:
                                      r.leader, r.skip_assignment, r.members)  # fmt: skip
 
         return await self._send(Api.JOIN_GROUP, request, parse_join_group, answer)
+
+    async def _leader_step(self, action: ComputeAssignment) -> list[Action]:
+        """Plan; an assignor that raises is the application's error (raised once, as Java's
+        poll() raises it), and the member re-joins."""
+        try:
+            planned = await self._plan(action)
+        except Exception as exc:
+            log.exception("assignor %r failed for group %s", action.protocol,
+                          self.member.config.group_id)  # fmt: skip
+            error = StaticConsumerError(f"the {action.protocol!r} assignor failed: {exc!r}")
+            error.__cause__ = exc
+            actions = self.member.handle(AssignmentFailed())
+            await self.raise_to_user(error)
+            return actions
+        return self.member.handle(AssignmentComputed(planned))
 
     async def _plan(self, action: ComputeAssignment) -> tuple[tuple[str, bytes], ...]:
         """The leader's step: watch every member's topics, then (unless told to skip) plan."""

@@ -18,7 +18,7 @@ from typing import Any
 
 from . import _compat
 from ._classic_actions import ActionRunner
-from ._compat import FatalMarker
+from ._compat import WakeMarker
 from ._error_map import MemberContext, commit_error, kafka_error
 from ._events import EventEmitter
 from ._reasons import JOIN_REASON_METADATA_CHANGED, JOIN_REASON_SUBSCRIPTION_CHANGED
@@ -70,15 +70,11 @@ class ClassicDriver(ActionRunner):
         on_fatal: FatalCallback,
         events: EventEmitter | None,
     ) -> None:
-        protocols = {
-            a.name: RebalanceProtocol.COOPERATIVE
-            if "cooperative" in getattr(a, "supported_protocols", ("eager",))
-            else RebalanceProtocol.EAGER
-            for a in assignors
-        }
+        cooperative = all("cooperative" in a.supported_protocols for a in assignors)
+        protocol = RebalanceProtocol.COOPERATIVE if cooperative else RebalanceProtocol.EAGER
         member = ClassicMember(
             MemberConfig(group_id, group_instance_id, session_timeout_ms, heartbeat_interval_ms,
-                         max_poll_interval_ms, protocols)
+                         max_poll_interval_ms, protocol)
         )  # fmt: skip
         super().__init__(member, seam, versions, client_id=client_id, client_rack=client_rack,
                          assignors=assignors, session_timeout_ms=session_timeout_ms,
@@ -148,6 +144,16 @@ class ClassicDriver(ActionRunner):
     # -- the coordination loop --------------------------------------------------------------------
 
     async def _coordinate(self) -> None:
+        """The loop (module docstring); an unexpected error ends it, and wakes every waiter
+        with it, so that no call hangs on a consumer whose membership stopped."""
+        try:
+            await self._coordination_loop()
+        except Exception as exc:
+            log.exception("group %s: the coordination loop failed", self.member.config.group_id)
+            self.seam.abort_waiters(_compat.KafkaError(f"group coordination failed: {exc!r}"))
+            raise
+
+    async def _coordination_loop(self) -> None:
         subscription = None
         while not self._closing and not self.member.terminal:
             current = self.seam.current_subscription()
@@ -213,11 +219,14 @@ class ClassicDriver(ActionRunner):
         """Hand ``error`` to the application's next poll; wait until it was raised (or close)."""
         log.warning("group %s: %r (raised to the application)", self.member.config.group_id, error)
         self._pending = error
-        self.seam.abort_waiters(error)
+        self.seam.abort_waiters(WakeMarker(repr(error)))
         self._pending_consumed = asyncio.get_running_loop().create_future()
         closing = asyncio.ensure_future(self._wait_closing())
-        await asyncio.wait([self._pending_consumed, closing], return_when=asyncio.FIRST_COMPLETED)
-        closing.cancel()
+        try:
+            await asyncio.wait([self._pending_consumed, closing],
+                               return_when=asyncio.FIRST_COMPLETED)  # fmt: skip
+        finally:
+            closing.cancel()
 
     async def _wait_closing(self) -> None:
         while not self._closing:
@@ -230,7 +239,7 @@ class ClassicDriver(ActionRunner):
             return
         self.member.fatal(error)
         log.error("%s", error)
-        self.seam.abort_waiters(FatalMarker(str(error)))
+        self.seam.abort_waiters(WakeMarker(str(error)))
         self._wake.set()
         self._on_fatal(error)
 
@@ -366,9 +375,11 @@ class ClassicDriver(ActionRunner):
                         offsets.get(tp, _compat.committed(-1, ""))
                     )
             waiter = asyncio.ensure_future(needed.wait())
-            await asyncio.wait([waiter, assignment.unassign_future],
-                               return_when=asyncio.FIRST_COMPLETED)  # fmt: skip
-            waiter.cancel()
+            try:
+                await asyncio.wait([waiter, assignment.unassign_future],
+                                   return_when=asyncio.FIRST_COMPLETED)  # fmt: skip
+            finally:
+                waiter.cancel()
 
     # -- the end ------------------------------------------------------------------------------
 

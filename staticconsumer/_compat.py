@@ -37,10 +37,10 @@ KafkaError = Errors.KafkaError
 TP = tuple[str, int]
 
 
-class FatalMarker(Errors.KafkaError):  # type: ignore[misc]
-    """Wakes a blocked ``getone``/``getmany`` (aiokafka's waiters) when the member turns fatal;
-    the consumer raises the member's fatal error in its place. aiokafka's fetcher tolerates only
-    ``KafkaError`` from those waiters."""
+class WakeMarker(Errors.KafkaError):  # type: ignore[misc]
+    """Wakes a blocked ``start``/``getone``/``getmany`` (aiokafka's waiters) when the member
+    turns fatal or has an error for the application; the consumer raises that error in its
+    place. aiokafka's fetcher tolerates only ``KafkaError`` from those waiters."""
 
 
 def check_aiokafka_version() -> None:

@@ -8,11 +8,11 @@ from typing import Any, TypeVar
 
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
 
-from assignors import RangeAssignor, RoundRobinAssignor
+from assignors import GroupAssignor, RangeAssignor, RoundRobinAssignor
 
 from . import _compat
 from ._classic_driver import ClassicDriver
-from ._compat import FatalMarker
+from ._compat import WakeMarker
 from ._events import EventCallback, EventEmitter, event_options, producer_kwargs
 from ._events_publisher import EventPublisher
 from ._instance_id import InstanceId
@@ -34,6 +34,43 @@ def default_assignors() -> tuple[Any, ...]:
     offer only ``roundrobin``) still forms. Both sort members on ``group.instance.id`` first.
     """
     return (RangeAssignor(), RoundRobinAssignor())
+
+
+def group_assignors(strategies: Any) -> tuple[GroupAssignor, ...]:
+    """``partition_assignment_strategy`` checked at construction: each entry must follow the
+    one :class:`assignors.GroupAssignor` contract (a class of ours is instantiated, one object
+    per consumer)."""
+    checked: list[GroupAssignor] = []
+    for entry in strategies:
+        candidate = entry
+        if isinstance(entry, type) and _is_group_assignor(entry):
+            candidate = entry()
+        if isinstance(candidate, type) or not _is_group_assignor(candidate):
+            raise ConfigurationError(
+                f"partition_assignment_strategy (Java: partition.assignment.strategy) entry "
+                f"{entry!r} is not a GroupAssignor: StaticConsumer takes the assignors of the "
+                "`assignors` package (range, roundrobin, sticky, cooperative-sticky, roster) or "
+                "any object with a `name`, `supported_protocols`, `assign_group(members, "
+                "partitions_per_topic, *, partition_racks)` and `subscription_user_data(topics, "
+                "owned, generation)`. "
+                "aiokafka's own assignors (which order members by member id, so a restart can "
+                "move partitions, KIP-345) are not supported"
+            )
+        checked.append(candidate)
+    if not checked:
+        raise ConfigurationError(
+            "partition_assignment_strategy (Java: partition.assignment.strategy) is empty"
+        )
+    return tuple(checked)
+
+
+def _is_group_assignor(obj: Any) -> bool:
+    methods = ("assign_group", "subscription_user_data")
+    return (
+        isinstance(getattr(obj, "name", None), str)
+        and isinstance(getattr(obj, "supported_protocols", None), tuple)
+        and all(callable(getattr(obj, method, None)) for method in methods)
+    )
 
 
 class StaticConsumer(AIOKafkaConsumer):  # type: ignore[misc]  # aiokafka is untyped
@@ -101,9 +138,7 @@ class StaticConsumer(AIOKafkaConsumer):  # type: ignore[misc]  # aiokafka is unt
         strategies = kwargs.get("partition_assignment_strategy")
         if strategies is None:
             strategies = default_assignors()
-        kwargs["partition_assignment_strategy"] = tuple(
-            s() if isinstance(s, type) and hasattr(s, "assign_group") else s for s in strategies
-        )
+        kwargs["partition_assignment_strategy"] = group_assignors(strategies)
         super().__init__(*topics, group_instance_id=group_instance_id, **kwargs)
         self._user_on_fatal = on_fatal
         self._events_publisher: EventPublisher | None = None
@@ -266,12 +301,15 @@ class StaticConsumer(AIOKafkaConsumer):  # type: ignore[misc]  # aiokafka is unt
             raise error
 
     async def _fatal_aware(self, work: Awaitable[T]) -> T:
-        """Await ``work``; when the driver woke it because the member turned fatal, raise the
-        fatal error instead (no task, no extra wait: a plain ``try``)."""
+        """Await ``work``; when the driver woke it (the member turned fatal, or has an error for
+        the application), raise that error instead (no task, no extra wait: a plain ``try``)."""
         try:
             return await work
-        except FatalMarker:
+        except WakeMarker:
             self._raise_if_fatal()
+            driver = _compat.coordinator_of(self)
+            if driver is not None:
+                driver.check_errors()
             raise
 
     async def getone(self, *partitions: Any) -> Any:

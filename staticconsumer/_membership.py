@@ -13,8 +13,7 @@ import logging
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import Any
 
-from assignors import Member
-from assignors._assignor import accepts_partition_racks
+from assignors import GroupAssignor, Member
 
 from .protocol import (
     Assignment,
@@ -51,15 +50,11 @@ def subscription_bytes(
 
 
 def user_data_for(
-    assignor: Any, topics: Iterable[str], owned: Sequence[tuple[str, int]], generation: int
-) -> bytes | None:
-    """What an assignor puts into our own subscription: this package's assignors get owned
-    partitions and the generation; aiokafka-style ones are asked for ``metadata(topics)``."""
-    if hasattr(assignor, "subscription_user_data"):
-        data: bytes = assignor.subscription_user_data(sorted(set(topics)), owned, generation)
-        return data
-    metadata = assignor.metadata(set(topics))
-    return getattr(metadata, "user_data", None)
+    assignor: GroupAssignor, topics: Iterable[str], owned: Sequence[tuple[str, int]],
+    generation: int,
+) -> bytes:
+    """What an assignor puts into this member's subscription (owned partitions, generation)."""
+    return assignor.subscription_user_data(sorted(set(topics)), owned, generation)
 
 
 def any_member_rack(members: Mapping[str, tuple[str | None, Subscription]]) -> bool:
@@ -75,11 +70,8 @@ def plan_with_group_assignor(
     *,
     partition_racks: Mapping[tuple[str, int], Collection[str]] | None = None,
 ) -> dict[str, bytes]:
-    """Run one of our assignors on the decoded subscriptions; return encoded assignments.
-
-    ``partition_racks`` (``(topic, partition) -> racks of its replicas``, KIP-881) is passed on
-    only when given and when the assignor accepts it (:func:`accepts_partition_racks`).
-    """
+    """Run the assignor on the decoded subscriptions; return encoded assignments.
+    ``partition_racks``: ``(topic, partition) -> racks of its replicas`` (KIP-881), or None."""
     plain = [
         Member(
             member_id=member_id,
@@ -92,16 +84,7 @@ def plan_with_group_assignor(
         )
         for member_id, (instance_id, sub) in members.items()
     ]
-    if partition_racks is None:
-        plan = assignor.assign_group(plain, partitions_per_topic)
-    elif accepts_partition_racks(assignor.assign_group):
-        plan = assignor.assign_group(plain, partitions_per_topic, partition_racks=partition_racks)
-    else:
-        log.debug(
-            "assignor %r takes no partition_racks keyword: planning without replica racks",
-            getattr(assignor, "name", assignor),
-        )
-        plan = assignor.assign_group(plain, partitions_per_topic)
+    plan = assignor.assign_group(plain, partitions_per_topic, partition_racks=partition_racks)
     return {
         member_id: encode_assignment(
             Assignment(partitions=group_partitions(result.partitions), user_data=result.user_data)

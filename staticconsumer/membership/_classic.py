@@ -22,7 +22,7 @@ loses its partitions under both protocols, and nothing is committed for lost par
 from __future__ import annotations
 
 import logging
-from collections.abc import Collection, Mapping
+from collections.abc import Collection
 from dataclasses import dataclass
 
 from .. import _reasons as why
@@ -43,6 +43,7 @@ from ._io import (
     Action,
     Assign,
     AssignmentComputed,
+    AssignmentFailed,
     Backoff,
     BecomeFatal,
     CommitOutcome,
@@ -83,8 +84,10 @@ class MemberConfig:
     session_timeout_ms: int
     heartbeat_interval_ms: int
     max_poll_interval_ms: int
-    #: Assignor protocol names in preference order, each with the rebalance protocol it speaks.
-    protocols: Mapping[str, RebalanceProtocol]
+    #: As Java chooses it: the most advanced protocol every configured assignor supports, so a
+    #: member offering ["cooperative-sticky", "range"] stays eager (the first bounce of an
+    #: eager -> cooperative upgrade) and one offering ["cooperative-sticky"] is cooperative.
+    rebalance_protocol: RebalanceProtocol = RebalanceProtocol.EAGER
 
 
 class ClassicMember:
@@ -115,9 +118,7 @@ class ClassicMember:
 
     @property
     def rebalance_protocol(self) -> RebalanceProtocol:
-        if self.protocol is None:
-            return RebalanceProtocol.EAGER
-        return self.config.protocols.get(self.protocol, RebalanceProtocol.EAGER)
+        return self.config.rebalance_protocol
 
     @property
     def is_static(self) -> bool:
@@ -194,7 +195,12 @@ class ClassicMember:
     # -- the join -----------------------------------------------------------------------------
 
     def _begin_join(self, topics: Collection[str]) -> list[Action]:
+        """Revoke what the protocol revokes before JoinGroup, then join. The subscription reports
+        what the member held *before* an eager revocation (so sticky assignors stay sticky, as
+        Java's keep their last assignment in the user data), and what it still holds under the
+        cooperative protocol."""
         actions: list[Action] = []
+        held_before = self.owned
         if self.owned:
             if self._lost or self.rebalance_protocol is RebalanceProtocol.EAGER:
                 actions += self._revoke(self.owned, lost=self._lost, reason=REVOKED_REBALANCE)
@@ -211,7 +217,10 @@ class ClassicMember:
         self._rejoin = False
         log.info("(Re-)joining group %s (reason: %s)", self.config.group_id, reason)
         actions.append(self._emit(JoinGroupReason, reason=truncate_reason(reason) or reason))
-        actions.append(SendJoinGroup(self.member_id, self.generation_id, self.owned, reason))
+        reported = self.owned if self.rebalance_protocol is RebalanceProtocol.COOPERATIVE else (
+            held_before
+        )  # fmt: skip
+        actions.append(SendJoinGroup(self.member_id, self.generation_id, reported, reason))
         return actions
 
     def _on_join(self, answer: JoinGroupAnswered) -> list[Action]:
@@ -294,6 +303,10 @@ class ClassicMember:
             return self._on_join(event)
         if isinstance(event, AssignmentComputed) and self.state is MemberState.ASSIGNING:
             return self._sync(event.assignments)
+        if isinstance(event, AssignmentFailed) and self.state is MemberState.ASSIGNING:
+            self.state = MemberState.UNJOINED
+            self._join_reason = why.JOIN_REASON_REJOIN_AFTER_ERROR
+            return [Backoff()]
         if isinstance(event, SyncGroupAnswered) and self.state is MemberState.SYNCING:
             return self._on_sync(event)
         if isinstance(event, HeartbeatAnswered) and self.state is MemberState.STABLE:
@@ -375,8 +388,10 @@ class ClassicMember:
         return self._coordinator_dead()
 
     def _coordinator_dead(self) -> list[Action]:
+        """Forget the coordinator; look it up again after a backoff (Java and aiokafka back off
+        too: a coordinator still loading answers NOT_COORDINATOR at once, again and again)."""
         self.coordinator = None
-        return [FindCoordinator()]
+        return [Backoff(), FindCoordinator()]
 
     def _reset(self, api: Api | None) -> list[Action]:
         """The generation is gone: forget member id and generation; owned partitions are lost."""

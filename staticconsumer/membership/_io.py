@@ -80,6 +80,11 @@ class AssignmentComputed:
 
 
 @dataclass(frozen=True)
+class AssignmentFailed:
+    """The leader's assignor raised: the error goes to the application, the member re-joins."""
+
+
+@dataclass(frozen=True)
 class SyncGroupAnswered:
     error_code: int
     assignment: bytes = b""
@@ -98,7 +103,7 @@ class LeaveGroupAnswered:
 
 Input = (
     CoordinatorFound | RequestFailed | JoinRequested | JoinGroupAnswered | AssignmentComputed
-    | SyncGroupAnswered | HeartbeatAnswered | LeaveGroupAnswered
+    | AssignmentFailed | SyncGroupAnswered | HeartbeatAnswered | LeaveGroupAnswered
 )  # fmt: skip
 
 

@@ -21,6 +21,7 @@ from assignors import (
     StickyAssignor,
     decode_envelope,
     decode_sticky_user_data,
+    for_aiokafka,
 )
 
 
@@ -41,7 +42,10 @@ def received(assignment: Any) -> ConsumerProtocolMemberAssignment:
 
 
 async def test_aiokafka_accepts_our_assignors() -> None:
-    strategy = (StickyAssignor.for_instance("a"), RangeAssignor.for_instance("a"))
+    strategy = (
+        for_aiokafka(StickyAssignor.for_instance("a")),
+        for_aiokafka(RangeAssignor.for_instance("a")),
+    )
     consumer = AIOKafkaConsumer(
         "t0", group_id="g", group_instance_id="a", partition_assignment_strategy=strategy
     )
@@ -53,23 +57,23 @@ def test_leader_uses_instance_ids_from_user_data() -> None:
     # Member ids sort the other way round from instance ids: the plan must follow instance ids.
     followers = {"svc-0": "zzz-member", "svc-1": "aaa-member"}
     members = {
-        member_id: wire(RangeAssignor.for_instance(instance).metadata({"t0"}))
+        member_id: wire(for_aiokafka(RangeAssignor.for_instance(instance)).metadata({"t0"}))
         for instance, member_id in followers.items()
     }
-    leader = RangeAssignor.for_instance("svc-0")
+    leader = for_aiokafka(RangeAssignor.for_instance("svc-0"))
     plan = leader.assign(cluster({"t0": 4}), members)
     assert received(plan["zzz-member"]).partitions()[0].partition == 0
     assert sorted(tp.partition for tp in received(plan["zzz-member"]).partitions()) == [0, 1]
     assert sorted(tp.partition for tp in received(plan["aaa-member"]).partitions()) == [2, 3]
     # Without the envelope (dynamic members) the member ids decide.
-    dynamic = {m: wire(RangeAssignor().metadata({"t0"})) for m in followers.values()}
-    plan = RangeAssignor().assign(cluster({"t0": 4}), dynamic)
+    dynamic = {m: wire(for_aiokafka(RangeAssignor()).metadata({"t0"})) for m in followers.values()}
+    plan = for_aiokafka(RangeAssignor()).assign(cluster({"t0": 4}), dynamic)
     assert sorted(tp.partition for tp in received(plan["aaa-member"]).partitions()) == [0, 1]
 
 
 def test_topics_without_metadata_are_skipped() -> None:
-    members = {"m": wire(RoundRobinAssignor().metadata({"t0", "missing"}))}
-    plan = RoundRobinAssignor().assign(cluster({"t0": 2}), members)
+    members = {"m": wire(for_aiokafka(RoundRobinAssignor()).metadata({"t0", "missing"}))}
+    plan = for_aiokafka(RoundRobinAssignor()).assign(cluster({"t0": 2}), members)
     assert [(tp.topic, tp.partition) for tp in received(plan["m"]).partitions()] == [
         ("t0", 0),
         ("t0", 1),
@@ -77,7 +81,9 @@ def test_topics_without_metadata_are_skipped() -> None:
 
 
 def test_sticky_round_trip_through_aiokafka_structs_stays_sticky() -> None:
-    consumers = {f"m{i}": StickyAssignor.for_instance(f"svc-{i}") for i in range(3)}
+    consumers = {
+        f"m{i}": for_aiokafka(StickyAssignor.for_instance(f"svc-{i}")) for i in range(3)
+    }
     metadata = cluster({"t0": 6, "t1": 3})
 
     def rebalance(present: list[str]) -> dict[str, set[tuple[str, int]]]:
@@ -101,7 +107,8 @@ def test_sticky_round_trip_through_aiokafka_structs_stays_sticky() -> None:
 
 
 def test_two_consumers_in_one_process_do_not_share_state() -> None:
-    a, b = StickyAssignor.for_instance("a"), StickyAssignor.for_instance("a")
+    a = for_aiokafka(StickyAssignor.for_instance("a"))
+    b = for_aiokafka(StickyAssignor.for_instance("a"))
     assert a is not b
     assignment = ConsumerProtocolMemberAssignment(0, [("t0", [0, 1])], b"")
     a.on_assignment(assignment)
@@ -110,16 +117,19 @@ def test_two_consumers_in_one_process_do_not_share_state() -> None:
         ("t0", 1),
     )
     assert decode_sticky_user_data(wire(b.metadata({"t0"})).user_data).owned_partitions == ()
-    assert StickyAssignor.for_instance("z") is not StickyAssignor.for_instance("z")
+    z = StickyAssignor.for_instance("z")
+    assert for_aiokafka(z) is not for_aiokafka(z)
     assert not [k for k in vars(StickyAssignor) if k.startswith("_owned")]
 
 
 def test_roster_assignor_via_aiokafka() -> None:
     roster = ["svc-0", "svc-1", "svc-2"]
     members = {
-        f"m{i}": wire(RosterAssignor.for_instance(f"svc-{i}", roster=roster).metadata({"t0"}))
+        f"m{i}": wire(
+            for_aiokafka(RosterAssignor.for_instance(f"svc-{i}", roster=roster)).metadata({"t0"})
+        )
         for i in (0, 2)
     }
-    plan = RosterAssignor.with_roster(roster).assign(cluster({"t0": 6}), members)
+    plan = for_aiokafka(RosterAssignor.with_roster(roster)).assign(cluster({"t0": 6}), members)
     got = {m: sorted(tp.partition for tp in received(a).partitions()) for m, a in plan.items()}
     assert got == {"m0": [0, 1, 2], "m2": [3, 4, 5]}  # svc-1's [2, 3] are orphans, spread evenly

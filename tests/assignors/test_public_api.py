@@ -46,9 +46,19 @@ def test_layering() -> None:
     for path in modules:
         imported = _imports(path)
         assert "staticconsumer" not in imported, f"{path.name} imports staticconsumer"
-        if path.name != "_aiokafka.py":
+        if path.name != "aiokafka_adapter.py":
             assert "aiokafka" not in imported, f"{path.name} imports aiokafka"
         assert len(path.read_text().splitlines()) <= 500, f"{path.name} is too long"
+
+
+def test_importing_assignors_does_not_import_aiokafka() -> None:
+    import subprocess
+    import sys
+
+    code = "import sys, assignors; print('aiokafka' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
+    assert callable(assignors.for_aiokafka)  # loaded on first use
 
 
 def test_protocol_names_match_java() -> None:

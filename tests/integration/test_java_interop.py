@@ -117,10 +117,11 @@ class RecordingRange(RangeAssignor):
         self.planned: list[list[str | None]] = []
 
     def plan(
-        self, members: Sequence[Member], partitions_per_topic: Mapping[str, int]
+        self, members: Sequence[Member], partitions_per_topic: Mapping[str, int], *,
+        partition_racks: Any = None,
     ) -> dict[str, TopicPartitions]:
         self.planned.append(sorted(m.group_instance_id or "" for m in members))
-        return super().plan(members, partitions_per_topic)
+        return super().plan(members, partitions_per_topic, partition_racks=partition_racks)
 
 
 async def start_python(

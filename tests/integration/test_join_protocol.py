@@ -6,9 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from aiokafka.coordinator.assignors.sticky.sticky_assignor import StickyPartitionAssignor
-
-from assignors import Member, MemberAssignment, RangeAssignor, RoundRobinAssignor
+from assignors import Member, MemberAssignment, RangeAssignor, RoundRobinAssignor, StickyAssignor
 from staticconsumer import StaticConsumer
 from staticconsumer.protocol import parse_join_group
 
@@ -23,8 +21,7 @@ async def test_one_join_group_per_attempt_with_every_assignor(
     consumer = StaticConsumer(
         topic_factory(partitions=2), bootstrap_servers=kafka_bootstrap,
         group_id=unique_group_id(), group_instance_id="one-join",
-        partition_assignment_strategy=(RangeAssignor(), RoundRobinAssignor(),
-                                       StickyPartitionAssignor),
+        partition_assignment_strategy=(RangeAssignor(), RoundRobinAssignor(), StickyAssignor),
         **FAST,
     )  # fmt: skip
     joins: list[tuple[list[str], int]] = []
@@ -59,10 +56,11 @@ class RecordingRange(RangeAssignor):
         self.calls: list[list[str | None]] = []
 
     def assign_group(
-        self, members: Sequence[Member], partitions_per_topic: Mapping[str, int]
+        self, members: Sequence[Member], partitions_per_topic: Mapping[str, int], *,
+        partition_racks: Any = None,
     ) -> dict[str, MemberAssignment]:
         self.calls.append(sorted((m.group_instance_id or "") for m in members))
-        return super().assign_group(members, partitions_per_topic)
+        return super().assign_group(members, partitions_per_topic, partition_racks=partition_racks)
 
 
 async def test_leader_hands_instance_ids_to_the_assignor(

@@ -19,7 +19,6 @@ from aiokafka.cluster import ClusterMetadata
 from aiokafka.protocol.metadata import MetadataResponse_v1
 
 from assignors import Member, MemberAssignment, RangeAssignor, assign_range
-from assignors._assignor import accepts_partition_racks
 from staticconsumer import _compat
 from staticconsumer import _membership as m
 from staticconsumer.errors import StaticConsumerError
@@ -52,7 +51,7 @@ def test_replica_racks_reads_aiokafka_cluster_metadata() -> None:
 
 
 class _PreRackRange(RangeAssignor):
-    """A third-party style ``assign_group`` written before ``partition_racks`` existed."""
+    """An ``assign_group`` written before ``partition_racks`` was part of the contract."""
 
     def assign_group(  # type: ignore[override]
         self, members: Sequence[Member], partitions_per_topic: Mapping[str, int]
@@ -61,7 +60,7 @@ class _PreRackRange(RangeAssignor):
 
 
 class _PrePlanRange(RangeAssignor):
-    """A subclass whose ``plan`` override was written before ``partition_racks`` existed."""
+    """A ``plan`` override written before ``partition_racks`` was part of the contract."""
 
     def plan(  # type: ignore[override]
         self, members: Sequence[Member], partitions_per_topic: Mapping[str, int]
@@ -88,28 +87,24 @@ def _partitions(encoded: Mapping[str, bytes]) -> dict[str, list[int]]:
     }
 
 
-def test_leader_passes_partition_racks_only_where_it_can() -> None:
+def test_leader_always_passes_partition_racks() -> None:
+    """One GroupAssignor contract (issue 11): ``partition_racks`` is always passed, replica racks
+    when some member has a rack, None otherwise; an override without the keyword fails loudly
+    rather than planning without racks in silence."""
     decoded = _decoded({"a": "rack-y", "b": "rack-x"})
     racks = {("t", 0): {"rack-x"}, ("t", 1): {"rack-y"}}
     rack_aware = {"member-a": [1], "member-b": [0]}
     plain = {"member-a": [0], "member-b": [1]}
     assert m.any_member_rack(decoded)
     assert not m.any_member_rack(_decoded({"a": None, "b": ""}))
-    for assignor, want in [
-        (RangeAssignor(), rack_aware),
-        (_KwargsRange(), rack_aware),
-        (_PreRackRange(), plain),  # called the old way: still works, without racks
-    ]:
-        assert accepts_partition_racks(assignor.assign_group) is (want is rack_aware)
+    for assignor in (RangeAssignor(), _KwargsRange()):
         planned = m.plan_with_group_assignor(assignor, decoded, {"t": 2}, partition_racks=racks)
-        assert _partitions(planned) == want, type(assignor).__name__
+        assert _partitions(planned) == rack_aware, type(assignor).__name__
         unracked = m.plan_with_group_assignor(assignor, decoded, {"t": 2})
         assert _partitions(unracked) == plain, type(assignor).__name__
-    # A plan() override without the keyword is called the old way too, racks or not.
-    old_plan = _PrePlanRange()
-    assert not accepts_partition_racks(old_plan.plan)
-    planned = m.plan_with_group_assignor(old_plan, decoded, {"t": 2}, partition_racks=racks)
-    assert _partitions(planned) == plain
+    for old in (_PreRackRange(), _PrePlanRange()):
+        with pytest.raises(TypeError, match="partition_racks"):
+            m.plan_with_group_assignor(old, decoded, {"t": 2})
 
 
 # -- the real thing: 3 brokers on 3 racks ----------------------------------------------------------

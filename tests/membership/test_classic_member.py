@@ -18,6 +18,7 @@ from staticconsumer.membership import (
     Api,
     Assign,
     AssignmentComputed,
+    AssignmentFailed,
     Backoff,
     BecomeFatal,
     ClassicMember,
@@ -61,7 +62,7 @@ def new_member(*, static: bool = True, protocol: RebalanceProtocol = EAGER) -> C
     config = MemberConfig(
         group_id="g", group_instance_id="i-0" if static else None, session_timeout_ms=10_000,
         heartbeat_interval_ms=3_000, max_poll_interval_ms=300_000,
-        protocols={"p": protocol, "range": EAGER},
+        rebalance_protocol=protocol,
     )  # fmt: skip
     member = ClassicMember(config)
     member.handle(CoordinatorFound(1))
@@ -155,7 +156,7 @@ def test_each_error_code_on_each_api(api: Api, code: int, protocol: RebalancePro
         assert member.handle(HeartbeatAnswered(ErrorCode.NONE, T0)) == []
         assert member.on_commit_answer(ErrorCode.NONE)[0] is CommitOutcome.FAILED
     elif what is Reaction.FIND_COORDINATOR:
-        assert FindCoordinator() in actions and member.coordinator is None
+        assert actions[-2:] == [Backoff(), FindCoordinator()] and member.coordinator is None
         assert member.poll(T0, 0.0, TOPICS) == [FindCoordinator()]
     elif what is Reaction.RETRY:
         assert actions == [Backoff()]
@@ -223,7 +224,7 @@ def test_answers_that_arrive_in_the_wrong_state_are_ignored() -> None:
 def test_no_answer_means_the_coordinator_is_presumed_dead() -> None:
     member = new_member()
     member.poll(T0, 0.0, TOPICS)
-    assert member.handle(RequestFailed(Api.JOIN_GROUP)) == [FindCoordinator()]
+    assert member.handle(RequestFailed(Api.JOIN_GROUP)) == [Backoff(), FindCoordinator()]
     assert member.state is MemberState.UNJOINED and member.coordinator is None
 
 
@@ -263,6 +264,8 @@ def test_eager_revokes_everything_before_the_join_and_assigns_everything_after()
     stable(member, ("t", 0), ("t", 1))
     before, after = _rejoin(member, ("t", 1), ("t", 2))
     assert Revoke((("t", 0), ("t", 1)), lost=False, reason="rebalance") in before
+    join = before[-1]
+    assert isinstance(join, SendJoinGroup) and join.owned == (("t", 0), ("t", 1))  # sticky hint
     assert after[-1] == Assign((("t", 1), ("t", 2)), (("t", 1), ("t", 2)))
     assert not member.join_due
 
@@ -330,7 +333,7 @@ def test_no_heartbeat_answer_within_the_session_timeout_looks_for_the_coordinato
     member = new_member()
     stable(member)
     member.poll(T0, 0.0, TOPICS)
-    assert member.poll(T0 + 11, 0.0, TOPICS) == [FindCoordinator()]
+    assert member.poll(T0 + 11, 0.0, TOPICS) == [Backoff(), FindCoordinator()]
     assert member.generation_id == 1  # the new coordinator may still know this generation
 
 
@@ -404,3 +407,11 @@ def test_the_first_fatal_error_is_kept() -> None:
 def test_join_reason_event_precedes_every_join() -> None:
     member = new_member()
     assert events(member.poll(T0, 0.0, TOPICS)) == [JoinGroupReason]
+
+
+def test_an_assignor_failure_rejoins_after_a_backoff() -> None:
+    member = new_member()
+    member.poll(T0, 0.0, TOPICS)
+    member.handle(JoinGroupAnswered(ErrorCode.NONE, 1, "m-1", "p", "m-1", False, ()))
+    assert member.handle(AssignmentFailed()) == [Backoff()]
+    assert member.state is MemberState.UNJOINED and member.join_due

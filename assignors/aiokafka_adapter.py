@@ -1,12 +1,18 @@
-"""The seam to plain aiokafka: the only module that imports aiokafka.
+"""Our assignors for plain aiokafka: ``for_aiokafka(assignor)``. The only module of the package
+that imports aiokafka, and only when it is imported itself (``import assignors`` does not)::
+
+    AIOKafkaConsumer(..., group_instance_id="svc-0", partition_assignment_strategy=(
+        for_aiokafka(StickyAssignor.for_instance("svc-0")),
+    ))
 
 aiokafka 0.14 takes ``partition_assignment_strategy`` as a tuple of objects and only duck-types
 them (no ``issubclass`` check): the coordinator reads ``.name``, calls ``.metadata(topics)`` for the
 JoinGroup, ``.assign(cluster, {member_id: ConsumerProtocolMemberMetadata})`` on the leader and
 ``.on_assignment(assignment)`` after SyncGroup. Its built-in assignors are classes with state on the
 class; ours are *instances* with state on the instance, so two consumers in one process never share
-it. ``on_generation_assignment(generation)`` is accepted for parity with aiokafka's sticky assignor,
-although aiokafka 0.14 never calls it.
+it: :class:`AiokafkaAssignor` wraps one assignor and keeps that state.
+``on_generation_assignment(generation)`` is accepted for parity with aiokafka's sticky
+assignor, although aiokafka 0.14 never calls it.
 
 aiokafka's leader drops ``group_instance_id`` from the JoinGroup response, so each member puts its
 instance id into its subscription user data (see :mod:`assignors._userdata`) and :meth:`assign`
@@ -18,7 +24,7 @@ it loses to members that know their generation; use ``StaticConsumer`` for exact
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from aiokafka.coordinator.protocol import (
@@ -26,37 +32,38 @@ from aiokafka.coordinator.protocol import (
     ConsumerProtocolMemberMetadata,
 )
 
+from ._assignor import GroupAssignor
 from ._member import Member, MemberAssignment, TopicPartition
 from ._userdata import NO_GENERATION, decode_envelope
 
-__all__ = ["AiokafkaAdapter"]
+__all__ = ["AiokafkaAssignor", "for_aiokafka"]
 
 
-class AiokafkaAdapter:
-    """Mixin giving an assignor the methods aiokafka's ``GroupCoordinator`` calls."""
+def for_aiokafka(assignor: GroupAssignor) -> AiokafkaAssignor:
+    """``assignor`` as a ``partition_assignment_strategy`` entry for plain aiokafka 0.14."""
+    return AiokafkaAssignor(assignor)
 
-    group_instance_id: str | None
 
-    def __init__(self) -> None:
+class AiokafkaAssignor:
+    """The methods aiokafka's ``GroupCoordinator`` calls, around one of our assignors."""
+
+    def __init__(self, assignor: GroupAssignor) -> None:
+        self.assignor = assignor
         self._owned: tuple[TopicPartition, ...] = ()
         self._generation = NO_GENERATION
 
-    # Provided by the assignor (see assignors.GroupAssignor).
-    def assign_group(
-        self, members: Sequence[Member], partitions_per_topic: Mapping[str, int]
-    ) -> dict[str, MemberAssignment]:
-        raise NotImplementedError
+    @property
+    def name(self) -> str:
+        return self.assignor.name
 
-    def subscription_user_data(
-        self, topics: Iterable[str], owned: Sequence[TopicPartition], generation: int
-    ) -> bytes:
-        raise NotImplementedError
+    def __repr__(self) -> str:
+        return f"for_aiokafka({self.assignor!r})"
 
     # Called by aiokafka.
     def metadata(self, topics: Iterable[str]) -> Any:
         """The JoinGroup protocol metadata: subscription v0 with our user data."""
         names = sorted(topics)
-        user_data = self.subscription_user_data(names, self._owned, self._generation)
+        user_data = self.assignor.subscription_user_data(names, self._owned, self._generation)
         return ConsumerProtocolMemberMetadata(0, names, user_data)
 
     def assign(self, cluster: Any, members: Mapping[str, Any]) -> dict[str, Any]:
@@ -81,7 +88,7 @@ class AiokafkaAdapter:
             partitions = cluster.partitions_for_topic(topic)
             if partitions:  # Java skips topics without metadata, and so do we
                 counts[topic] = len(partitions)
-        plan = self.assign_group(group, counts)
+        plan = self.assignor.assign_group(group, counts)
         return {member_id: _to_aiokafka(assignment) for member_id, assignment in plan.items()}
 
     def on_assignment(self, assignment: Any) -> None:

@@ -1,0 +1,130 @@
+"""Records per second: StaticConsumer vs aiokafka's AIOKafkaConsumer, same topic, same run.
+
+    python benchmarks/consume_bench.py [--records 400000] [--rounds 7] [--bootstrap-servers H:P]
+
+Produces ``--records`` small records to a 4-partition topic once, then, for each mode (``async
+for`` over the consumer and ``getmany`` batches), alternates the two consumer classes for
+``--rounds`` rounds each. Every round is a fresh group (``auto_offset_reset="earliest"``) that
+reads the whole topic (``getmany`` in batches of at most 500 records, Java's
+``max.poll.records``); the clock runs from the moment the consumer holds its partitions until the
+last record was returned. Prints each round's
+records/s, the median per class and mode, and the ratio StaticConsumer / AIOKafkaConsumer (the
+goal is >= 0.97 in both modes). A local broker is started unless ``--bootstrap-servers`` is given.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import statistics
+import sys
+import time
+import uuid
+from typing import Any
+
+from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
+
+from staticconsumer import StaticConsumer
+
+PARTITIONS = 4
+MAX_RECORDS = 500  # per getmany, as Java's max.poll.records default
+
+
+async def produce(bootstrap: str, topic: str, records: int) -> None:
+    producer = AIOKafkaProducer(bootstrap_servers=bootstrap, linger_ms=20, max_batch_size=65536)
+    await producer.start()
+    try:
+        batch = []
+        for n in range(records):
+            batch.append(producer.send(topic, b"v%09d" % n, partition=n % PARTITIONS))
+            if len(batch) >= 5000:
+                await asyncio.gather(*batch)
+                batch.clear()
+        await asyncio.gather(*batch)
+    finally:
+        await producer.stop()
+
+
+async def consume(cls: type[Any], mode: str, bootstrap: str, topic: str, records: int) -> float:
+    """One round: a fresh group reads ``records`` records; returns records per second."""
+    kwargs: dict[str, Any] = {}
+    if cls is StaticConsumer:
+        kwargs["group_instance_id"] = "bench-0"
+    consumer = cls(
+        topic, bootstrap_servers=bootstrap, group_id=f"bench-{uuid.uuid4().hex[:8]}",
+        auto_offset_reset="earliest", enable_auto_commit=False, **kwargs,
+    )  # fmt: skip
+    await consumer.start()
+    try:
+        assert consumer.assignment(), "start() returns once the consumer holds its partitions"
+        seen = 0
+        started = time.perf_counter()
+        if mode == "async for":
+            async for _record in consumer:
+                seen += 1
+                if seen >= records:
+                    break
+        else:
+            while seen < records:
+                batch = await consumer.getmany(timeout_ms=1000, max_records=MAX_RECORDS)
+                seen += sum(len(rs) for rs in batch.values())
+        return seen / (time.perf_counter() - started)
+    finally:
+        await consumer.stop()
+
+
+async def run(bootstrap: str, records: int, rounds: int) -> dict[tuple[str, str], list[float]]:
+    topic = f"consume-bench-{uuid.uuid4().hex[:8]}"
+    from staticconsumer.localkafka._probe import create_topic
+
+    await create_topic(bootstrap, topic, partitions=PARTITIONS)
+    print(f"producing {records:,} records to {topic} ({PARTITIONS} partitions)", file=sys.stderr)
+    await produce(bootstrap, topic, records)
+    results: dict[tuple[str, str], list[float]] = {}
+    for mode in ("async for", "getmany"):
+        for r in range(rounds):
+            order = (StaticConsumer, AIOKafkaConsumer) if r % 2 == 0 else (
+                AIOKafkaConsumer, StaticConsumer)  # fmt: skip
+            for cls in order:
+                rate = await consume(cls, mode, bootstrap, topic, records)
+                results.setdefault((mode, cls.__name__), []).append(rate)
+                print(f"  {mode:9} round {r + 1} {cls.__name__:16} {rate:12,.0f} records/s",
+                      file=sys.stderr)  # fmt: skip
+    return results
+
+
+def report(results: dict[tuple[str, str], list[float]], records: int) -> None:
+    print(f"records per second, {records:,} records per round, median of "
+          f"{len(next(iter(results.values())))} rounds (alternating)")  # fmt: skip
+    print(f"{'mode':10} {'StaticConsumer':>16} {'AIOKafkaConsumer':>18} {'ratio':>7}")
+    for mode in ("async for", "getmany"):
+        ours = statistics.median(results[(mode, "StaticConsumer")])
+        theirs = statistics.median(results[(mode, "AIOKafkaConsumer")])
+        print(f"{mode:10} {ours:16,.0f} {theirs:18,.0f} {ours / theirs:7.2f}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--records", type=int, default=400_000)
+    parser.add_argument("--rounds", type=int, default=7)
+    parser.add_argument("--bootstrap-servers", default=None)
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.WARNING)
+    cluster = None
+    bootstrap = args.bootstrap_servers
+    if bootstrap is None:
+        from staticconsumer.localkafka import cluster_from_environment
+
+        cluster = cluster_from_environment(1, use_existing=False).start()
+        bootstrap = cluster.bootstrap_servers
+    try:
+        report(asyncio.run(run(bootstrap, args.records, args.rounds)), args.records)
+    finally:
+        if cluster is not None:
+            cluster.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
