@@ -13,6 +13,7 @@ policy                    retries                                         gives 
 ``broker_port_clash``     starting local brokers whose port was taken     after 3 attempts
 ``topic_metadata``        reading a new topic's partitions and leaders    after ``timeout_s``
 ``broker_listening``      connecting to a starting broker's port          at the deadline
+``demo_condition``        the demo's checks (group stable, all processed) after ``timeout_s``
 ========================= =============================================== =====================
 """
 
@@ -46,6 +47,7 @@ PORT_CLASH_ATTEMPTS = 3
 #: Polling intervals while waiting for a topic's metadata and for a broker's port.
 METADATA_POLL_S = 0.2
 LISTENING_POLL_S = 0.2
+DEMO_POLL_S = 0.2
 
 
 def events_producer_start(
@@ -107,6 +109,17 @@ def topic_metadata(timeout_s: float) -> AsyncRetrying:
     return AsyncRetrying(
         stop=stop_after_delay(timeout_s),
         wait=wait_fixed(METADATA_POLL_S),
+        retry=retry_if_exception_type(NotYet),
+        reraise=True,
+    )
+
+
+def demo_condition(timeout_s: float) -> AsyncRetrying:
+    """Poll one of the demo's conditions every 0.2 s until its check stops raising
+    :class:`NotYet`, for at most ``timeout_s``; any other exception (an app died) ends it."""
+    return AsyncRetrying(
+        stop=stop_after_delay(timeout_s),
+        wait=wait_fixed(DEMO_POLL_S),
         retry=retry_if_exception_type(NotYet),
         reraise=True,
     )
