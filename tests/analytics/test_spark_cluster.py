@@ -59,7 +59,7 @@ def test_cluster_report_gives_the_local_tables(
     _report(
         kafka_bootstrap, topic, cluster, "--master", spark_cluster.master_url,
         "--spark-conf", "spark.executor.memory=512m", "--spark-conf", "spark.executor.cores=1",
-        "--spark-conf", "spark.cores.max=2",
+        "--spark-conf", "spark.cores.max=2", "--spark-conf", "spark.sql.shuffle.partitions=4",
     )  # fmt: skip
     # The cluster really ran it: each worker launched an executor for the report.
     for n in range(spark_cluster.workers):
