@@ -2,8 +2,9 @@
 
 :meth:`EventPublisher.offer` is synchronous and O(1): it appends to a bounded buffer or, when the
 buffer is full, drops the newest event and counts it. One background task, owned by the
-consumer's lifetime (:meth:`start` / :meth:`stop`), starts the producer (retrying with backoff:
-an unreachable cluster only delays publishing) and drains the buffer. Errors are logged and
+consumer's lifetime (:meth:`start` / :meth:`stop`), starts the producer (retrying with backoff
+under ``_retry.events_producer_start``: an unreachable cluster only delays publishing) and drains
+the buffer. Errors are logged and
 counted, never raised. :meth:`stop` flushes within ``flush_timeout_ms``; what is still buffered
 then is counted as dropped, and the producer is closed without waiting for it.
 """
@@ -17,16 +18,21 @@ from collections import deque
 from collections.abc import Awaitable, Callable
 from typing import Any, Protocol
 
+from tenacity import RetryCallState
+
+from . import _retry
 from .events import MembershipEvent
 
 log = logging.getLogger("staticconsumer")
 
 #: Events handed to the producer per round (they are small: a few hundred bytes each).
 BATCH = 500
-BACKOFF_MIN_S = 0.1
-BACKOFF_MAX_S = 5.0
 #: How long stop() lets the producer close after the flush.
 CLOSE_GRACE_S = 2.0
+
+
+class _Stopping(Exception):
+    """stop() was called while the producer's start was being retried."""
 
 
 class EventProducer(Protocol):
@@ -147,27 +153,34 @@ class EventPublisher:
             self._in_flight = 0
 
     async def _start_producer(self, producer: EventProducer) -> bool:
-        backoff, attempts = BACKOFF_MIN_S, 0
-        while True:
-            try:
-                await producer.start()
-                return True
-            except Exception as exc:
-                self.publish_errors += 1
-                attempts += 1
-                log.log(
-                    logging.WARNING if attempts == 1 or attempts % 10 == 0 else logging.DEBUG,
-                    "membership events: cannot start the producer for topic %s (attempt %d): "
-                    "%r; events are buffered meanwhile", self._topic, attempts, exc,
-                )  # fmt: skip
-            if self._closing:
-                return False
+        """Start the producer under the ``events_producer_start`` policy (backoff, no limit);
+        False when :meth:`stop` came first."""
+        retrying = _retry.events_producer_start(after=self._start_failed, sleep=self._backoff)
+        try:
+            async for attempt in retrying:
+                with attempt:
+                    await producer.start()
+        except _Stopping:
+            return False
+        return True
+
+    def _start_failed(self, state: RetryCallState) -> None:
+        self.publish_errors += 1
+        attempts = _retry.attempt_number(state)
+        log.log(
+            logging.WARNING if attempts == 1 or attempts % 10 == 0 else logging.DEBUG,
+            "membership events: cannot start the producer for topic %s (attempt %d): "
+            "%r; events are buffered meanwhile", self._topic, attempts, _retry.failure(state),
+        )  # fmt: skip
+
+    async def _backoff(self, seconds: float) -> None:
+        """The policy's sleep, which :meth:`stop` ends early; raises :class:`_Stopping` then."""
+        if not self._closing:
             self._wake.clear()
             with contextlib.suppress(asyncio.TimeoutError):
-                await asyncio.wait_for(self._wake.wait(), backoff)  # stop() wakes us early
-            if self._closing:
-                return False
-            backoff = min(backoff * 2, BACKOFF_MAX_S)
+                await asyncio.wait_for(self._wake.wait(), seconds)
+        if self._closing:
+            raise _Stopping
 
     async def _publish(self, producer: EventProducer, batch: list[MembershipEvent]) -> None:
         """Hand ``batch`` to the producer and wait for its answers. A failed event is not

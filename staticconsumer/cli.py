@@ -13,7 +13,7 @@ import sys
 import threading
 from collections.abc import Sequence
 
-from .errors import StaticConsumerError
+from .errors import LocalKafkaError, StaticConsumerError
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 log = logging.getLogger("staticconsumer.cli")
@@ -219,7 +219,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ValueError as exc:
         print(f"staticconsumer: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
-    except StaticConsumerError as exc:
+    except (StaticConsumerError, LocalKafkaError) as exc:
         print(f"staticconsumer: error: {exc}", file=sys.stderr)
         return EXIT_FAILED
     return code

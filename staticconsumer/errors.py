@@ -1,4 +1,4 @@
-"""The staticconsumer exception tree.
+"""The staticconsumer exception trees.
 
 Every error this package raises on purpose is one of these::
 
@@ -10,17 +10,22 @@ Every error this package raises on purpose is one of these::
     │                                        group.min/max.session.timeout.ms
     ├── GroupAdminError                      an admin call (describe, remove members) failed
     │   └── UnknownMemberError               remove_members named an instance id the group lacks
-    ├── ProtocolError                        a response could not be decoded
-    └── LocalKafkaError                      the local Apache Kafka launcher could not give a broker
-        ├── NoBrokerAvailableError           no KAFKA_BOOTSTRAP_SERVERS, no Docker, no Java 17+
-        ├── KafkaResolutionError             Maven / Maven Central could not supply the jars
-        └── BrokerStartError                 a broker did not become ready in time
+    └── ProtocolError                        a response could not be decoded
+
+    LocalKafkaError                          the local Apache Kafka launcher (a test harness, not
+    │                                        the consumer) could not give a broker
+    ├── NoBrokerAvailableError               no KAFKA_BOOTSTRAP_SERVERS, no Docker, no Java 17+
+    ├── KafkaResolutionError                 Maven / Maven Central could not supply the jars
+    └── BrokerStartError                     a broker did not become ready in time
 
     ConfigurationError (ValueError)          misuse caught at construction
     └── InvalidInstanceIdError               a group.instance.id Kafka would reject
 
 Misuse errors are ``ValueError`` subclasses so that ``except ValueError`` keeps working; they are
-raised before any I/O. Runtime failures derive from :class:`StaticConsumerError`.
+raised before any I/O. Runtime failures of the consumer and the admin calls derive from
+:class:`StaticConsumerError`. The launcher's failures have their own base, so that an application's
+``except StaticConsumerError`` around its consumer never swallows a test-harness failure (and a
+harness's ``except LocalKafkaError`` never swallows a consumer's).
 """
 
 from __future__ import annotations
@@ -87,8 +92,13 @@ class ProtocolError(StaticConsumerError):
     """Bytes from the broker or from another member could not be decoded."""
 
 
-class LocalKafkaError(StaticConsumerError):
-    """The local Apache Kafka launcher could not provide a broker."""
+class LocalKafkaError(Exception):
+    """The local Apache Kafka launcher could not provide a broker.
+
+    Deliberately not a :class:`StaticConsumerError`: the launcher is a test harness (the pytest
+    fixtures, ``staticconsumer local-kafka``), not the consumer. None of its errors is ``fatal``
+    to a consumer.
+    """
 
 
 class NoBrokerAvailableError(LocalKafkaError):

@@ -1,7 +1,7 @@
-"""``python -m examples.streams_app``: see ``app.py``."""
+"""``python -m examples.streams_app``: runs :mod:`staticconsumer.streams_app` (its ``app.py``)."""
 
 import sys
 
-from .app import main
+from staticconsumer.streams_app.app import main
 
 sys.exit(main())

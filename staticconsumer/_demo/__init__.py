@@ -1,7 +1,7 @@
 """``staticconsumer demo``: a rolling restart of a stateful Streams-like app, static vs dynamic.
 
 It starts a local Apache Kafka (unless ``--bootstrap-servers`` or ``KAFKA_BOOTSTRAP_SERVERS``
-names one), runs two processes of ``examples/streams_app`` (two stream threads each, one
+names one), runs two processes of :mod:`staticconsumer.streams_app` (two stream threads each, one
 ``StaticConsumer`` per thread with ``group.instance.id = <base>-thread-<n>``), restarts one of
 them while data keeps arriving, and prints what happened: generation and partitions per instance
 id before and after, rebalances, state reused vs restored from the changelog, and a check of the
@@ -114,7 +114,6 @@ def run_demo(args: argparse.Namespace) -> int:
     from ..localkafka import ExternalCluster, cluster_from_environment
     from ..localkafka._probe import delete_topics
     from . import _report
-    from ._apps import examples_dir
     from ._scenario import DemoOptions, run_scenario
     from ._summary import render_text
 
@@ -142,7 +141,6 @@ def run_demo(args: argparse.Namespace) -> int:
         if args.dynamic:
             raise ConfigurationError("--report runs both the static and the dynamic scenario; "
                                      "drop --dynamic")  # fmt: skip
-    examples_dir()  # a clear error before anything starts
     events_topic = args.events_topic
     if args.report and events_topic is None:
         events_topic = f"scdemo-events-{os.getpid()}-{uuid.uuid4().hex[:6]}"

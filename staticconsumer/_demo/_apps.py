@@ -1,6 +1,7 @@
-"""The demo's app processes: ``python -m examples.streams_app`` children and what they report.
+"""The demo's app processes: ``python -m staticconsumer.streams_app`` children and what they report.
 
-Each child writes JSON status lines on stdout (``examples/streams_app/status.py``); a reader task
+The app ships inside the package, so the demo works from an installed wheel as from a checkout.
+Each child writes JSON status lines on stdout (``streams_app/status.py``); a reader task
 keeps the latest ``assigned`` event and the latest counters of each of its stream threads.
 """
 
@@ -17,24 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..errors import StaticConsumerError
-
 TERMINATE_TIMEOUT_S = 30.0
-
-
-def examples_dir() -> Path:
-    """``<repository>/examples``, next to the ``staticconsumer`` package of a source checkout."""
-    import staticconsumer
-
-    root = Path(staticconsumer.__file__).resolve().parents[1]
-    path = root / "examples"
-    if not (path / "streams_app" / "app.py").is_file():
-        raise StaticConsumerError(
-            f"the demo runs the example app from a source checkout, and {path / 'streams_app'} "
-            "does not exist: run `staticconsumer demo` from a clone of the staticconsumer "
-            "repository installed with `pip install -e .` (or `bash scripts/demo.sh`)"
-        )
-    return path
 
 
 @dataclass
@@ -64,19 +48,16 @@ class AppProcess:
         return None if self._proc is None else self._proc.returncode
 
     async def start(self) -> None:
-        root = examples_dir().parent
         env = dict(os.environ)
-        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(root), env.get("PYTHONPATH")]))
         env["PYTHONUNBUFFERED"] = "1"
         with self.log_path.open("ab") as log:
             self._proc = await asyncio.create_subprocess_exec(
                 sys.executable,
                 "-m",
-                "examples.streams_app",
+                "staticconsumer.streams_app",
                 *self.args,
                 "--parent-pid",
                 str(os.getpid()),
-                cwd=root,
                 env=env,
                 stdin=asyncio.subprocess.DEVNULL,
                 stdout=asyncio.subprocess.PIPE,

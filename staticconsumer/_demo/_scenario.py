@@ -26,6 +26,7 @@ from typing import Any, TypeVar
 from aiokafka import AIOKafkaConsumer, TopicPartition
 from aiokafka.admin import AIOKafkaAdminClient
 
+from .. import _retry
 from .._instance_id import InstanceId
 from ..errors import StaticConsumerError
 from ..localkafka._probe import create_topic, delete_topics
@@ -143,25 +144,36 @@ class Scenario:
         return [a for a in self.apps if a.running]
 
     async def until(self, what: str, check: Callable[[], Any], timeout_s: float) -> Any:
-        """Poll ``check`` (sync or async) until it returns something truthy; fail fast when an
-        app process dies meanwhile."""
-        deadline = time.monotonic() + timeout_s
-        while True:
+        """Poll ``check`` (sync or async) under the ``demo_condition`` policy until it returns
+        something truthy; fail fast when an app process dies meanwhile."""
+
+        async def once() -> Any:
             result = check()
             if asyncio.iscoroutine(result):
                 result = await result
             if result:
                 return result
-            for app in self.apps:
-                if app.returncode is not None and not (app.stopped or app.killed):
-                    raise DemoFailure(
-                        f"{app.label} exited with status {app.returncode} while waiting for "
-                        f"{what}; its log ends:\n{app.log_tail()}"
-                    )
-            if time.monotonic() > deadline:
-                tails = "\n".join(f"--- {a.label}\n{a.log_tail(10)}" for a in self.live())
-                raise DemoFailure(f"timed out after {timeout_s:.0f}s waiting for {what}\n{tails}")
-            await asyncio.sleep(0.2)
+            self._fail_if_an_app_died(what)
+            raise _retry.NotYet(what)
+
+        try:
+            async for attempt in _retry.demo_condition(timeout_s):
+                with attempt:
+                    return await once()
+        except _retry.NotYet:
+            tails = "\n".join(f"--- {a.label}\n{a.log_tail(10)}" for a in self.live())
+            raise DemoFailure(
+                f"timed out after {timeout_s:.0f}s waiting for {what}\n{tails}"
+            ) from None
+        raise AssertionError("unreachable: tenacity either returns or raises")  # pragma: no cover
+
+    def _fail_if_an_app_died(self, what: str) -> None:
+        for app in self.apps:
+            if app.returncode is not None and not (app.stopped or app.killed):
+                raise DemoFailure(
+                    f"{app.label} exited with status {app.returncode} while waiting for "
+                    f"{what}; its log ends:\n{app.log_tail()}"
+                )
 
     def stable(self, apps: Sequence[AppProcess]) -> Snapshot | None:
         """One generation across every stream thread of ``apps``, which together own every

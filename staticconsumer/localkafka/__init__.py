@@ -4,7 +4,9 @@ One resolution order, shared by ``staticconsumer local-kafka`` and the pytest fi
 (:func:`cluster_from_environment`):
 
 a. ``KAFKA_BOOTSTRAP_SERVERS`` is set: use that cluster, start nothing;
-b. a Docker engine answers: testcontainers' Kafka container in KRaft mode;
+b. a Docker engine answers (and the ``docker`` extra is installed): a single-node KRaft Kafka
+   container on the host's network, listening on 127.0.0.1, from ``STATICCONSUMER_KAFKA_IMAGE``
+   (default the official ``apache/kafka:<version>``; see :mod:`._docker` for the image contract);
 c. Java 17+ is present: Apache Kafka's own broker (``kafka.Kafka``) from Maven Central, resolved
    once into a per-user cache (``mvn`` when installed, else a checksum-verified download);
 d. none of these: :class:`~staticconsumer.errors.NoBrokerAvailableError` naming the three ways.
@@ -16,7 +18,8 @@ import os
 from collections.abc import Mapping
 
 from ._cluster import Broker, LocalKafkaCluster, free_port
-from ._external import DockerCluster, ExternalCluster, docker_engine_answers
+from ._docker import DockerCluster
+from ._external import ExternalCluster, docker_engine_answers
 from ._java import DEFAULT_KAFKA_VERSION, NO_BROKER_HELP, find_java, parse_kafka_version
 from .maven import cache_root, resolve_jars
 

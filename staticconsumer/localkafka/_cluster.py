@@ -22,6 +22,9 @@ import weakref
 from collections.abc import Mapping
 from pathlib import Path
 
+from tenacity import RetryCallState
+
+from .. import _retry
 from ..errors import BrokerStartError
 from . import _probe
 from ._java import DEFAULT_KAFKA_VERSION, kafka_coordinates, parse_kafka_version, require_java
@@ -31,7 +34,6 @@ from .maven import cache_root, resolve_jars
 log = logging.getLogger(__name__)
 
 _LIVE: weakref.WeakSet[LocalKafkaCluster] = weakref.WeakSet()
-_PORT_RETRIES = 3
 
 _LOG4J2 = """\
 status = warn
@@ -215,16 +217,23 @@ class Broker:
             self.kill()
 
     def wait_listening(self, deadline: float) -> None:
-        while time.monotonic() < deadline:
-            if not self.is_running():
-                raise BrokerStartError(self._failure("exited during start-up"))
-            with (
-                contextlib.suppress(OSError),
-                socket.create_connection(("127.0.0.1", self.port), timeout=1),
-            ):
+        """Poll the port under the ``broker_listening`` policy until it accepts a connection;
+        BrokerStartError when the process exits or ``deadline`` (monotonic) passes."""
+        try:
+            for attempt in _retry.broker_listening(deadline):
+                with attempt:
+                    self._accepts_connections()
+        except _retry.NotYet:
+            raise BrokerStartError(self._failure("did not open its port in time")) from None
+
+    def _accepts_connections(self) -> None:
+        if not self.is_running():
+            raise BrokerStartError(self._failure("exited during start-up"))
+        try:
+            with socket.create_connection(("127.0.0.1", self.port), timeout=1):
                 return
-            time.sleep(0.2)
-        raise BrokerStartError(self._failure("did not open its port in time"))
+        except OSError as exc:
+            raise _retry.NotYet(f"port {self.port}: {exc}") from exc
 
     def _failure(self, what: str) -> str:
         return (
@@ -304,30 +313,36 @@ class LocalKafkaCluster(_probe.TopicCreation):
         _LIVE.add(self)
         self.brokers = [Broker(self, node_id) for node_id in range(1, self.size + 1)]
         try:
-            for attempt in range(1, _PORT_RETRIES + 1):
-                for broker in self.brokers:
-                    broker.port, broker.controller_port = free_port(), free_port()
-                for broker in self.brokers:
-                    broker.format_storage()
-                for broker in self.brokers:
-                    broker.start()
-                try:
-                    self._wait_ready(self.brokers)
-                    break
-                except BrokerStartError:
-                    clash = any(b.port_clash() for b in self.brokers)
-                    if not clash or attempt == _PORT_RETRIES:
-                        raise
-                    log.warning("a port was taken while Kafka started; retrying on new ports")
-                    for broker in self.brokers:
-                        broker.kill()
-                        shutil.rmtree(broker.directory / "data", ignore_errors=True)
+            _retry.broker_port_clash(clashed=self._port_clash, before_sleep=self._new_ports)(
+                self._start_nodes
+            )
         except BaseException:
             self.stop()
             raise
         self.started = True
         log.info("Apache Kafka %s ready at %s", self.kafka_version, self.bootstrap_servers)
         return self
+
+    def _start_nodes(self) -> None:
+        """Pick free ports, format each node's storage, start the nodes, wait until ready."""
+        for broker in self.brokers:
+            broker.port, broker.controller_port = free_port(), free_port()
+        for broker in self.brokers:
+            broker.format_storage()
+        for broker in self.brokers:
+            broker.start()
+        self._wait_ready(self.brokers)
+
+    def _port_clash(self, exc: BaseException) -> bool:
+        """A start that failed because another process took a port between ``free_port()``
+        and the broker's bind: worth another start on new ports."""
+        return isinstance(exc, BrokerStartError) and any(b.port_clash() for b in self.brokers)
+
+    def _new_ports(self, state: RetryCallState) -> None:
+        log.warning("a port was taken while Kafka started; retrying on new ports")
+        for broker in self.brokers:
+            broker.kill()
+            shutil.rmtree(broker.directory / "data", ignore_errors=True)
 
     def _wait_ready(self, brokers: list[Broker]) -> None:
         deadline = time.monotonic() + self.startup_timeout_s

@@ -27,7 +27,8 @@ _LOG_BACKEND = {
 NO_BROKER_HELP = (
     "No Apache Kafka broker is available. Get one in any of three ways:\n"
     "  1. set KAFKA_BOOTSTRAP_SERVERS=host:port[,host:port] to use a running cluster;\n"
-    "  2. run a Docker engine (testcontainers then starts Kafka in a container);\n"
+    "  2. run a Docker engine and `pip install 'staticconsumer[docker]'` (Kafka then runs in a\n"
+    "     container of STATICCONSUMER_KAFKA_IMAGE, default apache/kafka:<version>);\n"
     "  3. install Java 17 or newer (e.g. `apt-get install openjdk-17-jre-headless`): the\n"
     "     broker is then fetched once from Maven Central (org.apache.kafka:kafka_2.13) and\n"
     "     run locally."

@@ -32,7 +32,6 @@ from __future__ import annotations
 import hashlib
 import logging
 import re
-import time
 import urllib.error
 import urllib.request
 import xml.etree.ElementTree as ET
@@ -43,12 +42,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
+from tenacity import RetryCallState
+
+from .. import _retry
 from ..errors import KafkaResolutionError
 
 log = logging.getLogger(__name__)
 
 _TIMEOUT_S = 60.0
-_ATTEMPTS = 3
 _FOLLOWED_SCOPES = frozenset({"compile", "runtime"})
 _JAR_TYPES = frozenset({"jar", "bundle"})
 _PROPERTY = re.compile(r"\$\{([^}]+)\}")
@@ -160,29 +161,38 @@ def _url(repository: str, group: str, artifact: str, version: str, suffix: str) 
     return f"{directory}/{artifact}-{version}{suffix}"
 
 
+def _transient(exc: BaseException) -> bool:
+    """A failure that may pass: a 5xx or 429 answer, a timeout, a refused or reset connection."""
+    if isinstance(exc, urllib.error.HTTPError):
+        return exc.code >= 500 or exc.code == 429
+    return isinstance(exc, urllib.error.URLError | OSError)
+
+
 def _retrying(url: str, action: Callable[[Any], _T]) -> _T:
-    """Open ``url`` and run ``action`` on the response, retrying transient failures."""
+    """Open ``url`` and run ``action`` on the response, retrying transient failures under the
+    ``maven_download`` policy; every failure that is left becomes a KafkaResolutionError."""
     request = urllib.request.Request(url, headers={"User-Agent": "staticconsumer"})
-    for attempt in range(1, _ATTEMPTS + 1):
-        try:
-            with urllib.request.urlopen(request, timeout=_TIMEOUT_S) as response:
-                return action(response)
-        except urllib.error.HTTPError as exc:
-            if exc.code == 404:
-                raise KafkaResolutionError(f"not found: {url}") from exc
-            transient = exc.code >= 500 or exc.code == 429
-            if not transient or attempt == _ATTEMPTS:
-                raise KafkaResolutionError(f"HTTP {exc.code} for {url}") from exc
-            reason = f"HTTP {exc.code}"
-        except (urllib.error.URLError, OSError) as exc:
-            if attempt == _ATTEMPTS:
-                raise KafkaResolutionError(
-                    f"could not download {url} after {_ATTEMPTS} attempts: {exc}"
-                ) from exc
-            reason = str(exc)
-        log.warning("retrying %s (attempt %d failed: %s)", url, attempt, reason)
-        time.sleep(attempt)
-    raise AssertionError("unreachable")
+
+    def once() -> _T:
+        with urllib.request.urlopen(request, timeout=_TIMEOUT_S) as response:
+            return action(response)
+
+    def before_sleep(state: RetryCallState) -> None:
+        exc = _retry.failure(state)
+        reason = f"HTTP {exc.code}" if isinstance(exc, urllib.error.HTTPError) else str(exc)
+        log.warning("retrying %s (attempt %d failed: %s)", url, state.attempt_number, reason)
+
+    policy = _retry.maven_download(transient=_transient, before_sleep=before_sleep)
+    try:
+        return policy(once)
+    except urllib.error.HTTPError as exc:
+        if exc.code == 404:
+            raise KafkaResolutionError(f"not found: {url}") from exc
+        raise KafkaResolutionError(f"HTTP {exc.code} for {url}") from exc
+    except (urllib.error.URLError, OSError) as exc:
+        raise KafkaResolutionError(
+            f"could not download {url} after {_retry.MAVEN_ATTEMPTS} attempts: {exc}"
+        ) from exc
 
 
 def _check(url: str, actual: str) -> None:

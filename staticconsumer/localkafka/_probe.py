@@ -13,9 +13,13 @@ import time
 from collections.abc import Awaitable, Callable, Mapping
 from typing import TypeVar
 
-from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
+from aiokafka import AIOKafkaClient, AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
 from aiokafka.admin import AIOKafkaAdminClient, NewTopic
+from aiokafka.cluster import ClusterMetadata
 from aiokafka.errors import KafkaError, TopicAlreadyExistsError
+from aiokafka.protocol.metadata import MetadataRequest
+
+from .. import _retry
 
 T = TypeVar("T")
 
@@ -86,22 +90,48 @@ async def create_topic(
 
 
 async def _wait_for_leaders(bootstrap: str, topic: str, partitions: int, timeout_s: float) -> None:
-    producer = AIOKafkaProducer(bootstrap_servers=bootstrap)
-    await producer.start()
+    """Wait, under the ``topic_metadata`` policy, until *every* broker's metadata shows ``topic``
+    with ``partitions`` partitions, each with a leader.
+
+    Every broker, not the first that answers: the others learn of a new topic from the controller
+    a moment later, and a client that asks one of them right away (``describe_topics`` on another
+    connection) would see the topic without partitions.
+    """
+    client = AIOKafkaClient(bootstrap_servers=bootstrap, request_timeout_ms=10000)
+    await client.bootstrap()
     try:
-        deadline = time.monotonic() + timeout_s
-        while True:
-            await producer.client.force_metadata_update()
-            meta = producer.client.cluster
-            found = meta.partitions_for_topic(topic) or set()
-            leaders = [meta.leader_for_partition(TopicPartition(topic, p)) for p in found]
-            if len(found) == partitions and all(x is not None and x >= 0 for x in leaders):
-                return
-            if time.monotonic() > deadline:
-                raise TimeoutError(f"topic {topic} has no leader for every partition")
-            await asyncio.sleep(0.2)
+        async for attempt in _retry.topic_metadata(timeout_s):
+            with attempt:
+                await _every_broker_sees(client, topic, partitions)
+    except _retry.NotYet as exc:
+        raise TimeoutError(f"topic {topic} not ready within {timeout_s:g}s: {exc}") from None
     finally:
-        await producer.stop()
+        await client.close()
+
+
+async def _every_broker_sees(client: AIOKafkaClient, topic: str, partitions: int) -> None:
+    """Raise :class:`~staticconsumer._retry.NotYet` unless each broker in the cluster's metadata
+    answers a Metadata request for ``topic`` with every partition led."""
+    await client.force_metadata_update()
+    nodes = sorted(b.nodeId for b in client.cluster.brokers())
+    if not nodes:
+        raise _retry.NotYet("no broker in the metadata yet")
+    request = MetadataRequest([topic], allow_auto_topic_creation=False)
+    for node in nodes:
+        try:
+            response = await client.send(node, request)
+        except (KafkaError, OSError) as exc:  # a broker restarting: ask again
+            raise _retry.NotYet(f"broker {node} did not answer: {exc!r}") from exc
+        view = ClusterMetadata()
+        view.update_metadata(response)
+        found = view.partitions_for_topic(topic) or set()
+        leaders = [view.leader_for_partition(TopicPartition(topic, p)) for p in found]
+        led = [leader for leader in leaders if leader is not None and leader >= 0]
+        if len(found) != partitions or len(led) != partitions:
+            raise _retry.NotYet(
+                f"broker {node} sees {len(found)} partitions, {len(led)} with a leader, of "
+                f"{partitions}"
+            )
 
 
 async def produce_and_consume(bootstrap: str, topic: str, partition: int, timeout_s: float) -> None:

@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
-from ..errors import StaticConsumerError
+from ..errors import LocalKafkaError
 from ..localkafka import KafkaCluster, cluster_from_environment
 
 #: Broker configs for fast tests: no initial rebalance delay and short minimum session timeouts.
@@ -43,7 +43,7 @@ def _start(brokers: int, config: dict[str, str], use_existing: bool) -> KafkaClu
         return cluster_from_environment(
             brokers, broker_config=config, use_existing=use_existing
         ).start()
-    except (StaticConsumerError, ValueError) as exc:
+    except (LocalKafkaError, ValueError) as exc:
         pytest.fail(
             f"this test needs a real Apache Kafka broker and none could be had:\n{exc}",
             pytrace=False,

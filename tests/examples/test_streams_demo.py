@@ -1,4 +1,4 @@
-"""``staticconsumer demo`` and the Streams-like example app (examples/streams_app).
+"""``staticconsumer demo`` and the Streams-like app it runs (``staticconsumer/streams_app``).
 
 The demo runs as users run it (``python -m staticconsumer demo --json``, a subprocess from the
 repository root) against the test broker, once with static membership and once ``--dynamic``; the
@@ -19,7 +19,11 @@ from typing import Any
 import pytest
 from aiokafka import AIOKafkaConsumer, TopicPartition
 
-from examples.streams_app.aggregate import (
+from staticconsumer._demo import _data
+from staticconsumer._demo._scenario import DemoOptions, Scenario
+from staticconsumer._demo._summary import tally
+from staticconsumer.admin import remove_members
+from staticconsumer.streams_app.aggregate import (
     Aggregate,
     decode_changelog,
     encode_changelog,
@@ -27,12 +31,8 @@ from examples.streams_app.aggregate import (
     fold,
     parse_input,
 )
-from examples.streams_app.aggregate import reference as app_reference
-from examples.streams_app.store import PartitionStore
-from staticconsumer._demo import _data
-from staticconsumer._demo._scenario import DemoOptions, Scenario
-from staticconsumer._demo._summary import tally
-from staticconsumer.admin import remove_members
+from staticconsumer.streams_app.aggregate import reference as app_reference
+from staticconsumer.streams_app.store import PartitionStore
 
 REPO = Path(__file__).resolve().parents[2]
 #: Generous bound for a shared 2-core CI machine; a run takes about 10 s on an idle one.
@@ -234,7 +234,7 @@ def test_app_runs_as_a_script_and_rejects_bad_arguments() -> None:
         "c",
     ]
     done = subprocess.run(
-        [sys.executable, "examples/streams_app/app.py", *common, "--instance-base", "bad id!"],
+        [sys.executable, "-m", "examples.streams_app", *common, "--instance-base", "bad id!"],
         cwd=REPO,
         capture_output=True,
         text=True,

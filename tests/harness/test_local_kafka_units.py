@@ -139,3 +139,48 @@ def test_node_config_for_a_missing_node_is_rejected() -> None:
     with pytest.raises(ValueError, match=r"node_config names node ids \[0, 4\].*1 to 3"):
         localkafka.LocalKafkaCluster(3, node_config={0: {}, 4: {"broker.rack": "x"}})
     assert localkafka.LocalKafkaCluster(1).config_for(1) == {}
+
+
+def test_broker_resolution_imports_no_test_only_package() -> None:
+    """``staticconsumer local-kafka``'s resolution, with no Docker engine: testcontainers and the
+    docker SDK's container code stay unimported (they are the ``docker`` extra)."""
+    probe = (
+        "import sys, staticconsumer.cli, staticconsumer.localkafka as lk\n"
+        "cluster = lk.cluster_from_environment()\n"
+        "print(type(cluster).__name__, sorted(m for m in sys.modules if m.split('.')[0] in "
+        "('testcontainers', 'pytest', 'hypothesis')))\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "KAFKA_BOOTSTRAP_SERVERS"}
+    env["DOCKER_HOST"] = "unix:///nonexistent/docker.sock"  # no engine answers
+    done = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True,
+                          timeout=120, check=False)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split(" ", 1) == ["LocalKafkaCluster", "[]\n"], done.stdout
+
+
+def test_docker_path_without_the_docker_extra_says_what_to_install(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    for name in ("testcontainers", "testcontainers.core.config", "testcontainers.core.container"):
+        monkeypatch.setitem(sys.modules, name, None)  # an import of it raises ImportError
+    with pytest.raises(NoBrokerAvailableError, match=r"pip install 'staticconsumer\[docker\]'"):
+        localkafka.DockerCluster("4.3.1", {}).start()
+
+
+def test_docker_image_follows_the_official_images_variables(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from staticconsumer.localkafka import _docker
+
+    assert _docker.property_variable("group.min.session.timeout.ms") == (
+        "KAFKA_GROUP_MIN_SESSION_TIMEOUT_MS"
+    )
+    assert _docker.property_variable("log.cleaner-io_ratio") == "KAFKA_LOG_CLEANER___IO__RATIO"
+    env = _docker.container_environment(9092, 9093, "cid", {"num.partitions": "3"})
+    assert env["KAFKA_LISTENERS"] == "PLAINTEXT://127.0.0.1:9092,CONTROLLER://127.0.0.1:9093"
+    assert env["KAFKA_ADVERTISED_LISTENERS"] == "PLAINTEXT://127.0.0.1:9092"
+    assert env["KAFKA_NUM_PARTITIONS"] == "3" and env["CLUSTER_ID"] == "cid"
+    monkeypatch.delenv(_docker.IMAGE_ENV, raising=False)
+    assert _docker.default_image("4.3.1") == "apache/kafka:4.3.1"
+    monkeypatch.setenv(_docker.IMAGE_ENV, "local/kafka:test")
+    assert localkafka.DockerCluster("4.3.1", {}).image == "local/kafka:test"

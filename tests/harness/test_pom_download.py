@@ -37,8 +37,9 @@ from typing import Any
 
 import pytest
 
+from staticconsumer import _retry
 from staticconsumer.errors import KafkaResolutionError
-from staticconsumer.localkafka import maven
+from staticconsumer.localkafka import _pom, maven
 from staticconsumer.localkafka._pom import download_closure
 
 GROUP = "com.ex"
@@ -247,3 +248,55 @@ def test_resolve_jars_without_mvn_downloads_then_caches(
     assert {path.name for path in first} == EXPECTED
     repo.stop()
     assert maven.resolve_jars([f"{GROUP}:app:1.0"], cache_dir=cache) == first
+
+
+class _FlakyServer:
+    """Answers ``status`` to the first ``failures`` GETs, then 200 with ``b"payload"``."""
+
+    def __init__(self, failures: int, status: int) -> None:
+        self.calls = 0
+        outer = self
+
+        class Handler(_QuietHandler):
+            def do_GET(self) -> None:
+                outer.calls += 1
+                code = status if outer.calls <= failures else 200
+                self.send_response(code)
+                self.send_header("Content-Length", "7")
+                self.end_headers()
+                self.wfile.write(b"payload")
+
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self._server.server_address[1]}/x.jar"
+        threading.Thread(target=self._server.serve_forever, daemon=True).start()
+
+    def __enter__(self) -> _FlakyServer:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+
+
+def _read(response: Any) -> bytes:
+    return bytes(response.read())
+
+
+def test_transient_answers_are_retried_by_the_maven_download_policy() -> None:
+    with _FlakyServer(failures=2, status=503) as server:
+        assert _pom._retrying(server.url, _read) == b"payload"
+        assert server.calls == 3
+
+
+def test_maven_download_policy_gives_up_after_its_attempts() -> None:
+    with _FlakyServer(failures=99, status=502) as server:
+        with pytest.raises(KafkaResolutionError, match="HTTP 502"):
+            _pom._retrying(server.url, _read)
+        assert server.calls == _retry.MAVEN_ATTEMPTS
+
+
+def test_a_client_error_is_not_retried() -> None:
+    with _FlakyServer(failures=99, status=403) as server:
+        with pytest.raises(KafkaResolutionError, match="HTTP 403"):
+            _pom._retrying(server.url, _read)
+        assert server.calls == 1

@@ -9,6 +9,8 @@ range plan. The unit tests above it pin the leader's seams without a broker.
 from __future__ import annotations
 
 import asyncio
+import os
+import signal
 import uuid
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
@@ -21,7 +23,7 @@ from aiokafka.protocol.metadata import MetadataResponse_v1
 from assignors import Member, MemberAssignment, RangeAssignor, assign_range
 from staticconsumer import _compat
 from staticconsumer import _membership as m
-from staticconsumer.errors import StaticConsumerError
+from staticconsumer.errors import LocalKafkaError
 from staticconsumer.localkafka import LocalKafkaCluster, _probe
 from staticconsumer.protocol import Subscription, decode_assignment
 from staticconsumer.testing.pytest_plugin import DEFAULT_TEST_BROKER_CONFIG
@@ -119,7 +121,7 @@ def rack_cluster() -> Iterator[LocalKafkaCluster]:
     )
     try:
         cluster.start()
-    except (StaticConsumerError, ValueError) as exc:
+    except (LocalKafkaError, ValueError) as exc:
         pytest.fail(f"this test needs a local 3-node Apache Kafka and none started:\n{exc}")
     try:
         yield cluster
@@ -183,3 +185,36 @@ async def test_static_consumers_get_javas_rack_aware_range_plan(
         for tp in partitions:
             assert member_racks[iid] in racks[tp], (iid, tp)
     assert got != {iid: list(p) for iid, p in rackless.items()}
+
+
+
+async def test_create_topic_returns_only_once_every_broker_serves_the_topic(
+    rack_cluster: LocalKafkaCluster,
+) -> None:
+    """The race behind a flaky run: ``create_topic`` returned when one broker knew the topic, and
+    ``describe_topics`` answered by another broker saw no partitions. Made certain here: broker 3
+    is paused (SIGSTOP) while the topic is created through broker 1, so it cannot know the topic;
+    ``create_topic`` must still be waiting when broker 3 resumes, and broker 3 must then serve
+    every partition as soon as ``create_topic`` returns."""
+    first, lagging = rack_cluster.broker(1), rack_cluster.broker(3)
+    assert lagging.pid is not None
+    topic = f"meta-{uuid.uuid4().hex[:8]}"
+    assignment = {p: [p % 3 + 1] for p in range(6)}
+    os.kill(lagging.pid, signal.SIGSTOP)
+    try:
+        creating = asyncio.create_task(
+            _probe.create_topic(first.address, topic, replica_assignment=assignment)
+        )
+        await asyncio.wait({creating}, timeout=3)
+        waited = not creating.done()
+    finally:
+        os.kill(lagging.pid, signal.SIGCONT)
+    await creating
+    assert waited, "create_topic returned while broker 3 could not know the topic"
+    admin = AIOKafkaAdminClient(bootstrap_servers=lagging.address)
+    await admin.start()
+    try:
+        (described,) = await admin.describe_topics([topic])
+    finally:
+        await admin.close()
+    assert len(described["partitions"]) == 6, described

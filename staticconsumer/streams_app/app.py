@@ -7,12 +7,14 @@ sqlite file under ``--state-dir/<base>-thread-<n>/``, writes every change to a c
 changelog topic and the new aggregates to the output topic. See ``stream_thread.py`` for why the
 aggregates stay exact across restarts and rebalances.
 
-Run from the repository root, either way::
+It ships inside the package (``staticconsumer demo`` runs it from an installed wheel), so it
+runs from anywhere::
 
-    python -m examples.streams_app --bootstrap-servers 127.0.0.1:9092 --group agg \\
+    python -m staticconsumer.streams_app --bootstrap-servers 127.0.0.1:9092 --group agg \\
         --instance-base app-0 --threads 2 --state-dir /tmp/agg-state \\
         --input-topic in --output-topic out --changelog-topic agg-changelog
-    python examples/streams_app/app.py ...
+
+(``python -m examples.streams_app`` from the repository root runs the same code.)
 
 Logs go to stderr; status goes to stdout as JSON lines (see ``status.py``). SIGTERM or SIGINT
 stops it cleanly: the last batch is committed and static members do not leave the group, so a
@@ -33,15 +35,13 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-if __package__ in (None, ""):  # run as a script: make the repository root importable
-    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-
 from aiokafka import AIOKafkaProducer
 
-from examples.streams_app.config import AppConfig
-from examples.streams_app.status import emit
-from examples.streams_app.stream_thread import StreamThread
 from staticconsumer import StaticConsumer
+
+from .config import AppConfig
+from .status import emit
+from .stream_thread import StreamThread
 
 log = logging.getLogger("streams_app")
 STATUS_INTERVAL_S = 1.0
@@ -49,7 +49,7 @@ STATUS_INTERVAL_S = 1.0
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="python -m examples.streams_app",
+        prog="python -m staticconsumer.streams_app",
         description="Per-key running count and sum, one consumer per stream thread, local "
         "sqlite state per partition plus a compacted changelog topic.",
     )

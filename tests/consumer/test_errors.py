@@ -1,0 +1,60 @@
+"""The exception trees drawn in ``staticconsumer.errors``' docstring are the real class tree."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from staticconsumer import errors
+
+_NODE = re.compile(r"^(?P<indent>[ │├└─]*?)(?P<name>[A-Z]\w+)\b")
+
+
+def _drawn_parents() -> dict[str, str | None]:
+    """Class name -> parent name as drawn (None for the root of a tree)."""
+    doc = errors.__doc__ or ""
+    block = doc.split("::", 1)[1].split("\n\n\n")[0]
+    parents: dict[str, str | None] = {}
+    stack: list[tuple[int, str]] = []
+    for line in block.splitlines():
+        text = line[4:]  # the literal block's indentation
+        match = _NODE.match(text)
+        if not match or not hasattr(errors, match["name"]):
+            continue
+        depth = len(match["indent"]) // 4
+        del stack[depth:]
+        parents[match["name"]] = stack[-1][1] if stack else None
+        stack.append((depth, match["name"]))
+    return parents
+
+
+def test_docstring_tree_matches_the_classes() -> None:
+    drawn = _drawn_parents()
+    defined = {
+        name for name, value in vars(errors).items()
+        if isinstance(value, type) and issubclass(value, Exception)
+    }  # fmt: skip
+    assert set(drawn) == defined, "every error class is drawn, and only those"
+    for name, parent in drawn.items():
+        base = getattr(errors, name).__bases__[0]
+        expected = parent or base.__name__
+        assert base.__name__ == expected, f"{name} derives from {base.__name__}, not {parent}"
+        if parent is None:
+            assert base in (Exception, ValueError), f"{name} is drawn as a root"
+
+
+@pytest.mark.parametrize(
+    "launcher_error",
+    [errors.LocalKafkaError, errors.NoBrokerAvailableError, errors.KafkaResolutionError,
+     errors.BrokerStartError],
+)  # fmt: skip
+def test_an_applications_except_static_consumer_error_does_not_swallow_launcher_errors(
+    launcher_error: type[Exception],
+) -> None:
+    assert not issubclass(launcher_error, errors.StaticConsumerError)
+    with pytest.raises(launcher_error):
+        try:
+            raise launcher_error("the broker did not start")
+        except errors.StaticConsumerError:  # what an application writes around its consumer
+            pytest.fail("a launcher error was caught as a consumer error")
