@@ -27,7 +27,7 @@ from tenacity import (
 )
 
 from ._compat import any_known_node, ensure_node_metadata, negotiate_versions, send_to_node
-from .errors import GroupAdminError
+from .errors import GroupAdminAuthorizationError, GroupAdminError
 from .protocol import (
     CoordinatorType,
     ErrorCode,
@@ -48,6 +48,13 @@ RETRIABLE = frozenset(
         ErrorCode.COORDINATOR_LOAD_IN_PROGRESS,
     }
 )
+#: Codes that mean a missing ACL, with what it is missing on (never retried).
+AUTHORIZATION: dict[int, str] = {
+    ErrorCode.GROUP_AUTHORIZATION_FAILED: "the group (DESCRIBE for DescribeGroups, READ for "
+    "LeaveGroup)",
+    ErrorCode.TOPIC_AUTHORIZATION_FAILED: "a topic",
+    ErrorCode.CLUSTER_AUTHORIZATION_FAILED: "the cluster",
+}
 MAX_ATTEMPTS = 10
 MAX_RETRY_S = 30.0
 
@@ -64,6 +71,11 @@ class CoordinatorRetry(Exception):
 def admin_error(group_id: str, api: str, code: int, detail: str | None = None) -> GroupAdminError:
     """The one place a group-level error code becomes an exception."""
     text = f"{api} for group {group_id!r} failed: {error_name(code)} (error code {code})"
+    if code in AUTHORIZATION:
+        return GroupAdminAuthorizationError(
+            f"{text}: the principal lacks an ACL on {AUTHORIZATION[code]}",
+            error_name=error_name(code), resource=group_id,
+        )  # fmt: skip
     return GroupAdminError(f"{text}: {detail}" if detail else text)
 
 

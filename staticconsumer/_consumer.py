@@ -12,6 +12,7 @@ from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
 from assignors import RangeAssignor, RoundRobinAssignor
 
 from . import _compat
+from ._auth_errors import consumer_security_error
 from ._events import EventCallback, EventEmitter, event_options, producer_kwargs
 from ._events_publisher import EventPublisher
 from ._instance_id import InstanceId
@@ -177,10 +178,13 @@ class StaticConsumer(AIOKafkaConsumer):  # type: ignore[misc]  # aiokafka is unt
             await _compat.start_consumer(
                 self, {"on_fatal": self._on_fatal, "events": self._events}
             )
-        except BaseException:
+        except BaseException as exc:
             await super().stop()
             if self._events_publisher is not None:
                 await self._events_publisher.stop()
+            security_error = await consumer_security_error(_compat.client_of(self), exc)
+            if security_error is not None:  # a refused login or a missing ACL, typed (issue 13)
+                raise security_error from exc
             raise
 
     async def stop(self, leave_group: bool = False, reason: str | None = None) -> None:

@@ -13,6 +13,7 @@ import sys
 import threading
 from collections.abc import Sequence
 
+from ._cli_security import add_command_config, security_from_args
 from .errors import StaticConsumerError
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
@@ -34,7 +35,7 @@ def _local_kafka(args: argparse.Namespace) -> int:
 
     cluster = cluster_from_environment(
         args.brokers, kafka_version=args.kafka_version,
-        broker_config=_broker_config(args.broker_config),
+        broker_config=_broker_config(args.broker_config), security=args.security,
     )  # fmt: skip
     stop = threading.Event()
 
@@ -48,6 +49,9 @@ def _local_kafka(args: argparse.Namespace) -> int:
         if stop.is_set():
             return EXIT_OK
         print(f"BOOTSTRAP_SERVERS={cluster.bootstrap_servers}", flush=True)
+        config = getattr(cluster, "client_config_path", None)
+        if config is not None:  # --security sasl_ssl: the app user's --command-config file
+            print(f"CLIENT_CONFIG={config}", flush=True)
         log.info("Kafka is running; press Ctrl-C (or send SIGTERM) to stop it and remove its data")
         while not stop.wait(0.5):
             pass
@@ -77,8 +81,11 @@ def _describe_group(args: argparse.Namespace) -> int:
     from ._admin_render import format_json, format_table
     from .admin import describe_group
 
+    security = security_from_args(args)
     description = asyncio.run(
-        describe_group(args.bootstrap_servers, args.group, timeout_s=args.timeout)
+        describe_group(
+            args.bootstrap_servers, args.group, timeout_s=args.timeout, security=security
+        )
     )
     out = format_json(description.to_dict()) if args.json else format_table(description)
     sys.stdout.write(out)
@@ -93,8 +100,9 @@ def _remove_members(args: argparse.Namespace) -> int:
     from .admin import try_remove_members
 
     removal = try_remove_members(
-        args.bootstrap_servers, args.group, args.instance_id, args.reason, timeout_s=args.timeout
-    )
+        args.bootstrap_servers, args.group, args.instance_id, args.reason, timeout_s=args.timeout,
+        security=security_from_args(args),
+    )  # fmt: skip
     outcome = asyncio.run(removal)
     if args.json:
         out = format_json(removal_document(outcome.group_id, outcome.removed, outcome.failed))
@@ -112,6 +120,7 @@ def _add_admin_commands(commands: argparse._SubParsersAction[argparse.ArgumentPa
             help="Kafka bootstrap servers",
         )  # fmt: skip
         sub.add_argument("--group", required=True, help="the consumer group id")
+        add_command_config(sub)
         sub.add_argument("--json", action="store_true", help="print one JSON document")
         sub.add_argument(
             "--timeout", type=float, default=30.0, metavar="SECONDS",
@@ -176,6 +185,12 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="KEY=VALUE",
         help="extra broker config, repeatable",
     )
+    local.add_argument(
+        "--security", choices=("plaintext", "sasl_ssl"), default="plaintext",
+        help="sasl_ssl: TLS from a fresh CA, SCRAM-SHA-512 and PLAIN users, ACLs on; prints "
+        "CLIENT_CONFIG=FILE (a --command-config file) after BOOTSTRAP_SERVERS (needs Java and "
+        "the 'secure-broker' extra; see docs/security.md)",
+    )  # fmt: skip
     local.set_defaults(run=_local_kafka)
 
     prefetch = commands.add_parser(
