@@ -72,10 +72,13 @@ __all__ = [
     "DEFAULT_TIMEOUT_S",
     "GroupDescription",
     "GroupMemberDescription",
+    "ReconcilePlan",
     "RemovalOutcome",
     "RemoveMembersResult",
     "describe_group",
     "describe_group_with_client",
+    "desired_count_ids",
+    "reconcile",
     "remove_members",
     "try_remove_members",
 ]
@@ -415,3 +418,7 @@ async def remove_members(
     )  # fmt: skip
     _raise_for_failures(outcome)
     return RemoveMembersResult(group_id, outcome.removed)
+
+
+# reconcile() is built on the functions above (a scale-down: describe, then one removal batch).
+from ._reconcile import ReconcilePlan, desired_count_ids, reconcile  # noqa: E402
