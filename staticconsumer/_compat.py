@@ -763,28 +763,3 @@ async def ensure_node_metadata(client: Any, node_id: int) -> None:
     if client.cluster.broker_metadata(node_id) is None:
         await client.force_metadata_update()
 
-
-class _SaslLogRedaction:
-    """A ``logging`` filter for ``aiokafka.conn``: its DEBUG line for each request prints the
-    request's fields, and SASL/PLAIN's
-    ``SaslAuthenticateRequest(sasl_auth_bytes=b'user\\x00user\\x00<password>')`` holds
-    the password in clear. The line is kept, the bytes are replaced."""
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        if any("SaslAuthenticate" in type(arg).__name__ for arg in record.args or ()):
-            record.args = tuple(
-                f"{type(arg).__name__}(sasl_auth_bytes=<redacted>)"
-                if "SaslAuthenticate" in type(arg).__name__ else arg
-                for arg in (record.args or ())
-            )  # fmt: skip
-        return True
-
-
-_SASL_REDACTION = _SaslLogRedaction()
-
-
-def redact_sasl_logs() -> None:
-    """Install :class:`_SaslLogRedaction` on aiokafka's connection logger (idempotent)."""
-    logger = logging.getLogger("aiokafka.conn")
-    if _SASL_REDACTION not in logger.filters:
-        logger.addFilter(_SASL_REDACTION)
