@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
@@ -13,6 +12,8 @@ from assignors import RangeAssignor, RoundRobinAssignor
 
 from . import _compat
 from ._auth_errors import consumer_security_error
+from ._classic_driver import ClassicDriver
+from ._compat import FatalMarker
 from ._events import EventCallback, EventEmitter, event_options, producer_kwargs
 from ._events_publisher import EventPublisher
 from ._instance_id import InstanceId
@@ -106,8 +107,6 @@ class StaticConsumer(AIOKafkaConsumer):  # type: ignore[misc]  # aiokafka is unt
         )
         super().__init__(*topics, group_instance_id=group_instance_id, **kwargs)
         self._user_on_fatal = on_fatal
-        self._fatal: StaticConsumerError | None = None
-        self._fatal_future: asyncio.Future[StaticConsumerError] | None = None
         self._events_publisher: EventPublisher | None = None
         if events.topic is not None:
             settings = producer_kwargs(kwargs, events.producer_config)
@@ -132,18 +131,25 @@ class StaticConsumer(AIOKafkaConsumer):  # type: ignore[misc]  # aiokafka is unt
 
     @property
     def member_id(self) -> str:
-        coordinator = _compat.coordinator_of(self)
-        return str(getattr(coordinator, "member_id", ""))
+        driver = _compat.coordinator_of(self)
+        return driver.member_id if driver is not None else ""
 
     @property
     def generation_id(self) -> int:
-        coordinator = _compat.coordinator_of(self)
-        return int(getattr(coordinator, "generation", -1))
+        driver = _compat.coordinator_of(self)
+        return driver.generation if driver is not None else -1
+
+    @property
+    def is_leader(self) -> bool:
+        """Whether this member led the last join (it ran the assignor)."""
+        driver = _compat.coordinator_of(self)
+        return driver.is_leader if driver is not None else False
 
     @property
     def fatal_error(self) -> StaticConsumerError | None:
-        """The error that finished this consumer, if any."""
-        return self._fatal
+        """The error that finished this consumer, if any (kept by the membership engine)."""
+        driver = _compat.coordinator_of(self)
+        return driver.fatal_error if driver is not None else None
 
     # -- membership events -----------------------------------------------------------------------
 
@@ -171,13 +177,14 @@ class StaticConsumer(AIOKafkaConsumer):  # type: ignore[misc]  # aiokafka is unt
     # -- lifecycle -------------------------------------------------------------------------------
 
     async def start(self) -> None:
-        self._fatal_future = asyncio.get_running_loop().create_future()
         try:
             if self._events_publisher is not None:
                 await self._events_publisher.start()  # returns at once; events are buffered
-            await _compat.start_consumer(
-                self, {"on_fatal": self._on_fatal, "events": self._events}
-            )
+            await _compat.start_consumer(self, self._make_driver)
+            if self._subscription.subscription is not None and (
+                self._subscription.partitions_auto_assigned()
+            ):
+                await self._fatal_aware(_compat.wait_for_assignment(self))
         except BaseException as exc:
             await super().stop()
             if self._events_publisher is not None:
@@ -187,6 +194,20 @@ class StaticConsumer(AIOKafkaConsumer):  # type: ignore[misc]  # aiokafka is unt
                 raise security_error from exc
             raise
 
+    def _make_driver(self, seam: _compat.ClientSeam, versions: Any) -> ClassicDriver:
+        return ClassicDriver(
+            seam, versions, group_id=self._group_id, group_instance_id=self._group_instance_id,
+            client_id=_compat.client_id_of(self), client_rack=self._client_rack,
+            assignors=self._partition_assignment_strategy,
+            session_timeout_ms=self._session_timeout_ms,
+            heartbeat_interval_ms=self._heartbeat_interval_ms,
+            rebalance_timeout_ms=self._rebalance_timeout_ms,
+            max_poll_interval_ms=self._max_poll_interval_ms,
+            retry_backoff_ms=self._retry_backoff_ms, enable_auto_commit=self._enable_auto_commit,
+            auto_commit_interval_ms=self._auto_commit_interval_ms, on_fatal=self._on_fatal,
+            events=self._events,
+        )  # fmt: skip
+
     async def stop(self, leave_group: bool = False, reason: str | None = None) -> None:
         """Stop consuming. A static member stays in the group (no LeaveGroup) unless
         ``leave_group=True``, which needs a ``reason`` (sent on LeaveGroup v5, KIP-800).
@@ -195,9 +216,9 @@ class StaticConsumer(AIOKafkaConsumer):  # type: ignore[misc]  # aiokafka is unt
         if leave_group:
             if not reason or not reason.strip():
                 raise ConfigurationError("stop(leave_group=True) needs a non-empty reason")
-            coordinator = _compat.coordinator_of(self)
-            if coordinator is not None and hasattr(coordinator, "leave_reason"):
-                coordinator.leave_reason = f"{LEAVE_REASON_PREFIX}: {reason}"
+            driver = _compat.coordinator_of(self)
+            if driver is not None:
+                driver.leave_reason = f"{LEAVE_REASON_PREFIX}: {reason}"
         try:
             await super().stop()
         finally:
@@ -225,19 +246,15 @@ class StaticConsumer(AIOKafkaConsumer):  # type: ignore[misc]  # aiokafka is unt
                 "(sent on JoinGroup v8+, KIP-800)"
             )
         self._raise_if_fatal()
-        coordinator = _compat.coordinator_of(self)
-        if coordinator is None or not hasattr(coordinator, "enforce_rebalance"):
+        driver = _compat.coordinator_of(self)
+        if driver is None:
             raise StaticConsumerError(
                 "enforce_rebalance needs a started consumer with a group_id (group management)"
             )
-        coordinator.enforce_rebalance(reason)
+        driver.enforce_rebalance(reason)
 
     def _on_fatal(self, error: StaticConsumerError) -> None:
-        if self._fatal is not None:
-            return
-        self._fatal = error
-        if self._fatal_future is not None and not self._fatal_future.done():
-            self._fatal_future.set_result(error)
+        """Called once by the driver when the member turns fatal."""
         if self._user_on_fatal is not None:
             try:
                 self._user_on_fatal(error)
@@ -245,43 +262,58 @@ class StaticConsumer(AIOKafkaConsumer):  # type: ignore[misc]  # aiokafka is unt
                 log.exception("on_fatal callback failed")
                 error.__cause__ = error.__cause__ or exc
 
-    # -- consuming -------------------------------------------------------------------------------
+    # -- consuming: every call raises the fatal error once fenced ---------------------------------
 
     def _raise_if_fatal(self) -> None:
-        if self._fatal is not None:
-            raise self._fatal
+        error = self.fatal_error
+        if error is not None:
+            raise error
 
-    async def _until_fatal(self, start_work: Callable[[], Awaitable[T]]) -> T:
-        """Run ``start_work()`` but raise the fatal error as soon as it happens."""
-        self._raise_if_fatal()
-        if self._fatal_future is None:
-            return await start_work()
-        task: asyncio.Future[T] = asyncio.ensure_future(start_work())
-        waiting: set[asyncio.Future[Any]] = {task, self._fatal_future}
+    async def _fatal_aware(self, work: Awaitable[T]) -> T:
+        """Await ``work``; when the driver woke it because the member turned fatal, raise the
+        fatal error instead (no task, no extra wait: a plain ``try``)."""
         try:
-            await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
-        except asyncio.CancelledError:
-            task.cancel()
+            return await work
+        except FatalMarker:
+            self._raise_if_fatal()
             raise
-        if task.done():
-            try:
-                return task.result()
-            except _compat.Fatal as fatal:  # aiokafka woke a waiter with our fatal marker
-                raise fatal.error from None
-        task.cancel()
-        await asyncio.gather(task, return_exceptions=True)
-        self._raise_if_fatal()
-        raise AssertionError("unreachable: fatal future done without an error")
 
     async def getone(self, *partitions: Any) -> Any:
-        return await self._until_fatal(lambda: super(StaticConsumer, self).getone(*partitions))
+        return await self._fatal_aware(super().getone(*partitions))
 
     async def getmany(self, *partitions: Any, timeout_ms: int = 0, max_records: Any = None) -> Any:
-        parent: Any = super()
-        return await self._until_fatal(
-            lambda: parent.getmany(*partitions, timeout_ms=timeout_ms, max_records=max_records)
+        return await self._fatal_aware(
+            super().getmany(*partitions, timeout_ms=timeout_ms, max_records=max_records)
         )
 
     async def commit(self, offsets: Any = None) -> None:
         self._raise_if_fatal()
         await super().commit(offsets)
+
+    async def committed(self, partition: Any) -> Any:
+        self._raise_if_fatal()
+        return await super().committed(partition)
+
+    async def position(self, partition: Any) -> Any:
+        self._raise_if_fatal()
+        return await self._fatal_aware(super().position(partition))
+
+    def seek(self, partition: Any, offset: int) -> None:
+        self._raise_if_fatal()
+        super().seek(partition, offset)
+
+    async def seek_to_beginning(self, *partitions: Any) -> bool:
+        self._raise_if_fatal()
+        return bool(await super().seek_to_beginning(*partitions))
+
+    async def seek_to_end(self, *partitions: Any) -> bool:
+        self._raise_if_fatal()
+        return bool(await super().seek_to_end(*partitions))
+
+    async def seek_to_committed(self, *partitions: Any) -> Any:
+        self._raise_if_fatal()
+        return await super().seek_to_committed(*partitions)
+
+    def subscribe(self, topics: Any = (), pattern: Any = None, listener: Any = None) -> None:
+        self._raise_if_fatal()
+        super().subscribe(topics, pattern=pattern, listener=listener)

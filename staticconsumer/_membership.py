@@ -1,7 +1,5 @@
-"""Static-membership group logic that needs no aiokafka internals.
+"""What a classic-protocol member puts on the wire and what its leader plans, without I/O.
 
-* :func:`classify` — the one place where group error codes become decisions and exceptions
-  (the "errors translated at one boundary" rule);
 * :func:`subscription_bytes` — the ConsumerProtocolSubscription a member sends, as Java sends it
   (v3: owned partitions, generation, rack);
 * :func:`plan_with_group_assignor` — the leader's assignment with this package's assignors, which
@@ -11,19 +9,15 @@
 
 from __future__ import annotations
 
-import enum
 import logging
 from collections.abc import Collection, Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from assignors import Member
 from assignors._assignor import accepts_partition_racks
 
-from .errors import FencedInstanceIdError
 from .protocol import (
     Assignment,
-    ErrorCode,
     Subscription,
     encode_assignment,
     encode_subscription,
@@ -31,71 +25,6 @@ from .protocol import (
 )
 
 log = logging.getLogger("staticconsumer")
-
-
-class Action(enum.Enum):
-    """What the member does about a group API error code."""
-
-    OK = "ok"
-    COORDINATOR_DEAD = "find the coordinator again, then retry"
-    REJOIN = "re-join with the same member id"
-    RESET = "forget member id and generation, then re-join"
-    RETRY = "back off and retry"
-    FATAL = "stop: the consumer is finished"
-    RAISE = "raise to the user"
-
-
-_ACTIONS: dict[int, Action] = {
-    ErrorCode.NONE: Action.OK,
-    ErrorCode.COORDINATOR_NOT_AVAILABLE: Action.COORDINATOR_DEAD,
-    ErrorCode.NOT_COORDINATOR: Action.COORDINATOR_DEAD,
-    ErrorCode.REQUEST_TIMED_OUT: Action.COORDINATOR_DEAD,
-    ErrorCode.COORDINATOR_LOAD_IN_PROGRESS: Action.RETRY,
-    ErrorCode.REBALANCE_IN_PROGRESS: Action.REJOIN,
-    ErrorCode.ILLEGAL_GENERATION: Action.RESET,
-    ErrorCode.UNKNOWN_MEMBER_ID: Action.RESET,
-    ErrorCode.FENCED_INSTANCE_ID: Action.FATAL,
-}
-
-
-def classify(error_code: int) -> Action:
-    """The decision for ``error_code`` from JoinGroup, SyncGroup, Heartbeat or OffsetCommit.
-
-    UNKNOWN_MEMBER_ID on a static member means the coordinator removed it (session timeout or an
-    admin), not that another process took its id — that is FENCED_INSTANCE_ID, which the broker
-    only answers because we send the instance id on every request (KIP-345).
-    """
-    return _ACTIONS.get(error_code, Action.RAISE)
-
-
-@dataclass(frozen=True)
-class MemberContext:
-    group_id: str
-    group_instance_id: str | None
-    member_id: str
-    client_id: str
-
-
-def fenced_error(ctx: MemberContext, api: str, holder: str | None = None) -> FencedInstanceIdError:
-    """The FencedInstanceIdError for ``api``; the message says what to check."""
-    message = (
-        f"{api} answered FENCED_INSTANCE_ID: group {ctx.group_id!r} has given group.instance.id "
-        f"{ctx.group_instance_id!r} to another member, so this member ({ctx.member_id!r}, client "
-        f"{ctx.client_id!r}) is fenced and has stopped: no heartbeats, no re-join, no commits, no "
-        "LeaveGroup. Check that no two consumers are configured with the same instance id (e.g. "
-        "two pods or threads sharing one id), or that this process was not replaced by a newer one."
-    )
-    if holder:
-        message += f" The id is now held by {holder}."
-    error = FencedInstanceIdError(
-        message,
-        group_id=ctx.group_id,
-        group_instance_id=ctx.group_instance_id or "",
-        member_id=ctx.member_id,
-        api=api,
-    )
-    error.holder = holder
-    return error
 
 
 def subscription_bytes(

@@ -12,3 +12,6 @@ JOIN_REASON_MEMBER_ID_REQUIRED = "rejoining with the member id given by the coor
 JOIN_REASON_ENFORCED_PREFIX = "rebalance enforced by user"
 LEAVE_REASON_PREFIX = "the consumer is being closed"
 ADMIN_REMOVE_REASON = "member was removed by an admin"
+JOIN_REASON_COOPERATIVE_REVOKED = "need to revoke partitions and re-join (KIP-429)"
+LEAVE_REASON_POLL_TIMEOUT = "consumer poll timeout has expired"
+JOIN_REASON_SUBSCRIPTION_CHANGED = "the consumer subscription changed"

@@ -1,0 +1,392 @@
+"""The classic-protocol driver: performs what :class:`~staticconsumer.membership.ClassicMember`
+asks, over aiokafka's connections (through :mod:`staticconsumer._compat`), and feeds the answers
+back. It holds no policy: when to join, heartbeat, re-join, give up or fail is the engine's.
+
+One coordination task per consumer runs the loop: find the coordinator, join when the engine says
+a join is due, heartbeat when one is due, auto-commit on its interval, sleep until the next of
+those or until something wakes it (metadata change, enforced rebalance, subscription change,
+close). ``commit()`` and ``committed()`` run on the caller's task and share the engine.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from . import _compat
+from ._classic_actions import ActionRunner
+from ._compat import FatalMarker
+from ._error_map import MemberContext, commit_error, kafka_error
+from ._events import EventEmitter
+from ._reasons import JOIN_REASON_METADATA_CHANGED, JOIN_REASON_SUBSCRIPTION_CHANGED
+from .errors import StaticConsumerError
+from .membership import (
+    Backoff,
+    ClassicMember,
+    CommitOutcome,
+    FindCoordinator,
+    JoinRequested,
+    MemberConfig,
+    RebalanceProtocol,
+)
+from .protocol import (
+    CommitOffset,
+    ErrorCode,
+    GroupApiVersions,
+    build_offset_commit,
+    parse_offset_commit,
+)
+
+log = logging.getLogger("staticconsumer")
+
+FatalCallback = Callable[[StaticConsumerError], None]
+_COORDINATOR_MOVED = frozenset({ErrorCode.COORDINATOR_NOT_AVAILABLE, ErrorCode.NOT_COORDINATOR})
+
+
+
+class ClassicDriver(ActionRunner):
+    """Drives one :class:`ClassicMember` (module docstring)."""
+
+    def __init__(
+        self,
+        seam: _compat.ClientSeam,
+        versions: GroupApiVersions,
+        *,
+        group_id: str,
+        group_instance_id: str | None,
+        client_id: str,
+        client_rack: str | None,
+        assignors: Sequence[Any],
+        session_timeout_ms: int,
+        heartbeat_interval_ms: int,
+        rebalance_timeout_ms: int,
+        max_poll_interval_ms: int,
+        retry_backoff_ms: int,
+        enable_auto_commit: bool,
+        auto_commit_interval_ms: int,
+        on_fatal: FatalCallback,
+        events: EventEmitter | None,
+    ) -> None:
+        protocols = {
+            a.name: RebalanceProtocol.COOPERATIVE
+            if "cooperative" in getattr(a, "supported_protocols", ("eager",))
+            else RebalanceProtocol.EAGER
+            for a in assignors
+        }
+        member = ClassicMember(
+            MemberConfig(group_id, group_instance_id, session_timeout_ms, heartbeat_interval_ms,
+                         max_poll_interval_ms, protocols)
+        )  # fmt: skip
+        super().__init__(member, seam, versions, client_id=client_id, client_rack=client_rack,
+                         assignors=assignors, session_timeout_ms=session_timeout_ms,
+                         rebalance_timeout_ms=rebalance_timeout_ms, events=events)  # fmt: skip
+        self._retry_backoff = retry_backoff_ms / 1000
+        self._auto_commit = enable_auto_commit
+        self._auto_commit_interval = auto_commit_interval_ms / 1000
+        self._next_auto_commit = time.monotonic() + self._auto_commit_interval
+        self._on_fatal = on_fatal
+        self._pending: Exception | None = None  # raised to the application once
+        self._pending_consumed: asyncio.Future[None] | None = None
+        self._wake = asyncio.Event()
+        self._closing = False
+        self._commit_lock = asyncio.Lock()
+        self._refresh_task: asyncio.Task[None] | None = None
+        self.leave_reason: str | None = None
+        self._task = asyncio.get_running_loop().create_task(self._coordinate())
+
+    # -- identity, for StaticConsumer's properties ------------------------------------------------
+
+    @property
+    def member_id(self) -> str:
+        return self.member.member_id
+
+    @property
+    def generation(self) -> int:
+        return self.member.generation_id
+
+    @property
+    def is_leader(self) -> bool:
+        return self.member.is_leader
+
+    @property
+    def fatal_error(self) -> StaticConsumerError | None:
+        error = self.member.fatal_error
+        return error if isinstance(error, StaticConsumerError) else None
+
+    # -- what aiokafka's consumer calls (through _compat.CoordinatorSeam) ------------------------
+
+    def check_errors(self) -> None:
+        """Raise the fatal error, or a pending error once (aiokafka calls this per poll)."""
+        if self.member.fatal_error is not None:
+            raise self.member.fatal_error
+        if self._task.done() and not self._task.cancelled() and self._task.exception():
+            raise self._task.exception()  # type: ignore[misc]
+        if self._pending is not None:
+            error, self._pending = self._pending, None
+            if self._pending_consumed is not None and not self._pending_consumed.done():
+                self._pending_consumed.set_result(None)
+            raise error
+
+    def on_metadata_change(self) -> None:
+        self.request_join(JOIN_REASON_METADATA_CHANGED)
+
+    def request_join(self, reason: str, *, enforced: bool = False) -> None:
+        self.run_now(self.member.handle(JoinRequested(reason, enforced=enforced)))
+        self._wake.set()
+
+    def enforce_rebalance(self, reason: str) -> None:
+        self.request_join(reason, enforced=True)
+
+    def maybe_leave_group(self) -> Any:
+        """aiokafka calls this on ``unsubscribe()``: the next subscription re-joins."""
+        self._wake.set()
+        return None
+
+    # -- the coordination loop --------------------------------------------------------------------
+
+    async def _coordinate(self) -> None:
+        subscription = None
+        while not self._closing and not self.member.terminal:
+            current = self.seam.current_subscription()
+            if current is None or not current.active:
+                await self._sleep(self._retry_backoff)
+                continue
+            if current is not subscription:
+                if subscription is not None:
+                    self.member.handle(JoinRequested(JOIN_REASON_SUBSCRIPTION_CHANGED))
+                subscription = current
+            if not self.seam.auto_assigned():
+                await self._find_coordinator_if_unknown()
+                await self._sleep(self._auto_commit_wait() or 1.0)
+                await self._auto_commit_if_due()
+                continue
+            now = time.monotonic()
+            actions = self.member.poll(now, self.seam.idle_seconds(), current.topics)
+            if actions:
+                await self.run(actions)
+                continue
+            await self._auto_commit_if_due()
+            wait = self.member.next_wakeup(time.monotonic())
+            await self._sleep(
+                min(x for x in (wait, self._auto_commit_wait(), 1.0) if x is not None)
+            )
+
+    async def _sleep(self, seconds: float) -> None:
+        if self._wake.is_set():
+            self._wake.clear()
+            return
+        try:
+            await asyncio.wait_for(self._wake.wait(), max(0.0, seconds))
+        except TimeoutError:
+            pass
+        self._wake.clear()
+
+    async def find_coordinator(self) -> None:
+        """FindCoordinator until a connection is ready (aiokafka's lookup); a non-retriable
+        error (group authorization) goes to the application, then the lookup goes on."""
+        while not self._closing and not self.member.terminal:
+            try:
+                node_id = await self.seam.lookup_coordinator(self.member.config.group_id)
+            except _compat.KafkaError as exc:
+                await self.raise_to_user(exc)
+                continue
+            if node_id is not None:
+                from .membership import CoordinatorFound
+
+                self.member.handle(CoordinatorFound(node_id))
+                log.info("Discovered coordinator %s for group %s", node_id,
+                         self.member.config.group_id)  # fmt: skip
+                return
+            await asyncio.sleep(self._retry_backoff)
+
+    async def _find_coordinator_if_unknown(self) -> None:
+        if self.member.coordinator is None:
+            await self.find_coordinator()
+
+    async def backoff(self) -> None:
+        await asyncio.sleep(self._retry_backoff)
+
+    async def raise_to_user(self, error: Exception) -> None:
+        """Hand ``error`` to the application's next poll; wait until it was raised (or close)."""
+        log.warning("group %s: %r (raised to the application)", self.member.config.group_id, error)
+        self._pending = error
+        self.seam.abort_waiters(error)
+        self._pending_consumed = asyncio.get_running_loop().create_future()
+        closing = asyncio.ensure_future(self._wait_closing())
+        await asyncio.wait([self._pending_consumed, closing], return_when=asyncio.FIRST_COMPLETED)
+        closing.cancel()
+
+    async def _wait_closing(self) -> None:
+        while not self._closing:
+            await self._wake.wait()
+            self._wake.clear()
+
+    def fail(self, error: StaticConsumerError) -> None:
+        """The one fatal path: record, wake every waiter, tell the application once."""
+        if self.member.fatal_error is not None:
+            return
+        self.member.fatal(error)
+        log.error("%s", error)
+        self.seam.abort_waiters(FatalMarker(str(error)))
+        self._wake.set()
+        self._on_fatal(error)
+
+    def context(self) -> MemberContext:
+        cfg = self.member.config
+        return MemberContext(cfg.group_id, cfg.group_instance_id, self.member.member_id,
+                             self.client_id)  # fmt: skip
+
+    # -- auto-commit --------------------------------------------------------------------------
+
+    def _auto_commit_wait(self) -> float | None:
+        if not self._auto_commit:
+            return None
+        return max(0.0, self._next_auto_commit - time.monotonic())
+
+    async def _auto_commit_if_due(self) -> None:
+        if not self._auto_commit or time.monotonic() < self._next_auto_commit:
+            return
+        self._next_auto_commit = time.monotonic() + self._auto_commit_interval
+        try:
+            await self.commit_consumed(None)
+        except Exception as exc:  # auto-commit failures are logged, as aiokafka and Java do
+            log.warning("Auto offset commit failed: %r", exc)
+
+    async def commit_consumed(self, partitions: Sequence[tuple[str, int]] | None) -> None:
+        """Commit what the application consumed (all, or ``partitions``): auto-commit, and
+        commit-on-revoke. Does nothing when auto-commit is off, or after the fence."""
+        if not self._auto_commit or self.member.fatal_error is not None:
+            return
+        assignment = self.seam.assignment()
+        offsets = self.seam.consumed_offsets(partitions)
+        if assignment is not None and offsets:
+            await self.commit_offsets(assignment, offsets)
+
+    # -- commits and committed offsets --------------------------------------------------------
+
+    async def commit_offsets(self, assignment: Any, offsets: Any) -> None:
+        """OffsetCommit with this member's generation; retried while the coordinator moves;
+        raises what :mod:`staticconsumer._error_map` says for a failed one."""
+        while True:
+            self._raise_if_fatal()
+            await self._find_coordinator_if_unknown()
+            self._raise_if_fatal()
+            async with self._commit_lock:
+                outcome, code = await self._send_commit(offsets)
+            if outcome is CommitOutcome.DONE:
+                return
+            if outcome is CommitOutcome.FAILED:
+                self._raise_if_fatal()
+                raise commit_error(code, group_id=self.member.config.group_id)
+
+    async def _send_commit(self, offsets: Any) -> tuple[CommitOutcome, int]:
+        if not offsets:
+            return CommitOutcome.DONE, 0
+        generation, member_id = self.member.commit_identity()
+        request = build_offset_commit(
+            self.versions.offset_commit, group_id=self.member.config.group_id,
+            generation_id=generation, member_id=member_id,
+            group_instance_id=self.member.config.group_instance_id,
+            offsets=[CommitOffset(tp.topic, tp.partition, meta.offset, metadata=meta.metadata or "")
+                     for tp, meta in offsets.items()],
+        )  # fmt: skip
+        try:
+            response = await self.to_coordinator(request)
+        except _compat.KafkaError as exc:
+            log.warning("OffsetCommit got no answer: %r", exc)
+            outcome, actions = self.member.commit_no_answer()
+            await self.run([a for a in actions if not isinstance(a, FindCoordinator | Backoff)])
+            await asyncio.sleep(self._retry_backoff)
+            return outcome, 0
+        failed = parse_offset_commit(response).failed
+        code = failed[0].error_code if failed else 0
+        outcome, actions = self.member.on_commit_answer(code)
+        await self.run([a for a in actions if not isinstance(a, FindCoordinator)])
+        return outcome, code
+
+    def _raise_if_fatal(self) -> None:
+        if self.member.fatal_error is not None:
+            raise self.member.fatal_error
+
+    async def fetch_committed_offsets(self, partitions: Any) -> dict[Any, Any]:
+        """The group's committed offsets for ``partitions`` (retried while retriable)."""
+        if not partitions:
+            return {}
+        while True:
+            self._raise_if_fatal()
+            await self._find_coordinator_if_unknown()
+            offsets = await self._fetch_committed(
+                [_compat.topic_partition(tp) for tp in partitions]
+            )
+            if offsets is not None:
+                return offsets
+            await asyncio.sleep(self._retry_backoff)
+
+    async def _fetch_committed(self, partitions: list[tuple[str, int]]) -> dict[Any, Any] | None:
+        """One OffsetFetch; None when it should be retried."""
+        request = _compat.offset_fetch_request(self.member.config.group_id, partitions)
+        try:
+            response = await self.to_coordinator(request)
+        except _compat.KafkaError as exc:
+            log.warning("OffsetFetch got no answer (%r): finding the coordinator", exc)
+            self.member.coordinator_unavailable()
+            return None
+        offsets: dict[Any, Any] = {}
+        for topic, partition, offset, metadata, code in _compat.parse_offset_fetch(response):
+            if code in _COORDINATOR_MOVED:
+                self.member.coordinator_unavailable()
+                return None
+            if code == ErrorCode.COORDINATOR_LOAD_IN_PROGRESS:
+                return None
+            if code != 0:
+                raise kafka_error(code, group_id=self.member.config.group_id)
+            if offset >= 0:
+                offsets[_compat.kafka_tp(topic, partition)] = _compat.committed(offset, metadata)
+        return offsets
+
+    def start_commit_offsets_refresh_task(self, assignment: Any) -> None:
+        if self._refresh_task is not None:
+            self._refresh_task.cancel()
+        self._refresh_task = asyncio.get_running_loop().create_task(self._refresh(assignment))
+
+    async def _refresh(self, assignment: Any) -> None:
+        """Answer the fetcher's requests for committed offsets of ``assignment`` (aiokafka's
+        TopicPartitionState.fetch_committed), until the assignment ends."""
+        needed = assignment.commit_refresh_needed
+        while assignment.active and not self.member.terminal:
+            needed.clear()
+            wanted = assignment.requesting_committed()
+            if wanted:
+                offsets = await self.fetch_committed_offsets(wanted)
+                for tp in wanted:
+                    assignment.state_value(tp).update_committed(
+                        offsets.get(tp, _compat.committed(-1, ""))
+                    )
+            waiter = asyncio.ensure_future(needed.wait())
+            await asyncio.wait([waiter, assignment.unassign_future],
+                               return_when=asyncio.FIRST_COMPLETED)  # fmt: skip
+            waiter.cancel()
+
+    # -- the end ------------------------------------------------------------------------------
+
+    async def close(self) -> None:
+        if self._closing:
+            return
+        self._closing = True
+        self._wake.set()
+        try:
+            await self._task
+        except Exception as exc:
+            log.debug("coordination task ended with %r", exc)
+        if self._refresh_task is not None:
+            self._refresh_task.cancel()
+            await asyncio.gather(self._refresh_task, return_exceptions=True)
+        if self.member.coordinator is not None and self.member.fatal_error is None:
+            try:
+                await self.commit_consumed(None)
+            except Exception as exc:
+                log.error("Failed to commit on close: %r", exc)
+        await self.run(self.member.close(self.leave_reason))

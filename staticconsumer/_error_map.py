@@ -1,0 +1,91 @@
+"""The one place where a Kafka error code becomes an exception, for the consumer and the admin code.
+
+What a member *does* about a code is decided by the membership engine
+(:data:`staticconsumer.membership.TABLE`); what the application *sees* is decided here:
+
+* FENCED_INSTANCE_ID → :class:`~staticconsumer.errors.FencedInstanceIdError` (fatal), saying what
+  to check and, when the coordinator told us, who holds the instance id now;
+* a commit that lost its generation (UNKNOWN_MEMBER_ID, ILLEGAL_GENERATION, REBALANCE_IN_PROGRESS)
+  → aiokafka's ``CommitFailedError``, raised ``from`` the code's own error, as a drop-in
+  ``AIOKafkaConsumer`` raises it;
+* any other code on a consumer call → aiokafka's class for the code
+  (``GroupAuthorizationFailedError`` names the group), so ``except`` clauses written for
+  aiokafka keep working;
+* any code on an admin call → :class:`~staticconsumer.errors.GroupAdminError` naming the group,
+  the API and Kafka's error name.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import aiokafka.errors as Errors
+
+from .errors import FencedInstanceIdError, GroupAdminError
+from .protocol import ErrorCode, error_name
+
+#: Commit answers meaning "the group moved on without this member's generation".
+_COMMIT_FAILED = frozenset(
+    {ErrorCode.UNKNOWN_MEMBER_ID, ErrorCode.ILLEGAL_GENERATION, ErrorCode.REBALANCE_IN_PROGRESS}
+)
+
+
+@dataclass(frozen=True)
+class MemberContext:
+    """Who the error happened to, for the messages."""
+
+    group_id: str
+    group_instance_id: str | None
+    member_id: str
+    client_id: str
+
+
+def fenced_error(ctx: MemberContext, api: str, holder: str | None = None) -> FencedInstanceIdError:
+    """The FencedInstanceIdError for ``api``; the message says what to check."""
+    message = (
+        f"{api} answered FENCED_INSTANCE_ID: group {ctx.group_id!r} has given group.instance.id "
+        f"{ctx.group_instance_id!r} to another member, so this member ({ctx.member_id!r}, client "
+        f"{ctx.client_id!r}) is fenced and has stopped: no heartbeats, no re-join, no commits, no "
+        "LeaveGroup. Check that no two consumers are configured with the same instance id (e.g. "
+        "two pods or threads sharing one id), or that this process was not replaced by a newer one."
+    )
+    if holder:
+        message += f" The id is now held by {holder}."
+    error = FencedInstanceIdError(
+        message,
+        group_id=ctx.group_id,
+        group_instance_id=ctx.group_instance_id or "",
+        member_id=ctx.member_id,
+        api=api,
+    )
+    error.holder = holder
+    return error
+
+
+def kafka_error(code: int, *, group_id: str, detail: str = "") -> Exception:
+    """aiokafka's exception for ``code`` (``GroupAuthorizationFailedError`` names the group)."""
+    error_type: type[Exception] = Errors.for_code(code)
+    if error_type is Errors.GroupAuthorizationFailedError:
+        return Errors.GroupAuthorizationFailedError(group_id)
+    if detail:
+        return error_type(detail)
+    return error_type()
+
+
+def commit_error(code: int, *, group_id: str) -> Exception:
+    """What ``commit()`` raises for ``code``: ``CommitFailedError`` when the generation is gone
+    (its ``__cause__`` is the code's own error), else :func:`kafka_error`."""
+    if code in _COMMIT_FAILED:
+        error: Exception = Errors.CommitFailedError(
+            f"Commit cannot be completed since the group has already rebalanced and may have "
+            f"assigned the partitions to another member ({error_name(code)})"
+        )
+        error.__cause__ = kafka_error(code, group_id=group_id)
+        return error
+    return kafka_error(code, group_id=group_id)
+
+
+def admin_error(group_id: str, api: str, code: int, detail: str | None = None) -> GroupAdminError:
+    """An admin call's failure: group, API and Kafka's name for ``code``."""
+    text = f"{api} for group {group_id!r} failed: {error_name(code)} (error code {code})"
+    return GroupAdminError(f"{text}: {detail}" if detail else text)

@@ -1,0 +1,444 @@
+"""A classic-protocol group member (JoinGroup / SyncGroup / Heartbeat) as a sans-IO state machine.
+
+:class:`ClassicMember` takes plain inputs (:mod:`._io`: parsed responses, "no answer", the
+application's requests, the clock) and returns the actions the driver must perform. It never
+touches a socket, a future or aiokafka; it is driven by ``staticconsumer._classic_driver``.
+
+States (:class:`MemberState`)::
+
+    UNJOINED --poll--> JOINING --answer--> ASSIGNING (leader) --plan--> SYNCING --answer--> STABLE
+       ^                  |                                                |                  |
+       +------------------+---------- error reaction (``_reactions.TABLE``) +------------------+
+    any --fatal code--> FATAL (sticks: nothing is sent again)      any --close()--> CLOSED
+
+Eager vs cooperative (KIP-429) differs in two places only: *before* JoinGroup the eager member
+revokes everything it owns, the cooperative one nothing (except partitions of topics it no longer
+subscribes to); *after* SyncGroup the eager member is handed its whole assignment, the cooperative
+one revokes ``owned - assigned``, is handed ``assigned - owned``, and re-joins at once if it
+revoked anything. A member whose generation is gone (UNKNOWN_MEMBER_ID, ILLEGAL_GENERATION)
+loses its partitions under both protocols, and nothing is committed for lost partitions.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass
+
+from .. import _reasons as why
+from ..errors import ProtocolError
+from ..events import (
+    REVOKED_CLOSE,
+    REVOKED_REBALANCE,
+    EnforceRebalanceRequested,
+    GroupJoined,
+    GroupLeft,
+    JoinGroupReason,
+    PartitionsAssigned,
+    PartitionsRevoked,
+    SessionExpired,
+)
+from ..protocol import ErrorCode, decode_assignment, error_name, truncate_reason
+from ._io import (
+    Action,
+    Assign,
+    AssignmentComputed,
+    Backoff,
+    BecomeFatal,
+    CommitOutcome,
+    ComputeAssignment,
+    CoordinatorFound,
+    Emit,
+    FindCoordinator,
+    HeartbeatAnswered,
+    Input,
+    JoinGroupAnswered,
+    JoinRequested,
+    LeaveGroupAnswered,
+    MemberState,
+    Partitions,
+    RaiseError,
+    RebalanceProtocol,
+    RequestFailed,
+    Revoke,
+    SendHeartbeat,
+    SendJoinGroup,
+    SendLeaveGroup,
+    SendSyncGroup,
+    SyncGroupAnswered,
+)
+from ._reactions import Api, Reaction, reaction
+
+log = logging.getLogger("staticconsumer")
+
+UNKNOWN_MEMBER_ID = ""
+NO_GENERATION = -1
+REVOKED_LOST = "lost"
+
+
+@dataclass(frozen=True)
+class MemberConfig:
+    group_id: str
+    group_instance_id: str | None
+    session_timeout_ms: int
+    heartbeat_interval_ms: int
+    max_poll_interval_ms: int
+    #: Assignor protocol names in preference order, each with the rebalance protocol it speaks.
+    protocols: Mapping[str, RebalanceProtocol]
+
+
+class ClassicMember:
+    """One member of a classic consumer group (module docstring). Not thread-safe; no I/O."""
+
+    def __init__(self, config: MemberConfig) -> None:
+        self.config = config
+        self.state = MemberState.UNJOINED
+        self.member_id = UNKNOWN_MEMBER_ID
+        self.generation_id = NO_GENERATION
+        self.protocol: str | None = None
+        self.is_leader = False
+        self.coordinator: int | None = None
+        #: Partitions handed to the application and not revoked since.
+        self.owned: Partitions = ()
+        self._lost = False  # owned partitions belong to a generation that is gone
+        self._join_reason = why.JOIN_REASON_INITIAL
+        self._enforced: list[str] = []
+        self._rejoin = False  # STABLE, but a join is due
+        self._next_heartbeat: float | None = None
+        self._last_heartbeat_ok: float | None = None
+        self._idle_reset = False  # reset for max_poll_interval_ms: join once the app polls again
+        self._leaving: str | None = None  # reason of the LeaveGroup in flight
+        #: The exception that finished this member, set by the driver after :class:`BecomeFatal`.
+        self.fatal_error: BaseException | None = None
+
+    # -- queries -----------------------------------------------------------------------------
+
+    @property
+    def rebalance_protocol(self) -> RebalanceProtocol:
+        if self.protocol is None:
+            return RebalanceProtocol.EAGER
+        return self.config.protocols.get(self.protocol, RebalanceProtocol.EAGER)
+
+    @property
+    def is_static(self) -> bool:
+        return self.config.group_instance_id is not None
+
+    @property
+    def terminal(self) -> bool:
+        return self.state in (MemberState.FATAL, MemberState.CLOSED)
+
+    @property
+    def join_due(self) -> bool:
+        return self.state is MemberState.UNJOINED or (
+            self.state is MemberState.STABLE and self._rejoin
+        )
+
+    def next_wakeup(self, now: float) -> float | None:
+        """Seconds until :meth:`poll` has something to do (a heartbeat), or None."""
+        if self.state is not MemberState.STABLE or self._next_heartbeat is None:
+            return None
+        return max(0.0, self._next_heartbeat - now)
+
+    # -- the clock: what to do now --------------------------------------------------------------
+
+    def poll(self, now: float, idle_s: float, topics: Collection[str]) -> list[Action]:
+        """The next step when no request is in flight: find the coordinator, join, heartbeat,
+        or give up the membership after ``max_poll_interval_ms`` without a poll."""
+        if self.terminal or self.state in (
+            MemberState.JOINING, MemberState.ASSIGNING, MemberState.SYNCING
+        ):  # fmt: skip
+            return []
+        if self.coordinator is None:
+            return [FindCoordinator()]
+        max_poll_s = self.config.max_poll_interval_ms / 1000
+        if self.join_due:
+            if self._idle_reset and idle_s >= max_poll_s:
+                return [Backoff()]  # the application is not polling: do not join for it
+            self._idle_reset = False
+            return self._begin_join(topics)
+        if idle_s >= max_poll_s:
+            return self._poll_timeout()
+        return self._heartbeat_if_due(now)
+
+    def _heartbeat_if_due(self, now: float) -> list[Action]:
+        interval = self.config.heartbeat_interval_ms / 1000
+        if self._last_heartbeat_ok is None:
+            self._last_heartbeat_ok = now
+        if self._next_heartbeat is None:
+            self._next_heartbeat = now + interval
+        if now - self._last_heartbeat_ok > self.config.session_timeout_ms / 1000:
+            log.error("no heartbeat answered within session_timeout_ms: finding the coordinator")
+            self._last_heartbeat_ok = now
+            return self._coordinator_dead()
+        if now < self._next_heartbeat:
+            return []
+        self._next_heartbeat = now + interval
+        return [SendHeartbeat(self.generation_id, self.member_id)]
+
+    def _poll_timeout(self) -> list[Action]:
+        """Java's ``maybeLeaveGroup("consumer poll timeout has expired.")``: a dynamic member
+        leaves; a static member sends nothing (KIP-345) but drops its generation, and both
+        re-join only once the application polls again."""
+        log.warning(
+            "no poll within max_poll_interval_ms=%s: giving up the membership of group %s",
+            self.config.max_poll_interval_ms, self.config.group_id,
+        )  # fmt: skip
+        actions: list[Action] = []
+        if not self.is_static:
+            self._leaving = why.LEAVE_REASON_POLL_TIMEOUT
+            actions.append(SendLeaveGroup(self.member_id, why.LEAVE_REASON_POLL_TIMEOUT))
+        actions += self._reset(api=None)
+        self._idle_reset = True
+        return actions
+
+    # -- the join -----------------------------------------------------------------------------
+
+    def _begin_join(self, topics: Collection[str]) -> list[Action]:
+        actions: list[Action] = []
+        if self.owned:
+            if self._lost or self.rebalance_protocol is RebalanceProtocol.EAGER:
+                actions += self._revoke(self.owned, lost=self._lost, reason=REVOKED_REBALANCE)
+            else:  # cooperative: keep what is still subscribed
+                gone = tuple(tp for tp in self.owned if tp[0] not in topics)
+                if gone:
+                    actions += self._revoke(gone, lost=False, reason=REVOKED_REBALANCE)
+        self._lost = False
+        reason = self._join_reason
+        if self._enforced:
+            reason = f"{why.JOIN_REASON_ENFORCED_PREFIX}: {'; '.join(self._enforced)}"
+            self._enforced.clear()
+        self.state = MemberState.JOINING
+        self._rejoin = False
+        log.info("(Re-)joining group %s (reason: %s)", self.config.group_id, reason)
+        actions.append(self._emit(JoinGroupReason, reason=truncate_reason(reason) or reason))
+        actions.append(SendJoinGroup(self.member_id, self.generation_id, self.owned, reason))
+        return actions
+
+    def _on_join(self, answer: JoinGroupAnswered) -> list[Action]:
+        if answer.error_code == ErrorCode.MEMBER_ID_REQUIRED:
+            self.member_id = answer.member_id
+            self._join_reason = why.JOIN_REASON_MEMBER_ID_REQUIRED
+            self.state = MemberState.UNJOINED
+            return []  # poll() joins again at once, with the member id
+        if answer.error_code != ErrorCode.NONE:
+            return self._on_error(Api.JOIN_GROUP, answer.error_code)
+        self.member_id = answer.member_id
+        self.generation_id = answer.generation_id
+        self.protocol = answer.protocol_name or ""
+        self.is_leader = answer.leader == answer.member_id
+        self._join_reason = why.JOIN_REASON_GROUP_REBALANCING
+        log.info(
+            "Joined group %r (generation %s) as member %s%s", self.config.group_id,
+            self.generation_id, self.member_id, " (leader)" if self.is_leader else "",
+        )  # fmt: skip
+        if self.is_leader:
+            self.state = MemberState.ASSIGNING
+            return [ComputeAssignment(self.protocol, answer.members, answer.skip_assignment)]
+        return self._sync(())
+
+    def _sync(self, assignments: tuple[tuple[str, bytes], ...]) -> list[Action]:
+        self.state = MemberState.SYNCING
+        assert self.protocol is not None
+        return [SendSyncGroup(self.generation_id, self.member_id, self.protocol, assignments)]
+
+    def _on_sync(self, answer: SyncGroupAnswered) -> list[Action]:
+        if answer.error_code != ErrorCode.NONE:
+            return self._on_error(Api.SYNC_GROUP, answer.error_code)
+        try:
+            assigned = tuple(sorted(decode_assignment(answer.assignment).topic_partitions))
+        except ProtocolError as exc:
+            self.state = MemberState.UNJOINED
+            return [RaiseError(Api.SYNC_GROUP, ErrorCode.NONE, f"undecodable assignment: {exc}")]
+        self.state = MemberState.STABLE
+        self._next_heartbeat = None
+        self._last_heartbeat_ok = None
+        actions: list[Action] = [
+            self._emit(GroupJoined, leader=self.is_leader, protocol=self.protocol or "")
+        ]
+        if self.rebalance_protocol is RebalanceProtocol.COOPERATIVE:
+            revoked = tuple(tp for tp in self.owned if tp not in assigned)
+            added = tuple(tp for tp in assigned if tp not in self.owned)
+            if revoked:
+                actions += self._revoke(revoked, lost=False, reason=REVOKED_REBALANCE)
+                self._request_join(why.JOIN_REASON_COOPERATIVE_REVOKED)
+        else:
+            added = assigned
+        self.owned = assigned
+        actions.append(self._emit(PartitionsAssigned, partitions=list(assigned)))
+        actions.append(Assign(assigned, added))
+        return actions
+
+    def _revoke(self, partitions: Partitions, *, lost: bool, reason: str) -> list[Action]:
+        self.owned = tuple(tp for tp in self.owned if tp not in partitions)
+        return [
+            self._emit(PartitionsRevoked, partitions=list(partitions), reason=reason),
+            Revoke(partitions, lost=lost, reason=REVOKED_LOST if lost else reason),
+        ]
+
+    # -- inputs -------------------------------------------------------------------------------
+
+    def handle(self, event: Input) -> list[Action]:
+        """Feed one input; returns the actions it calls for (module docstring)."""
+        if isinstance(event, LeaveGroupAnswered):
+            return self._on_leave(event.error_code)
+        if self.terminal:
+            return []
+        if isinstance(event, CoordinatorFound):
+            self.coordinator = event.node_id
+            return []
+        if isinstance(event, RequestFailed):
+            return self._on_no_answer(event.api)
+        if isinstance(event, JoinRequested):
+            return self._on_join_requested(event)
+        if isinstance(event, JoinGroupAnswered) and self.state is MemberState.JOINING:
+            return self._on_join(event)
+        if isinstance(event, AssignmentComputed) and self.state is MemberState.ASSIGNING:
+            return self._sync(event.assignments)
+        if isinstance(event, SyncGroupAnswered) and self.state is MemberState.SYNCING:
+            return self._on_sync(event)
+        if isinstance(event, HeartbeatAnswered) and self.state is MemberState.STABLE:
+            return self._on_heartbeat(event)
+        log.debug("ignoring %r in state %s", event, self.state.value)
+        return []
+
+    def _on_join_requested(self, event: JoinRequested) -> list[Action]:
+        actions: list[Action] = []
+        if event.enforced:
+            actions.append(self._emit(EnforceRebalanceRequested, reason=event.reason))
+            if event.reason not in self._enforced:
+                self._enforced.append(event.reason)
+        else:
+            self._join_reason = event.reason
+        self._request_join(None)
+        return actions
+
+    def _request_join(self, reason: str | None) -> None:
+        if reason is not None:
+            self._join_reason = reason
+        if self.state is MemberState.STABLE:
+            self._rejoin = True
+
+    def _on_heartbeat(self, answer: HeartbeatAnswered) -> list[Action]:
+        if answer.error_code in (ErrorCode.NONE, ErrorCode.REBALANCE_IN_PROGRESS):
+            # Heartbeating on during a rebalance keeps the session alive (Java does the same).
+            self._last_heartbeat_ok = answer.now
+        if answer.error_code == ErrorCode.NONE:
+            return []
+        return self._on_error(Api.HEARTBEAT, answer.error_code)
+
+    def _on_leave(self, code: int) -> list[Action]:
+        reason, self._leaving = self._leaving, None
+        if reason is None or code != ErrorCode.NONE:
+            if code != ErrorCode.NONE:
+                log.warning("LeaveGroup for group %s answered %s", self.config.group_id,
+                            error_name(code))  # fmt: skip
+            return []
+        log.info("Left group %s (reason: %s)", self.config.group_id, reason)
+        return [self._emit(GroupLeft, reason=truncate_reason(reason) or reason)]
+
+    def _on_no_answer(self, api: Api) -> list[Action]:
+        log.warning("%s for group %s got no answer", api.value, self.config.group_id)
+        return self._on_error(api, ErrorCode.COORDINATOR_NOT_AVAILABLE)
+
+    # -- errors: _reactions.TABLE decides ---------------------------------------------------------
+
+    def _on_error(self, api: Api, code: int) -> list[Action]:
+        what = reaction(api, code)
+        log.warning(
+            "%s for group %s failed: %s -> %s",
+            api.value, self.config.group_id, error_name(code), what.value,
+        )  # fmt: skip
+        in_join = api in (Api.JOIN_GROUP, Api.SYNC_GROUP) and self.state in (
+            MemberState.JOINING,
+            MemberState.ASSIGNING,
+            MemberState.SYNCING,
+        )
+        if what is Reaction.FATAL:
+            self.state = MemberState.FATAL
+            return [BecomeFatal(api, code)]
+        if in_join:
+            self.state = MemberState.UNJOINED
+            self._join_reason = why.JOIN_REASON_REJOIN_AFTER_ERROR
+        if what is Reaction.FIND_COORDINATOR:
+            return self._coordinator_dead()
+        if what is Reaction.RETRY:
+            return [Backoff()]
+        if what is Reaction.REJOIN:
+            self._request_join(why.JOIN_REASON_GROUP_REBALANCING)
+            return []
+        if what is Reaction.RESET:
+            return self._reset(api)
+        return [RaiseError(api, code), Backoff()]
+
+    def coordinator_unavailable(self) -> list[Action]:
+        """A request outside the engine's own (OffsetFetch) found the coordinator gone."""
+        return self._coordinator_dead()
+
+    def _coordinator_dead(self) -> list[Action]:
+        self.coordinator = None
+        return [FindCoordinator()]
+
+    def _reset(self, api: Api | None) -> list[Action]:
+        """The generation is gone: forget member id and generation; owned partitions are lost."""
+        actions: list[Action] = []
+        if api is not None and self.member_id != UNKNOWN_MEMBER_ID:
+            actions.append(self._emit(SessionExpired, api=api.value))
+        self.member_id = UNKNOWN_MEMBER_ID
+        self.generation_id = NO_GENERATION
+        self.is_leader = False
+        self._lost = bool(self.owned)
+        self._join_reason = why.JOIN_REASON_REJOIN_AFTER_ERROR
+        self.state = MemberState.UNJOINED
+        return actions
+
+    # -- commits ------------------------------------------------------------------------------
+
+    def commit_identity(self) -> tuple[int, str]:
+        """Generation and member id an OffsetCommit carries now."""
+        return self.generation_id, self.member_id
+
+    def on_commit_answer(self, code: int) -> tuple[CommitOutcome, list[Action]]:
+        """An OffsetCommit answer (first failed partition's code, or NONE): whether the commit
+        is done, worth retrying, or failed; plus what it means for the membership."""
+        if self.terminal:
+            return CommitOutcome.FAILED, []
+        what = reaction(Api.OFFSET_COMMIT, code)
+        if what is Reaction.OK:
+            return CommitOutcome.DONE, []
+        if what is Reaction.RETRY:
+            return CommitOutcome.RETRY, [Backoff()]
+        if what is Reaction.FIND_COORDINATOR:
+            return CommitOutcome.RETRY, self._coordinator_dead()
+        if what is Reaction.RAISE:
+            return CommitOutcome.FAILED, []
+        return CommitOutcome.FAILED, self._on_error(Api.OFFSET_COMMIT, code)
+
+    def commit_no_answer(self) -> tuple[CommitOutcome, list[Action]]:
+        return CommitOutcome.RETRY, self._on_no_answer(Api.OFFSET_COMMIT)
+
+    # -- the end ------------------------------------------------------------------------------
+
+    def fatal(self, error: BaseException) -> None:
+        """Record the exception that finished the member (after :class:`BecomeFatal`)."""
+        self.state = MemberState.FATAL
+        if self.fatal_error is None:
+            self.fatal_error = error
+
+    def close(self, leave_reason: str | None) -> list[Action]:
+        """Stop. A static member stays in the group (KIP-345) unless ``leave_reason`` is given;
+        a dynamic member in a generation leaves; a fenced member sends nothing."""
+        if self.terminal:
+            return []
+        actions: list[Action] = []
+        if self.owned:
+            actions.append(self._emit(PartitionsRevoked, partitions=list(self.owned),
+                                      reason=REVOKED_CLOSE))  # fmt: skip
+        if self.generation_id > 0 and (not self.is_static or leave_reason):
+            reason = leave_reason or why.LEAVE_REASON_PREFIX
+            self._leaving = reason
+            actions.append(SendLeaveGroup(self.member_id, reason))
+        self.state = MemberState.CLOSED
+        return actions
+
+    def _emit(self, kind: type, **fields: object) -> Emit:
+        return Emit(kind, self.member_id, self.generation_id, dict(fields))

@@ -1,0 +1,211 @@
+"""The plain data a group member's state machine takes in and gives out (sans-IO).
+
+Inputs are what happened: a response was parsed, a request got no answer, the application asked
+for something. Actions are what the driver must do next: send a request, run the leader's
+assignor, hand partitions to or take them from the application, raise an error. Neither carries
+sockets, futures or aiokafka objects, so every transition is a table test
+(``tests/membership/``).
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..protocol import JoinGroupMember
+from ._reactions import Api
+
+TopicPartition = tuple[str, int]
+Partitions = tuple[TopicPartition, ...]
+
+
+class RebalanceProtocol(enum.Enum):
+    """How partitions move in a rebalance (KIP-429). An assignor supports one or both."""
+
+    EAGER = "eager"  # revoke everything before JoinGroup, get everything back after SyncGroup
+    COOPERATIVE = "cooperative"  # revoke only what moves, after SyncGroup, then re-join
+
+
+class MemberState(enum.Enum):
+    UNJOINED = "unjoined"  # no generation in effect: a join is due
+    JOINING = "joining"  # JoinGroup sent, no answer yet
+    ASSIGNING = "assigning"  # leader: the driver runs the assignor
+    SYNCING = "syncing"  # SyncGroup sent, no answer yet
+    STABLE = "stable"  # in a generation, heartbeating
+    FATAL = "fatal"  # terminal: nothing is sent any more
+    CLOSED = "closed"  # stopped by the application
+
+
+# -- inputs ---------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CoordinatorFound:
+    node_id: int
+
+
+@dataclass(frozen=True)
+class RequestFailed:
+    """``api`` got no answer (connection lost, timeout): the coordinator is presumed dead."""
+
+    api: Api
+
+
+@dataclass(frozen=True)
+class JoinRequested:
+    """Something outside the group changed (subscription, topic metadata) or the application
+    enforced a rebalance; ``enforced`` reasons are joined into the next JoinGroup's reason."""
+
+    reason: str
+    enforced: bool = False
+
+
+@dataclass(frozen=True)
+class JoinGroupAnswered:
+    error_code: int
+    generation_id: int = -1
+    member_id: str = ""
+    protocol_name: str | None = None
+    leader: str = ""
+    skip_assignment: bool = False
+    members: tuple[JoinGroupMember, ...] = ()
+
+
+@dataclass(frozen=True)
+class AssignmentComputed:
+    """The leader's plan: ``(member_id, encoded assignment)`` for every member."""
+
+    assignments: tuple[tuple[str, bytes], ...]
+
+
+@dataclass(frozen=True)
+class SyncGroupAnswered:
+    error_code: int
+    assignment: bytes = b""
+
+
+@dataclass(frozen=True)
+class HeartbeatAnswered:
+    error_code: int
+    now: float  # monotonic seconds when the answer came
+
+
+@dataclass(frozen=True)
+class LeaveGroupAnswered:
+    error_code: int
+
+
+Input = (
+    CoordinatorFound | RequestFailed | JoinRequested | JoinGroupAnswered | AssignmentComputed
+    | SyncGroupAnswered | HeartbeatAnswered | LeaveGroupAnswered
+)  # fmt: skip
+
+
+# -- actions --------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class FindCoordinator:
+    pass
+
+
+@dataclass(frozen=True)
+class Backoff:
+    """Wait ``retry_backoff_ms`` before the next step."""
+
+
+@dataclass(frozen=True)
+class SendJoinGroup:
+    member_id: str
+    generation_id: int
+    owned: Partitions  # what the subscription reports as owned (KIP-429)
+    reason: str
+
+
+@dataclass(frozen=True)
+class ComputeAssignment:
+    """Leader only: run the assignor named ``protocol`` over ``members``. With ``skip`` (JoinGroup
+    v9 SkipAssignment: a static leader re-joined a stable group) the plan is not sent, but the
+    leader still watches every member's topics."""
+
+    protocol: str
+    members: tuple[JoinGroupMember, ...]
+    skip: bool
+
+
+@dataclass(frozen=True)
+class SendSyncGroup:
+    generation_id: int
+    member_id: str
+    protocol: str
+    assignments: tuple[tuple[str, bytes], ...]
+
+
+@dataclass(frozen=True)
+class SendHeartbeat:
+    generation_id: int
+    member_id: str
+
+
+@dataclass(frozen=True)
+class SendLeaveGroup:
+    member_id: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class Revoke:
+    """Take ``partitions`` from the application (``on_partitions_revoked``). ``lost``: the member
+    is no longer in the generation that owned them, so nothing may be committed for them."""
+
+    partitions: Partitions
+    lost: bool
+    reason: str
+
+
+@dataclass(frozen=True)
+class Assign:
+    """The member now owns ``assigned``; ``added`` (what it did not own before) goes to
+    ``on_partitions_assigned`` — the whole assignment under the eager protocol."""
+
+    assigned: Partitions
+    added: Partitions
+
+
+@dataclass(frozen=True)
+class BecomeFatal:
+    api: Api
+    error_code: int
+
+
+@dataclass(frozen=True)
+class RaiseError:
+    """Raise the error for ``error_code`` to the application once, then go on."""
+
+    api: Api
+    error_code: int
+    detail: str = ""
+
+
+@dataclass(frozen=True)
+class Emit:
+    """A membership event (``staticconsumer.events``) with the member id and generation as they
+    were when it happened."""
+
+    kind: type[Any]
+    member_id: str
+    generation_id: int
+    fields: dict[str, Any] = field(default_factory=dict)
+
+
+Action = (
+    FindCoordinator | Backoff | SendJoinGroup | ComputeAssignment | SendSyncGroup | SendHeartbeat
+    | SendLeaveGroup | Revoke | Assign | BecomeFatal | RaiseError | Emit
+)  # fmt: skip
+
+
+class CommitOutcome(enum.Enum):
+    DONE = "committed"
+    RETRY = "retry after the coordinator is known again / after a backoff"
+    FAILED = "raise to the caller"

@@ -1,0 +1,406 @@
+"""The classic group member's state machine, without a broker: every error code on every API, and
+every transition (join, sync, heartbeat, commit, leave, fatal), eager and cooperative."""
+
+from __future__ import annotations
+
+import pytest
+
+from staticconsumer.events import (
+    EnforceRebalanceRequested,
+    GroupJoined,
+    JoinGroupReason,
+    PartitionsAssigned,
+    PartitionsRevoked,
+    SessionExpired,
+)
+from staticconsumer.membership import (
+    TABLE,
+    Api,
+    Assign,
+    AssignmentComputed,
+    Backoff,
+    BecomeFatal,
+    ClassicMember,
+    CommitOutcome,
+    ComputeAssignment,
+    CoordinatorFound,
+    Emit,
+    FindCoordinator,
+    HeartbeatAnswered,
+    JoinGroupAnswered,
+    JoinRequested,
+    LeaveGroupAnswered,
+    MemberConfig,
+    MemberState,
+    RaiseError,
+    Reaction,
+    RebalanceProtocol,
+    RequestFailed,
+    Revoke,
+    SendHeartbeat,
+    SendJoinGroup,
+    SendLeaveGroup,
+    SendSyncGroup,
+    SyncGroupAnswered,
+    reaction,
+)
+from staticconsumer.protocol import (
+    Assignment,
+    ErrorCode,
+    JoinGroupMember,
+    encode_assignment,
+    group_partitions,
+)
+
+EAGER, COOP = RebalanceProtocol.EAGER, RebalanceProtocol.COOPERATIVE
+TOPICS = ("t",)
+T0 = 100.0
+
+
+def new_member(*, static: bool = True, protocol: RebalanceProtocol = EAGER) -> ClassicMember:
+    config = MemberConfig(
+        group_id="g", group_instance_id="i-0" if static else None, session_timeout_ms=10_000,
+        heartbeat_interval_ms=3_000, max_poll_interval_ms=300_000,
+        protocols={"p": protocol, "range": EAGER},
+    )  # fmt: skip
+    member = ClassicMember(config)
+    member.handle(CoordinatorFound(1))
+    return member
+
+
+def assignment(*tps: tuple[str, int]) -> bytes:
+    return encode_assignment(Assignment(partitions=group_partitions(sorted(tps))))
+
+
+def joined(member_id: str = "m-1", generation: int = 1, leader: str = "other") -> JoinGroupAnswered:
+    return JoinGroupAnswered(ErrorCode.NONE, generation, member_id, "p", leader, False, ())
+
+
+def kinds(actions: list[object]) -> list[type]:
+    return [type(a) for a in actions]
+
+
+def events(actions: list[object]) -> list[type]:
+    return [a.kind for a in actions if isinstance(a, Emit)]
+
+
+def stable(member: ClassicMember, *tps: tuple[str, int], generation: int = 1) -> list[object]:
+    """Drive ``member`` through a follower's join to STABLE owning ``tps``."""
+    member.poll(T0, 0.0, TOPICS)
+    member.handle(joined(generation=generation))
+    actions = member.handle(SyncGroupAnswered(ErrorCode.NONE, assignment(*tps)))
+    assert member.state is MemberState.STABLE
+    assert member.poll(T0, 0.0, TOPICS) == []  # schedules the first heartbeat
+    return actions
+
+
+# -- the reaction table ---------------------------------------------------------------------------
+
+#: The codes issue 11 names, each of which must have an explicit row.
+NAMED = [
+    ErrorCode.FENCED_INSTANCE_ID, ErrorCode.UNKNOWN_MEMBER_ID, ErrorCode.ILLEGAL_GENERATION,
+    ErrorCode.REBALANCE_IN_PROGRESS, ErrorCode.MEMBER_ID_REQUIRED, ErrorCode.NOT_COORDINATOR,
+    ErrorCode.COORDINATOR_LOAD_IN_PROGRESS, ErrorCode.COORDINATOR_NOT_AVAILABLE,
+    ErrorCode.GROUP_AUTHORIZATION_FAILED, ErrorCode.INCONSISTENT_GROUP_PROTOCOL,
+    ErrorCode.UNKNOWN_SERVER_ERROR, ErrorCode.INVALID_SESSION_TIMEOUT,
+    ErrorCode.GROUP_MAX_SIZE_REACHED,
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("code", NAMED, ids=lambda c: ErrorCode(c).name)
+def test_every_named_code_has_an_explicit_row_for_every_api(code: int) -> None:
+    assert set(TABLE[code]) == {Api.JOIN_GROUP, Api.SYNC_GROUP, Api.HEARTBEAT, Api.OFFSET_COMMIT}
+
+
+def test_an_unknown_code_is_raised_to_the_application() -> None:
+    assert reaction(Api.HEARTBEAT, 9999) is Reaction.RAISE
+
+
+# -- each row on each API, from the state in which that API is answered ---------------------------
+
+CASES = [(api, code) for code, row in TABLE.items() for api in row if code != ErrorCode.NONE]
+
+
+def _answer(member: ClassicMember, api: Api, code: int) -> list[object]:
+    if api is Api.JOIN_GROUP:
+        member.poll(T0, 0.0, TOPICS)
+        return member.handle(JoinGroupAnswered(code, member_id="m-given"))
+    if api is Api.SYNC_GROUP:
+        member.poll(T0, 0.0, TOPICS)
+        member.handle(joined())
+        return member.handle(SyncGroupAnswered(code))
+    if api is Api.HEARTBEAT:
+        stable(member, ("t", 0))
+        assert kinds(member.poll(T0 + 3, 0.0, TOPICS)) == [SendHeartbeat]
+        return member.handle(HeartbeatAnswered(code, T0 + 3))
+    stable(member, ("t", 0))
+    outcome, actions = member.on_commit_answer(code)
+    assert outcome is {
+        Reaction.RETRY: CommitOutcome.RETRY, Reaction.FIND_COORDINATOR: CommitOutcome.RETRY,
+    }.get(reaction(api, code), CommitOutcome.FAILED)  # fmt: skip
+    return actions
+
+
+@pytest.mark.parametrize("protocol", [EAGER, COOP])
+@pytest.mark.parametrize(("api", "code"), CASES, ids=lambda x: getattr(x, "name", x))
+def test_each_error_code_on_each_api(api: Api, code: int, protocol: RebalanceProtocol) -> None:
+    member = new_member(protocol=protocol)
+    actions = _answer(member, api, code)
+    what = reaction(api, code)
+    in_join = api in (Api.JOIN_GROUP, Api.SYNC_GROUP)
+    if what is Reaction.FATAL:
+        assert actions == [BecomeFatal(api, code)]
+        assert member.state is MemberState.FATAL
+        assert member.poll(T0 + 60, 0.0, TOPICS) == []  # the state sticks: nothing more is sent
+        assert member.handle(HeartbeatAnswered(ErrorCode.NONE, T0)) == []
+        assert member.on_commit_answer(ErrorCode.NONE)[0] is CommitOutcome.FAILED
+    elif what is Reaction.FIND_COORDINATOR:
+        assert FindCoordinator() in actions and member.coordinator is None
+        assert member.poll(T0, 0.0, TOPICS) == [FindCoordinator()]
+    elif what is Reaction.RETRY:
+        assert actions == [Backoff()]
+        assert member.coordinator == 1
+    elif what is Reaction.REJOIN:
+        assert actions == []
+        assert member.join_due
+        if not in_join:
+            assert member.member_id == "m-1" and member.generation_id == 1
+            assert member.owned == (("t", 0),)  # kept until the next join decides
+    elif what is Reaction.RESET:
+        assert member.member_id == "" and member.generation_id == -1 and member.join_due
+        if not in_join:
+            assert events(actions) == [SessionExpired]
+            nxt = member.poll(T0 + 1, 0.0, TOPICS)
+            revoke = next(a for a in nxt if isinstance(a, Revoke))
+            assert revoke.lost and revoke.partitions == (("t", 0),)  # nothing committed for them
+    elif what is Reaction.JOIN_WITH_MEMBER_ID:
+        assert actions == [] and member.member_id == "m-given"
+        join = next(a for a in member.poll(T0, 0.0, TOPICS) if isinstance(a, SendJoinGroup))
+        assert join.member_id == "m-given" and "KIP-394" in join.reason
+    else:
+        assert what is Reaction.RAISE
+        if api is Api.OFFSET_COMMIT:
+            assert actions == []  # the caller of commit() gets it
+        else:
+            assert actions == [RaiseError(api, code), Backoff()]
+    if in_join and what not in (Reaction.FATAL, Reaction.JOIN_WITH_MEMBER_ID):
+        assert member.state is MemberState.UNJOINED
+
+
+# -- joins ----------------------------------------------------------------------------------------
+
+
+def test_a_follower_joins_syncs_and_is_handed_its_assignment() -> None:
+    member = new_member()
+    actions = member.poll(T0, 0.0, TOPICS)
+    assert kinds(actions) == [Emit, SendJoinGroup]
+    assert actions[1] == SendJoinGroup("", -1, (), "initial join of the consumer")
+    assert member.handle(joined()) == [SendSyncGroup(1, "m-1", "p", ())]
+    actions = member.handle(SyncGroupAnswered(ErrorCode.NONE, assignment(("t", 1), ("t", 0))))
+    assert events(actions) == [GroupJoined, PartitionsAssigned]
+    assert actions[-1] == Assign((("t", 0), ("t", 1)), (("t", 0), ("t", 1)))
+    assert member.state is MemberState.STABLE and member.generation_id == 1
+
+
+def test_the_leader_plans_then_syncs_the_plan() -> None:
+    member = new_member()
+    member.poll(T0, 0.0, TOPICS)
+    people = (JoinGroupMember("m-1", "i-0", b""),)
+    answer = JoinGroupAnswered(ErrorCode.NONE, 4, "m-1", "p", "m-1", True, people)
+    assert member.handle(answer) == [ComputeAssignment("p", people, True)]
+    assert member.is_leader and member.state is MemberState.ASSIGNING
+    plan = (("m-1", assignment(("t", 0))),)
+    assert member.handle(AssignmentComputed(plan)) == [SendSyncGroup(4, "m-1", "p", plan)]
+
+
+def test_answers_that_arrive_in_the_wrong_state_are_ignored() -> None:
+    member = new_member()
+    assert member.handle(SyncGroupAnswered(ErrorCode.NONE, assignment())) == []
+    assert member.handle(joined()) == []
+    assert member.state is MemberState.UNJOINED
+
+
+def test_no_answer_means_the_coordinator_is_presumed_dead() -> None:
+    member = new_member()
+    member.poll(T0, 0.0, TOPICS)
+    assert member.handle(RequestFailed(Api.JOIN_GROUP)) == [FindCoordinator()]
+    assert member.state is MemberState.UNJOINED and member.coordinator is None
+
+
+def test_enforced_reasons_coalesce_into_one_join_in_call_order() -> None:
+    member = new_member()
+    stable(member)
+    first = member.handle(JoinRequested("a", enforced=True))
+    member.handle(JoinRequested("b", enforced=True))
+    member.handle(JoinRequested("a", enforced=True))
+    assert events(first) == [EnforceRebalanceRequested]
+    join = member.poll(T0, 0.0, TOPICS)[-1]
+    assert isinstance(join, SendJoinGroup)
+    assert join.reason == "rebalance enforced by user: a; b"
+    assert join.generation_id == 1 and join.member_id == "m-1"
+
+
+def test_a_join_request_while_joining_does_not_start_a_second_join() -> None:
+    member = new_member()
+    member.poll(T0, 0.0, TOPICS)
+    member.handle(JoinRequested("metadata"))
+    assert member.poll(T0, 0.0, TOPICS) == []  # JoinGroup already in flight
+
+
+# -- eager vs cooperative (KIP-429) ---------------------------------------------------------------
+
+
+def _rejoin(member: ClassicMember, *new: tuple[str, int], topics: tuple[str, ...] = TOPICS):
+    member.handle(JoinRequested("metadata"))
+    before = member.poll(T0, 0.0, topics)
+    member.handle(joined(generation=2))
+    after = member.handle(SyncGroupAnswered(ErrorCode.NONE, assignment(*new)))
+    return before, after
+
+
+def test_eager_revokes_everything_before_the_join_and_assigns_everything_after() -> None:
+    member = new_member(protocol=EAGER)
+    stable(member, ("t", 0), ("t", 1))
+    before, after = _rejoin(member, ("t", 1), ("t", 2))
+    assert Revoke((("t", 0), ("t", 1)), lost=False, reason="rebalance") in before
+    assert after[-1] == Assign((("t", 1), ("t", 2)), (("t", 1), ("t", 2)))
+    assert not member.join_due
+
+
+def test_cooperative_revokes_nothing_before_the_join() -> None:
+    member = new_member(protocol=COOP)
+    stable(member, ("t", 0), ("t", 1))
+    before, after = _rejoin(member, ("t", 0), ("t", 1), ("t", 2))
+    assert not any(isinstance(a, Revoke) for a in before + after)
+    assert after[-1] == Assign((("t", 0), ("t", 1), ("t", 2)), (("t", 2),))  # only what is new
+    assert not member.join_due  # nothing revoked: no second join
+
+
+def test_cooperative_revokes_only_what_moved_then_rejoins_at_once() -> None:
+    member = new_member(protocol=COOP)
+    stable(member, ("t", 0), ("t", 1))
+    _before, after = _rejoin(member, ("t", 1))
+    assert Revoke((("t", 0),), lost=False, reason="rebalance") in after
+    assert after[-1] == Assign((("t", 1),), ())
+    assert kinds(after).index(Revoke) < kinds(after).index(Assign)  # revoke, then assign
+    assert member.join_due
+    join = member.poll(T0, 0.0, TOPICS)[-1]
+    assert isinstance(join, SendJoinGroup) and "KIP-429" in join.reason
+    assert join.owned == (("t", 1),)
+
+
+def test_cooperative_revokes_partitions_of_topics_no_longer_subscribed_before_joining() -> None:
+    member = new_member(protocol=COOP)
+    stable(member, ("t", 0), ("u", 0))
+    before, _after = _rejoin(member, ("t", 0), topics=("t",))
+    assert Revoke((("u", 0),), lost=False, reason="rebalance") in before
+
+
+def test_a_lost_generation_revokes_everything_as_lost_under_cooperative_too() -> None:
+    member = new_member(protocol=COOP)
+    stable(member, ("t", 0))
+    member.poll(T0 + 3, 0.0, TOPICS)
+    member.handle(HeartbeatAnswered(ErrorCode.UNKNOWN_MEMBER_ID, T0 + 3))
+    revoke = next(a for a in member.poll(T0 + 4, 0.0, TOPICS) if isinstance(a, Revoke))
+    assert revoke.lost and revoke.reason == "lost"
+
+
+def test_a_static_restart_with_the_same_generation_revokes_nothing_under_cooperative() -> None:
+    member = new_member(protocol=COOP)
+    stable(member, ("t", 0))
+    _before, after = _rejoin(member, ("t", 0))
+    assert not any(isinstance(a, Revoke) for a in after)
+    assert events(after) == [GroupJoined, PartitionsAssigned]
+
+
+# -- heartbeats and the clock ---------------------------------------------------------------------
+
+
+def test_heartbeats_are_sent_every_interval() -> None:
+    member = new_member()
+    stable(member)
+    assert member.poll(T0, 0.0, TOPICS) == []
+    assert member.next_wakeup(T0) == pytest.approx(3.0)
+    assert member.poll(T0 + 3, 0.0, TOPICS) == [SendHeartbeat(1, "m-1")]
+    assert member.handle(HeartbeatAnswered(ErrorCode.NONE, T0 + 3)) == []
+    assert member.poll(T0 + 4, 0.0, TOPICS) == []
+
+
+def test_no_heartbeat_answer_within_the_session_timeout_looks_for_the_coordinator() -> None:
+    member = new_member()
+    stable(member)
+    member.poll(T0, 0.0, TOPICS)
+    assert member.poll(T0 + 11, 0.0, TOPICS) == [FindCoordinator()]
+    assert member.generation_id == 1  # the new coordinator may still know this generation
+
+
+def test_a_heartbeat_answered_rebalance_in_progress_still_counts_as_alive() -> None:
+    member = new_member()
+    stable(member)
+    member.poll(T0, 0.0, TOPICS)
+    member.poll(T0 + 3, 0.0, TOPICS)
+    assert member.handle(HeartbeatAnswered(ErrorCode.REBALANCE_IN_PROGRESS, T0 + 9)) == []
+    assert member.join_due
+
+
+@pytest.mark.parametrize(("static", "leaves"), [(True, False), (False, True)])
+def test_poll_timeout_gives_up_the_membership(static: bool, leaves: bool) -> None:
+    member = new_member(static=static)
+    stable(member, ("t", 0))
+    actions = member.poll(T0, 301.0, TOPICS)
+    assert (SendLeaveGroup("m-1", "consumer poll timeout has expired") in actions) is leaves
+    assert member.member_id == "" and member.join_due
+    assert member.poll(T0 + 1, 302.0, TOPICS) == [Backoff()]  # no join while nobody polls
+    assert kinds(member.poll(T0 + 2, 0.0, TOPICS))[-1] is SendJoinGroup
+
+
+# -- the end --------------------------------------------------------------------------------------
+
+
+def test_a_static_member_stops_without_leaving() -> None:
+    member = new_member(static=True)
+    stable(member, ("t", 0))
+    actions = member.close(None)
+    assert events(actions) == [PartitionsRevoked]
+    assert not any(isinstance(a, SendLeaveGroup) for a in actions)
+    assert member.state is MemberState.CLOSED and member.poll(T0, 0.0, TOPICS) == []
+
+
+def test_an_explicit_leave_sends_the_reason_and_reports_it_once_answered() -> None:
+    member = new_member(static=True)
+    stable(member, ("t", 0))
+    actions = member.close("the consumer is being closed: scale down")
+    assert SendLeaveGroup("m-1", "the consumer is being closed: scale down") in actions
+    left = member.handle(LeaveGroupAnswered(ErrorCode.NONE))
+    assert [e.fields["reason"] for e in left if isinstance(e, Emit)] == [
+        "the consumer is being closed: scale down"
+    ]
+
+
+def test_a_dynamic_member_leaves_on_close() -> None:
+    member = new_member(static=False)
+    stable(member)
+    assert any(isinstance(a, SendLeaveGroup) for a in member.close(None))
+
+
+def test_a_fenced_member_sends_nothing_on_close() -> None:
+    member = new_member()
+    stable(member, ("t", 0))
+    member.poll(T0 + 3, 0.0, TOPICS)
+    member.handle(HeartbeatAnswered(ErrorCode.FENCED_INSTANCE_ID, T0 + 3))
+    member.fatal(RuntimeError("fenced"))
+    assert member.close("leave") == []
+    assert isinstance(member.fatal_error, RuntimeError)
+
+
+def test_the_first_fatal_error_is_kept() -> None:
+    member = new_member()
+    first, second = RuntimeError("first"), RuntimeError("second")
+    member.fatal(first)
+    member.fatal(second)
+    assert member.fatal_error is first
+
+
+def test_join_reason_event_precedes_every_join() -> None:
+    member = new_member()
+    assert events(member.poll(T0, 0.0, TOPICS)) == [JoinGroupReason]
