@@ -10,6 +10,8 @@ from __future__ import annotations
 from ._consumer import StaticConsumer
 from ._instance_id import InstanceId
 from .errors import (
+    AuthenticationError,
+    AuthorizationError,
     ConfigurationError,
     FencedInstanceIdError,
     InvalidInstanceIdError,
@@ -28,10 +30,13 @@ from .events import (
     PartitionsRevoked,
     SessionExpired,
 )
+from .security import SecuritySettings
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "AuthenticationError",
+    "AuthorizationError",
     "ConfigurationError",
     "EnforceRebalanceRequested",
     "FencedInstanceIdError",
@@ -44,6 +49,7 @@ __all__ = [
     "MembershipEvent",
     "PartitionsAssigned",
     "PartitionsRevoked",
+    "SecuritySettings",
     "SessionExpired",
     "SessionTimeoutOutOfRangeError",
     "StaticConsumer",

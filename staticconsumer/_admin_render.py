@@ -6,7 +6,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from .admin import GroupDescription
+from .admin import GroupDescription, ReconcilePlan
 
 _HEADERS = ("INSTANCE ID", "MEMBER ID", "CLIENT ID", "HOST", "ASSIGNMENT")
 
@@ -65,4 +65,28 @@ def removal_document(
 def format_removal(group_id: str, removed: Sequence[str], failed: Sequence[tuple[str, str]]) -> str:
     lines = [f"removed from group {group_id}: {i}" for i in removed]
     lines += [f"NOT removed from group {group_id}: {i} ({name})" for i, name in failed]
+    return "\n".join(lines) + "\n"
+
+
+def format_reconcile(plan: ReconcilePlan, reason: str) -> str:
+    """``reconcile-members`` as text: what is kept, removed (or would be), missing."""
+
+    def ids(values: Sequence[str]) -> str:
+        return ", ".join(values) or "-"
+
+    lines = [
+        f"group {plan.group_id}: {len(plan.keep) + len(plan.remove)} static member(s), "
+        f"{len(plan.desired)} desired instance id(s)",
+        f"  keep     {ids(plan.keep)}",
+        f"  remove   {ids(plan.remove)}",
+        f"  missing  {ids(plan.missing)} (desired, not in the group now)",
+    ]
+    if not plan.remove:
+        lines.append("nothing to remove")
+    elif not plan.applied:
+        lines.append(f"dry run: nothing removed; add --apply to remove {ids(plan.remove)} "
+                     f"in one LeaveGroup (reason: {reason})")  # fmt: skip
+    else:
+        lines.append(f"removed {ids(plan.removed)} (reason: {reason})")
+        lines += [f"NOT removed: {i} ({name})" for i, name in plan.failed]
     return "\n".join(lines) + "\n"

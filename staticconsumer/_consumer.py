@@ -11,6 +11,7 @@ from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
 from assignors import GroupAssignor, RangeAssignor, RoundRobinAssignor
 
 from . import _compat
+from ._auth_errors import consumer_security_error
 from ._classic_driver import ClassicDriver
 from ._compat import WakeMarker
 from ._events import EventCallback, EventEmitter, event_options, producer_kwargs
@@ -219,10 +220,13 @@ class StaticConsumer(AIOKafkaConsumer):  # type: ignore[misc]  # aiokafka is unt
                 self._subscription.partitions_auto_assigned()
             ):
                 await self._fatal_aware(_compat.wait_for_assignment(self))
-        except BaseException:
+        except BaseException as exc:
             await super().stop()
             if self._events_publisher is not None:
                 await self._events_publisher.stop()
+            security_error = await consumer_security_error(_compat.client_of(self), exc)
+            if security_error is not None:  # a refused login or a missing ACL, typed (issue 13)
+                raise security_error from exc
             raise
 
     def _make_driver(self, seam: _compat.ClientSeam, versions: Any) -> ClassicDriver:

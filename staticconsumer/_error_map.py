@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import aiokafka.errors as Errors
 
-from .errors import FencedInstanceIdError, GroupAdminError
+from .errors import FencedInstanceIdError, GroupAdminAuthorizationError, GroupAdminError
 from .protocol import ErrorCode, error_name
 
 #: Commit answers meaning "the group moved on without this member's generation".
@@ -85,7 +85,22 @@ def commit_error(code: int, *, group_id: str) -> Exception:
     return kafka_error(code, group_id=group_id)
 
 
+#: Codes that mean a missing ACL, with what it is missing on (never retried).
+AUTHORIZATION: dict[int, str] = {
+    ErrorCode.GROUP_AUTHORIZATION_FAILED: "the group (DESCRIBE for DescribeGroups, READ for "
+    "LeaveGroup)",
+    ErrorCode.TOPIC_AUTHORIZATION_FAILED: "a topic",
+    ErrorCode.CLUSTER_AUTHORIZATION_FAILED: "the cluster",
+}
+
+
 def admin_error(group_id: str, api: str, code: int, detail: str | None = None) -> GroupAdminError:
-    """An admin call's failure: group, API and Kafka's name for ``code``."""
+    """An admin call's failure: group, API and Kafka's name for ``code``; a missing ACL is a
+    :class:`~staticconsumer.errors.GroupAdminAuthorizationError` saying what it is missing on."""
     text = f"{api} for group {group_id!r} failed: {error_name(code)} (error code {code})"
+    if code in AUTHORIZATION:
+        return GroupAdminAuthorizationError(
+            f"{text}: the principal lacks an ACL on {AUTHORIZATION[code]}",
+            error_name=error_name(code), resource=group_id,
+        )  # fmt: skip
     return GroupAdminError(f"{text}: {detail}" if detail else text)

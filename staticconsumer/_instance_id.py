@@ -11,6 +11,11 @@ from .errors import InvalidInstanceIdError
 MAX_LENGTH = 249
 _LEGAL = re.compile(r"^[a-zA-Z0-9._-]+$")
 ENV_VARS = ("STATICCONSUMER_INSTANCE_ID", "POD_NAME", "HOSTNAME")
+#: Kubernetes names generated pods from this alphabet (no vowels, no 0/1/3: k8s "SafeEncodeString").
+_K8S_SAFE = "[bcdfghjklmnpqrstvwxz2456789]"
+#: A Deployment's pod: ``<deployment>-<pod-template-hash>-<5 random chars>``; both parts change on
+#: every rollout (the hash with the pod template, the suffix with every new pod).
+_DEPLOYMENT_POD = re.compile(rf"^(?P<name>.+)-(?P<hash>{_K8S_SAFE}{{6,10}})-{_K8S_SAFE}{{5}}$")
 
 
 class InstanceId:
@@ -40,19 +45,42 @@ class InstanceId:
         return value
 
     @classmethod
-    def from_env(cls) -> str:
+    def from_env(cls, *, allow_rollout_names: bool = False) -> str:
         """The first of ``STATICCONSUMER_INSTANCE_ID``, ``POD_NAME``, ``HOSTNAME`` that is set.
 
         On Kubernetes a StatefulSet pod name (``orders-0``) is stable across restarts, which is
-        what an instance id must be. An invalid value is rejected, never rewritten: two pods
-        whose names rewrite to the same id would fence each other.
+        what an instance id must be. A Deployment's (or ReplicaSet's) pod name,
+        ``orders-7d4b9c6f5b-x2k8q``, is not: it changes on every rollout, so each rollout would
+        leave the old ids behind as ghost members holding partitions, unconsumed, until
+        ``session.timeout.ms`` ends. Such a name from ``POD_NAME``/``HOSTNAME`` is refused
+        unless ``allow_rollout_names=True`` (the explicit opt-out); an explicit
+        ``STATICCONSUMER_INSTANCE_ID`` is always taken as given. An invalid value is rejected,
+        never rewritten: two pods whose names rewrite to the same id would fence each other.
         """
         for name in ENV_VARS:
             value = os.environ.get(name)
             if value:
-                return cls.validate(value, field=f"${name}")
+                instance_id = cls.validate(value, field=f"${name}")
+                if name != ENV_VARS[0] and not allow_rollout_names:
+                    cls._refuse_rollout_name(name, instance_id)
+                return instance_id
         raise InvalidInstanceIdError(
             f"no group instance id in the environment: set one of {', '.join(ENV_VARS)}"
+        )
+
+    @staticmethod
+    def _refuse_rollout_name(variable: str, value: str) -> None:
+        match = _DEPLOYMENT_POD.match(value)
+        if match is None:
+            return
+        raise InvalidInstanceIdError(
+            f"${variable}={value!r} looks like a Deployment/ReplicaSet pod name "
+            f"(<name>-<pod-template-hash>-<random>): it changes on every rollout, so as a "
+            f"group.instance.id (KIP-345) each rollout would leave ghost static members holding "
+            f"partitions until session.timeout.ms. Run the consumers as a StatefulSet "
+            f"({match.group('name')}-0, {match.group('name')}-1, ...), or set "
+            f"STATICCONSUMER_INSTANCE_ID to a stable id, or pass allow_rollout_names=True if "
+            f"you accept this (docs/kubernetes.md)"
         )
 
     @classmethod

@@ -13,6 +13,12 @@ admin removes it by instance id and the group rebalances at once::
 
     await remove_members("localhost:9092", "orders", ["orders-3"])
 
+Every function takes the client's TLS/SASL settings as aiokafka's keyword arguments
+(``security_protocol="SASL_SSL", sasl_mechanism="SCRAM-SHA-512", sasl_plain_username=...``) or as
+``security=SecuritySettings(...)`` (:mod:`staticconsumer.security`). A refused login raises
+:class:`~staticconsumer.errors.AuthenticationError`, a missing ACL
+:class:`~staticconsumer.errors.GroupAdminAuthorizationError`; neither is retried.
+
 :func:`remove_members` raises when some instance id could not be removed;
 :func:`try_remove_members` does the same request and returns a :class:`RemovalOutcome` that says,
 per instance id, removed or Kafka's error name (the CLI uses it to print both lists).
@@ -42,6 +48,7 @@ from typing import Any
 import aiokafka.errors as Errors
 
 from ._admin_coordinator import check_code, send, with_coordinator
+from ._auth_errors import explain_bootstrap_failure, who
 from ._compat import close_client, open_admin_client
 from ._instance_id import InstanceId
 from ._reasons import ADMIN_REMOVE_REASON
@@ -59,15 +66,19 @@ from .protocol import (
     parse_describe_groups,
     parse_leave_group,
 )
+from .security import SecuritySettings
 
 __all__ = [
     "DEFAULT_TIMEOUT_S",
     "GroupDescription",
     "GroupMemberDescription",
+    "ReconcilePlan",
     "RemovalOutcome",
     "RemoveMembersResult",
     "describe_group",
     "describe_group_with_client",
+    "desired_count_ids",
+    "reconcile",
     "remove_members",
     "try_remove_members",
 ]
@@ -247,29 +258,49 @@ async def describe_group_with_client(
     return description
 
 
-async def _client(bootstrap_servers: str | list[str], timeout_s: float) -> Any:
+async def _client(
+    bootstrap_servers: str | list[str], timeout_s: float, security: SecuritySettings
+) -> Any:
+    from aiokafka.client import AIOKafkaClient
+
+    kwargs = security.aiokafka_kwargs()
     try:
         return await open_admin_client(
             bootstrap_servers,
             request_timeout_ms=int(timeout_s * 1000),
             client_id="staticconsumer-admin",
+            security=kwargs,
         )
     except Errors.KafkaError as exc:
+        probe = AIOKafkaClient(
+            bootstrap_servers=bootstrap_servers, request_timeout_ms=int(timeout_s * 1000),
+            client_id="staticconsumer-admin", **kwargs,
+        )  # fmt: skip
+        explained = await explain_bootstrap_failure(probe, who(security))
+        if explained is not None:
+            raise explained from None
         raise GroupAdminError(f"could not reach Kafka at {bootstrap_servers!r}: {exc}") from exc
 
 
 async def describe_group(
-    bootstrap_servers: str | list[str], group_id: str, *, timeout_s: float = DEFAULT_TIMEOUT_S
+    bootstrap_servers: str | list[str],
+    group_id: str,
+    *,
+    timeout_s: float = DEFAULT_TIMEOUT_S,
+    security: SecuritySettings | None = None,
+    **security_kwargs: Any,
 ) -> GroupDescription:
     """Describe ``group_id``: state, selected protocol and every member with its
     ``group_instance_id``, client id, host and decoded assignment (DescribeGroups v4+).
 
     An unknown group comes back as state ``"Dead"`` with no members. Raises
     :class:`~staticconsumer.errors.GroupAdminError` when the broker refuses (e.g.
-    GROUP_AUTHORIZATION_FAILED) or cannot be reached.
+    GROUP_AUTHORIZATION_FAILED: :class:`~staticconsumer.errors.GroupAdminAuthorizationError`) or
+    cannot be reached; :class:`~staticconsumer.errors.AuthenticationError` when the login fails.
     """
     _check_common(bootstrap_servers, group_id, timeout_s)
-    client = await _client(bootstrap_servers, timeout_s)
+    settings = SecuritySettings.coerce(security, **security_kwargs)
+    client = await _client(bootstrap_servers, timeout_s, settings)
     try:
         return await describe_group_with_client(client, group_id, timeout_s)
     finally:
@@ -286,6 +317,8 @@ async def try_remove_members(
     reason: str | None = None,
     *,
     timeout_s: float = DEFAULT_TIMEOUT_S,
+    security: SecuritySettings | None = None,
+    **security_kwargs: Any,
 ) -> RemovalOutcome:
     """:func:`remove_members`, but an instance id the broker refused (e.g. UNKNOWN_MEMBER_ID)
     is reported in :attr:`RemovalOutcome.failed` instead of raised. Raises, as
@@ -296,9 +329,10 @@ async def try_remove_members(
     if reason is not None and not isinstance(reason, str):
         raise ConfigurationError(f"reason must be a str or None, got {reason!r}")
     why = reason or ADMIN_REMOVE_REASON
+    settings = SecuritySettings.coerce(security, **security_kwargs)
     log.info("removing %s from group %r (reason: %s)", ", ".join(ids), group_id, why)
 
-    client = await _client(bootstrap_servers, timeout_s)
+    client = await _client(bootstrap_servers, timeout_s, settings)
 
     async def leave(node_id: int, versions: GroupApiVersions) -> RemovalOutcome:
         request = build_leave_group(
@@ -363,6 +397,8 @@ async def remove_members(
     reason: str | None = None,
     *,
     timeout_s: float = DEFAULT_TIMEOUT_S,
+    security: SecuritySettings | None = None,
+    **security_kwargs: Any,
 ) -> RemoveMembersResult:
     """Remove static members from ``group_id`` by ``group.instance.id`` (KIP-345), in one
     LeaveGroup batch; the group rebalances once, at once, instead of after the session timeout.
@@ -377,7 +413,12 @@ async def remove_members(
     :class:`~staticconsumer.errors.GroupAdminError` for any other failure.
     """
     outcome = await try_remove_members(
-        bootstrap_servers, group_id, instance_ids, reason, timeout_s=timeout_s
-    )
+        bootstrap_servers, group_id, instance_ids, reason, timeout_s=timeout_s,
+        security=security, **security_kwargs,
+    )  # fmt: skip
     _raise_for_failures(outcome)
     return RemoveMembersResult(group_id, outcome.removed)
+
+
+# reconcile() is built on the functions above (a scale-down: describe, then one removal batch).
+from ._reconcile import ReconcilePlan, desired_count_ids, reconcile  # noqa: E402

@@ -11,8 +11,9 @@ import logging
 import signal
 import sys
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
+from ._cli_security import add_command_config, security_from_args
 from .errors import LocalKafkaError, StaticConsumerError
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
@@ -34,7 +35,7 @@ def _local_kafka(args: argparse.Namespace) -> int:
 
     cluster = cluster_from_environment(
         args.brokers, kafka_version=args.kafka_version,
-        broker_config=_broker_config(args.broker_config),
+        broker_config=_broker_config(args.broker_config), security=args.security,
     )  # fmt: skip
     stop = threading.Event()
 
@@ -48,6 +49,9 @@ def _local_kafka(args: argparse.Namespace) -> int:
         if stop.is_set():
             return EXIT_OK
         print(f"BOOTSTRAP_SERVERS={cluster.bootstrap_servers}", flush=True)
+        config = getattr(cluster, "client_config_path", None)
+        if config is not None:  # --security sasl_ssl: the app user's --command-config file
+            print(f"CLIENT_CONFIG={config}", flush=True)
         log.info("Kafka is running; press Ctrl-C (or send SIGTERM) to stop it and remove its data")
         while not stop.wait(0.5):
             pass
@@ -77,8 +81,11 @@ def _describe_group(args: argparse.Namespace) -> int:
     from ._admin_render import format_json, format_table
     from .admin import describe_group
 
+    security = security_from_args(args)
     description = asyncio.run(
-        describe_group(args.bootstrap_servers, args.group, timeout_s=args.timeout)
+        describe_group(
+            args.bootstrap_servers, args.group, timeout_s=args.timeout, security=security
+        )
     )
     out = format_json(description.to_dict()) if args.json else format_table(description)
     sys.stdout.write(out)
@@ -93,8 +100,9 @@ def _remove_members(args: argparse.Namespace) -> int:
     from .admin import try_remove_members
 
     removal = try_remove_members(
-        args.bootstrap_servers, args.group, args.instance_id, args.reason, timeout_s=args.timeout
-    )
+        args.bootstrap_servers, args.group, args.instance_id, args.reason, timeout_s=args.timeout,
+        security=security_from_args(args),
+    )  # fmt: skip
     outcome = asyncio.run(removal)
     if args.json:
         out = format_json(removal_document(outcome.group_id, outcome.removed, outcome.failed))
@@ -105,6 +113,63 @@ def _remove_members(args: argparse.Namespace) -> int:
     return EXIT_FAILED if outcome.failed else EXIT_OK
 
 
+def _reconcile_members(args: argparse.Namespace) -> int:
+    import asyncio
+
+    from ._admin_render import format_json, format_reconcile
+    from ._reasons import ADMIN_REMOVE_REASON
+    from .admin import desired_count_ids, reconcile
+
+    if args.desired is not None:
+        desired = tuple(i.strip() for i in args.desired.split(",") if i.strip())
+        if not desired:
+            raise ValueError("--desired takes a comma-separated list of instance ids")
+    elif args.prefix is None:
+        raise ValueError("--desired-count needs --prefix (e.g. --prefix orders-)")
+    else:
+        desired = desired_count_ids(args.prefix, args.desired_count)
+    plan = asyncio.run(reconcile(
+        args.bootstrap_servers, args.group, desired, args.reason, apply=args.apply,
+        timeout_s=args.timeout, security=security_from_args(args),
+    ))  # fmt: skip
+    if args.json:
+        sys.stdout.write(format_json(plan.to_dict()))
+    else:
+        sys.stdout.write(format_reconcile(plan, args.reason or ADMIN_REMOVE_REASON))
+    sys.stdout.flush()
+    return EXIT_FAILED if plan.failed else EXIT_OK
+
+
+def _add_reconcile_command(
+    commands: argparse._SubParsersAction[argparse.ArgumentParser],
+    common: Callable[[argparse.ArgumentParser], None],
+) -> None:
+    reconcile = commands.add_parser(
+        "reconcile-members",
+        help="remove every static member whose instance id is not desired (dry run by default)",
+        description="Compare a group's static members with the instance ids that should exist "
+        "and remove the others in one LeaveGroup batch with a reason (KIP-345, KIP-800): the "
+        "scale-down step of a StatefulSet, or the cleanup of ghosts after a rename. A member "
+        "<id>-thread-<n> counts as <id>. Without --apply it only shows what it would do.",
+    )
+    common(reconcile)
+    desired = reconcile.add_mutually_exclusive_group(required=True)
+    desired.add_argument("--desired", metavar="ID,ID,...", help="the instance ids to keep")
+    desired.add_argument(
+        "--desired-count", type=int, metavar="N",
+        help="keep <prefix>0 ... <prefix>N-1 (a StatefulSet's pod names); needs --prefix",
+    )  # fmt: skip
+    reconcile.add_argument("--prefix", metavar="PREFIX", help="with --desired-count, e.g. svc-")
+    reconcile.add_argument(
+        "--reason", default=None,
+        help='sent to the broker (KIP-800); default "member was removed by an admin"',
+    )  # fmt: skip
+    reconcile.add_argument(
+        "--apply", action="store_true", help="remove them (default: a dry run that only shows)"
+    )
+    reconcile.set_defaults(run=_reconcile_members)
+
+
 def _add_admin_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     def common(sub: argparse.ArgumentParser) -> None:
         sub.add_argument(
@@ -112,6 +177,7 @@ def _add_admin_commands(commands: argparse._SubParsersAction[argparse.ArgumentPa
             help="Kafka bootstrap servers",
         )  # fmt: skip
         sub.add_argument("--group", required=True, help="the consumer group id")
+        add_command_config(sub)
         sub.add_argument("--json", action="store_true", help="print one JSON document")
         sub.add_argument(
             "--timeout", type=float, default=30.0, metavar="SECONDS",
@@ -145,6 +211,7 @@ def _add_admin_commands(commands: argparse._SubParsersAction[argparse.ArgumentPa
         help='sent to the broker (KIP-800); default "member was removed by an admin"',
     )  # fmt: skip
     remove.set_defaults(run=_remove_members)
+    _add_reconcile_command(commands, common)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -176,6 +243,12 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="KEY=VALUE",
         help="extra broker config, repeatable",
     )
+    local.add_argument(
+        "--security", choices=("plaintext", "sasl_ssl"), default="plaintext",
+        help="sasl_ssl: TLS from a fresh CA, SCRAM-SHA-512 and PLAIN users, ACLs on; prints "
+        "CLIENT_CONFIG=FILE (a --command-config file) after BOOTSTRAP_SERVERS (needs Java and "
+        "the 'secure-broker' extra; see docs/security.md)",
+    )  # fmt: skip
     local.set_defaults(run=_local_kafka)
 
     prefetch = commands.add_parser(

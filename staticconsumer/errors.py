@@ -9,7 +9,12 @@ Every error this package raises on purpose is one of these::
     ├── SessionTimeoutOutOfRangeError (fatal) session_timeout_ms outside the broker's
     │                                        group.min/max.session.timeout.ms
     ├── GroupAdminError                      an admin call (describe, remove members) failed
-    │   └── UnknownMemberError               remove_members named an instance id the group lacks
+    │   ├── UnknownMemberError               remove_members named an instance id the group lacks
+    │   └── GroupAdminAuthorizationError     refused for a missing ACL (also an AuthorizationError)
+    ├── AuthenticationError                  SASL authentication failed (wrong password, mechanism
+    │                                        not enabled) or the TLS handshake was refused
+    ├── AuthorizationError                   the principal lacks an ACL: ``error_name`` is
+    │                                        GROUP_/TOPIC_/CLUSTER_AUTHORIZATION_FAILED
     └── ProtocolError                        a response could not be decoded
 
     LocalKafkaError                          the local Apache Kafka launcher (a test harness, not
@@ -86,6 +91,28 @@ class UnknownMemberError(GroupAdminError):
     def __init__(self, message: str, *, instance_ids: tuple[str, ...] = ()) -> None:
         super().__init__(message)
         self.instance_ids = instance_ids
+
+
+class AuthenticationError(StaticConsumerError):
+    """The broker did not accept who we are: SASL authentication failed (SASL_AUTHENTICATION_FAILED,
+    58: wrong username or password; UNSUPPORTED_SASL_MECHANISM, 33) or the TLS handshake failed
+    (e.g. the broker's certificate is not signed by ``ssl_cafile``). Never a timeout; the message
+    never holds a secret."""
+
+
+class AuthorizationError(StaticConsumerError):
+    """The principal lacks an ACL. ``error_name`` is Kafka's (``GROUP_AUTHORIZATION_FAILED``,
+    ``TOPIC_AUTHORIZATION_FAILED``, ``CLUSTER_AUTHORIZATION_FAILED``), ``resource`` the group,
+    topic(s) or cluster it was refused on."""
+
+    def __init__(self, message: str, *, error_name: str = "", resource: str = "") -> None:
+        super().__init__(message)
+        self.error_name = error_name
+        self.resource = resource
+
+
+class GroupAdminAuthorizationError(GroupAdminError, AuthorizationError):
+    """An admin call on a group was refused for a missing ACL (e.g. GROUP_AUTHORIZATION_FAILED)."""
 
 
 class ProtocolError(StaticConsumerError):

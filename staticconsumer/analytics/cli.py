@@ -12,6 +12,7 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from .._cli_security import add_command_config, security_from_args
 from ._deps import require_spark
 from ._time import parse_time_ms
 
@@ -56,6 +57,7 @@ def run(args: argparse.Namespace) -> int:
     if since is not None and until is not None and since >= until:
         raise ValueError(f"--since ({args.since}) must be before --until ({args.until})")
     conf = _conf(args.spark_conf)
+    security = security_from_args(args)
     try:
         require_spark()
     except ImportError as exc:
@@ -74,12 +76,12 @@ def run(args: argparse.Namespace) -> int:
         run_stream(
             args.bootstrap_servers, args.events_topic, args.out, since, until, args.master,
             trigger_seconds=args.trigger_seconds, spark_conf=conf, tables_uri=args.tables_uri,
-            on_update=show,
+            on_update=show, security=security,
         )  # fmt: skip
         return EXIT_OK
     result = run_report(
         args.bootstrap_servers, args.events_topic, args.out, since, until, args.master,
-        spark_conf=conf, tables_uri=args.tables_uri,
+        spark_conf=conf, tables_uri=args.tables_uri, security=security,
     )  # fmt: skip
     sys.stdout.write(_summary(result))
     sys.stdout.flush()
@@ -101,6 +103,7 @@ def add_report_command(commands: argparse._SubParsersAction[argparse.ArgumentPar
         "--bootstrap-servers", required=True, metavar="HOST:PORT[,...]",
         help="Kafka bootstrap servers",
     )  # fmt: skip
+    add_command_config(report)
     report.add_argument("--events-topic", required=True, metavar="TOPIC", help="the events topic")
     report.add_argument("--out", required=True, metavar="DIR", help="output directory")
     report.add_argument(

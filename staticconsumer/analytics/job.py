@@ -26,6 +26,7 @@ from pyspark import StorageLevel
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
+from ..security import SecuritySettings
 from ._result import GroupFigures, ReportResult
 from ._time import format_ms
 from .report import ReportData, plotted_groups, render_html, render_timeline_png
@@ -41,10 +42,20 @@ HTML_ROWS = 200
 TIMELINE_POINTS = 50_000
 
 
-def read_kafka(spark: SparkSession, bootstrap_servers: str, topic: str) -> DataFrame:
+def kafka_options(security: SecuritySettings | None) -> dict[str, str]:
+    """Spark Kafka source options for the client's TLS/SASL settings (``kafka.``-prefixed Java
+    client properties, e.g. ``kafka.sasl.jaas.config``); none for a plaintext cluster."""
+    return security.spark_options() if security is not None else {}
+
+
+def read_kafka(
+    spark: SparkSession, bootstrap_servers: str, topic: str,
+    security: SecuritySettings | None = None,
+) -> DataFrame:  # fmt: skip
     """The events topic from the earliest to the latest offsets, as Spark's Kafka source gives."""
     return (
         spark.read.format("kafka")
+        .options(**kafka_options(security))
         .option("kafka.bootstrap.servers", bootstrap_servers)
         .option("subscribe", topic)
         .option("startingOffsets", "earliest")
@@ -249,16 +260,18 @@ def run_report(
     spark: SparkSession | None = None,
     spark_conf: Mapping[str, str] | None = None,
     tables_uri: str | None = None,
+    security: SecuritySettings | None = None,
 ) -> ReportResult:
     """Batch report over ``since <= ts_ms < until`` (epoch ms; ``None`` leaves a side open).
 
     Uses ``spark`` (or the process's active session) when given, else starts Spark on ``master``
     (default ``local[2]``) and stops it at the end. Writes ``<out>/tables/<name>`` (or under
-    ``tables_uri``), ``<out>/report.html`` and ``<out>/timeline.png``.
+    ``tables_uri``), ``<out>/report.html`` and ``<out>/timeline.png``. ``security``: the
+    cluster's TLS/SASL settings (:class:`~staticconsumer.security.SecuritySettings`).
     """
     with _Session(spark, master, spark_conf) as session:
         log.info("reading %s from %s", topic, bootstrap_servers)
-        values = read_kafka(session, bootstrap_servers, topic)
+        values = read_kafka(session, bootstrap_servers, topic, security)
         return analyse(
             session, values, Path(out), since_ms=since, until_ms=until, tables_uri=tables_uri,
             source=f"Kafka topic {topic} at {bootstrap_servers}",
@@ -279,6 +292,7 @@ def run_stream(
     spark_conf: Mapping[str, str] | None = None,
     tables_uri: str | None = None,
     on_update: Callable[[ReportResult], None] | None = None,
+    security: SecuritySettings | None = None,
 ) -> ReportResult | None:
     """Keep the tables and the report current as events arrive (Structured Streaming).
 
@@ -307,6 +321,7 @@ def run_stream(
 
         stream = (
             session.readStream.format("kafka")
+            .options(**kafka_options(security))
             .option("kafka.bootstrap.servers", bootstrap_servers)
             .option("subscribe", topic)
             .option("startingOffsets", "earliest")

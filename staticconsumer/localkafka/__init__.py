@@ -46,10 +46,13 @@ def cluster_from_environment(
     kafka_version: str | None = None,
     broker_config: Mapping[str, str] | None = None,
     use_existing: bool = True,
+    security: str = "plaintext",
 ) -> KafkaCluster:
     """Pick where Kafka comes from (see the module docstring); the caller calls ``start()``.
 
     ``use_existing=False`` skips step a, for tests that must control broker processes.
+    ``security="sasl_ssl"`` always launches Apache Kafka from Maven Central (step c): the
+    secured broker's certificates, users and ACLs are made by the launcher (``_secure.py``).
     """
     from ..errors import NoBrokerAvailableError
 
@@ -57,6 +60,12 @@ def cluster_from_environment(
         kafka_version or os.environ.get("STATICCONSUMER_KAFKA_VERSION") or DEFAULT_KAFKA_VERSION
     )
     parse_kafka_version(version)
+    if security != "plaintext":
+        if find_java() is None:
+            raise NoBrokerAvailableError(f"a {security} local broker needs Java 17+")
+        return LocalKafkaCluster(
+            brokers, kafka_version=version, broker_config=broker_config, security=security
+        )
     existing = os.environ.get("KAFKA_BOOTSTRAP_SERVERS", "").strip()
     if use_existing and existing:
         return ExternalCluster(existing)

@@ -26,9 +26,12 @@ from tenacity import RetryCallState
 
 from .. import _retry
 from ..errors import BrokerStartError
+from ..security import SecuritySettings
 from . import _probe
+from ._acls import create_acls, full_access
 from ._java import DEFAULT_KAFKA_VERSION, kafka_coordinates, parse_kafka_version, require_java
 from ._process import RunDirectory, die_with_parent, kill_group
+from ._secure import FULL_ACCESS_USERS, SECURITY_MODES, SUPER_USER, SecureBrokerSetup
 from .maven import cache_root, resolve_jars
 
 log = logging.getLogger(__name__)
@@ -143,12 +146,15 @@ class Broker:
             "num.partitions": "1",
             "log.segment.bytes": str(16 * 1024 * 1024),
         }
+        if c.secure is not None:
+            props.update(c.secure.broker_properties(self.port, self.controller_port))
         props.update(c.config_for(self.node_id))
         return props
 
     def _write_config(self) -> Path:
         self.directory.mkdir(parents=True, exist_ok=True)
         path = self.directory / "server.properties"
+        path.touch(mode=0o600)  # a secured cluster's file holds the broker's JAAS passwords
         path.write_text("".join(f"{k}={v}\n" for k, v in self._properties().items()))
         return path
 
@@ -174,6 +180,7 @@ class Broker:
             self.cluster.cluster_id,
             "-c",
             str(config),
+            *(self.cluster.secure.scram_arguments() if self.cluster.secure else []),
             heap="256m",
         )
         done = subprocess.run(
@@ -267,9 +274,17 @@ class LocalKafkaCluster(_probe.TopicCreation):
         node_config: Mapping[int, Mapping[str, str]] | None = None,
         startup_timeout_s: float = 180.0,
         cache_dir: Path | None = None,
+        security: str = "plaintext",
     ) -> None:
         if brokers < 1:
             raise ValueError(f"brokers must be at least 1, got {brokers}")
+        if security not in SECURITY_MODES:
+            raise ValueError(
+                f"security must be one of {', '.join(SECURITY_MODES)}, got {security!r}"
+            )
+        self.security = security
+        #: The secured cluster's certificates, users and client configs (None when plaintext).
+        self.secure: SecureBrokerSetup | None = None
         unknown = sorted(set(node_config or {}) - set(range(1, brokers + 1)), key=str)
         if unknown:
             raise ValueError(
@@ -311,6 +326,9 @@ class LocalKafkaCluster(_probe.TopicCreation):
         )
         self.log_config.write_text(_LOG4J2 if self.major >= 4 else _LOG4J1)
         _LIVE.add(self)
+        if self.security == "sasl_ssl":
+            self.secure = SecureBrokerSetup(self.run_dir.path / "security")
+            self.secure.prepare()
         self.brokers = [Broker(self, node_id) for node_id in range(1, self.size + 1)]
         try:
             _retry.broker_port_clash(clashed=self._port_clash, before_sleep=self._new_ports)(
@@ -352,9 +370,14 @@ class LocalKafkaCluster(_probe.TopicCreation):
         try:
             _probe.run_sync(
                 lambda: _probe.probe_brokers(
-                    self.bootstrap_servers, [b.node_id for b in brokers], remaining
+                    self.bootstrap_servers, [b.node_id for b in brokers], remaining,
+                    self.admin_security,
                 )
             )
+            if self.secure is not None:
+                acls = [acl for user in FULL_ACCESS_USERS for acl in full_access(user)]
+                security = self.secure.settings(SUPER_USER)
+                _probe.run_sync(lambda: create_acls(self.bootstrap_servers, security, acls))
         except Exception as exc:
             tails = "\n".join(b._failure("is not serving") for b in brokers)
             raise BrokerStartError(
@@ -383,6 +406,20 @@ class LocalKafkaCluster(_probe.TopicCreation):
     @property
     def bootstrap_servers(self) -> str:
         return ",".join(b.address for b in self.brokers)
+
+    @property
+    def admin_security(self) -> SecuritySettings | None:
+        """The super user's client settings on a secured cluster (None when plaintext)."""
+        return self.secure.settings(SUPER_USER) if self.secure is not None else None
+
+    def client_settings(self, user: str = "app") -> SecuritySettings | None:
+        """Client settings for one of the secured cluster's users (None when plaintext)."""
+        return self.secure.settings(user) if self.secure is not None else None
+
+    @property
+    def client_config_path(self) -> Path | None:
+        """The ``app`` user's Java client config file (``--command-config``), when secured."""
+        return self.secure.client_config_path("app") if self.secure is not None else None
 
     def broker(self, node_id: int) -> Broker:
         for broker in self.brokers:

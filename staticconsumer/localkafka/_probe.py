@@ -20,8 +20,14 @@ from aiokafka.errors import KafkaError, TopicAlreadyExistsError
 from aiokafka.protocol.metadata import MetadataRequest
 
 from .. import _retry
+from ..security import SecuritySettings
 
 T = TypeVar("T")
+
+
+def _kw(security: SecuritySettings | None) -> dict[str, object]:
+    """aiokafka keyword arguments for ``security`` (none for a plaintext cluster)."""
+    return security.aiokafka_kwargs() if security is not None else {}
 
 
 def run_sync(factory: Callable[[], Awaitable[T]]) -> T:
@@ -47,6 +53,8 @@ class TopicCreation:
     ) -> str:
         """Create ``name`` and wait until every partition has a leader; returns the name."""
         bootstrap = str(getattr(self, "bootstrap_servers"))  # noqa: B009
+        # A secured local cluster creates topics as its super user (see _secure.py).
+        security = getattr(self, "admin_security", None)
         run_sync(
             lambda: create_topic(
                 bootstrap,
@@ -54,6 +62,7 @@ class TopicCreation:
                 partitions=partitions,
                 replication_factor=replication_factor,
                 config=dict(config or {}),
+                security=security,
             )
         )
         return name
@@ -68,9 +77,12 @@ async def create_topic(
     replica_assignment: dict[int, list[int]] | None = None,
     config: dict[str, str] | None = None,
     timeout_s: float = 30.0,
+    security: SecuritySettings | None = None,
 ) -> None:
     """Create a topic and wait until every partition has a leader in the metadata."""
-    admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap, request_timeout_ms=10000)
+    admin = AIOKafkaAdminClient(
+        bootstrap_servers=bootstrap, request_timeout_ms=10000, **_kw(security)
+    )
     await admin.start()
     try:
         if replica_assignment:
@@ -86,10 +98,13 @@ async def create_topic(
     finally:
         await admin.close()
     expected = len(replica_assignment) if replica_assignment else partitions
-    await _wait_for_leaders(bootstrap, name, expected, timeout_s)
+    await _wait_for_leaders(bootstrap, name, expected, timeout_s, security)
 
 
-async def _wait_for_leaders(bootstrap: str, topic: str, partitions: int, timeout_s: float) -> None:
+async def _wait_for_leaders(
+    bootstrap: str, topic: str, partitions: int, timeout_s: float,
+    security: SecuritySettings | None,
+) -> None:  # fmt: skip
     """Wait, under the ``topic_metadata`` policy, until *every* broker's metadata shows ``topic``
     with ``partitions`` partitions, each with a leader.
 
@@ -97,7 +112,7 @@ async def _wait_for_leaders(bootstrap: str, topic: str, partitions: int, timeout
     a moment later, and a client that asks one of them right away (``describe_topics`` on another
     connection) would see the topic without partitions.
     """
-    client = AIOKafkaClient(bootstrap_servers=bootstrap, request_timeout_ms=10000)
+    client = AIOKafkaClient(bootstrap_servers=bootstrap, request_timeout_ms=10000, **_kw(security))
     await client.bootstrap()
     try:
         async for attempt in _retry.topic_metadata(timeout_s):
@@ -134,10 +149,15 @@ async def _every_broker_sees(client: AIOKafkaClient, topic: str, partitions: int
             )
 
 
-async def produce_and_consume(bootstrap: str, topic: str, partition: int, timeout_s: float) -> None:
+async def produce_and_consume(
+    bootstrap: str, topic: str, partition: int, timeout_s: float,
+    security: SecuritySettings | None = None,
+) -> None:  # fmt: skip
     """Write one record to ``topic``/``partition`` and read it back: the broker really serves."""
     payload = f"probe-{time.time_ns()}".encode()
-    producer = AIOKafkaProducer(bootstrap_servers=bootstrap, acks="all", request_timeout_ms=10000)
+    producer = AIOKafkaProducer(
+        bootstrap_servers=bootstrap, acks="all", request_timeout_ms=10000, **_kw(security)
+    )
     await producer.start()
     try:
         meta = await asyncio.wait_for(
@@ -145,7 +165,9 @@ async def produce_and_consume(bootstrap: str, topic: str, partition: int, timeou
         )
     finally:
         await producer.stop()
-    consumer = AIOKafkaConsumer(bootstrap_servers=bootstrap, enable_auto_commit=False)
+    consumer = AIOKafkaConsumer(
+        bootstrap_servers=bootstrap, enable_auto_commit=False, **_kw(security)
+    )
     await consumer.start()
     try:
         tp = TopicPartition(topic, partition)
@@ -158,20 +180,27 @@ async def produce_and_consume(bootstrap: str, topic: str, partition: int, timeou
         await consumer.stop()
 
 
-async def probe_brokers(bootstrap: str, node_ids: list[int], timeout_s: float) -> None:
+async def probe_brokers(
+    bootstrap: str, node_ids: list[int], timeout_s: float,
+    security: SecuritySettings | None = None,
+) -> None:  # fmt: skip
     """Every broker in ``node_ids`` leads a probe partition that can be written and read."""
     topic = f"__staticconsumer_probe_{time.time_ns()}"
     assignment = {index: [node] for index, node in enumerate(node_ids)}
-    await create_topic(bootstrap, topic, replica_assignment=assignment, timeout_s=timeout_s)
+    await create_topic(
+        bootstrap, topic, replica_assignment=assignment, timeout_s=timeout_s, security=security
+    )
     for index in assignment:
-        await produce_and_consume(bootstrap, topic, index, timeout_s)
+        await produce_and_consume(bootstrap, topic, index, timeout_s, security)
     with contextlib.suppress(KafkaError):
-        await delete_topics(bootstrap, [topic])
+        await delete_topics(bootstrap, [topic], security=security)
 
 
-async def delete_topics(bootstrap: str, topics: list[str]) -> None:
+async def delete_topics(
+    bootstrap: str, topics: list[str], *, security: SecuritySettings | None = None
+) -> None:
     """Delete ``topics`` (the counterpart of :func:`create_topic`)."""
-    admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap)
+    admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap, **_kw(security))
     await admin.start()
     try:
         await admin.delete_topics(topics)

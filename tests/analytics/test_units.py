@@ -164,6 +164,7 @@ def test_report_command_passes_its_arguments(
     monkeypatch: pytest.MonkeyPatch, capsys: Any, tmp_path: Path
 ) -> None:
     from staticconsumer.analytics import _result, job
+    from staticconsumer.security import SecuritySettings
 
     calls: list[tuple[Any, ...]] = []
     figures = _result.GroupFigures(
@@ -182,16 +183,28 @@ def test_report_command_passes_its_arguments(
         )  # fmt: skip
 
     monkeypatch.setattr(job, "run_report", fake_run_report)
+    config = tmp_path / "client.properties"
+    config.write_text(
+        "security.protocol=SASL_PLAINTEXT\nsasl.mechanism=SCRAM-SHA-512\n"
+        "sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required "
+        'username="u" password="p";\n'
+    )
     code = main([
         "report", "--bootstrap-servers", "b:9092", "--events-topic", "events",
         "--out", str(tmp_path), "--since", "2026-01-01", "--until", "1767225660000",
         "--master", "spark://m:7077", "--spark-conf", "spark.executor.memory=4g",
+        "--command-config", str(config),
     ])  # fmt: skip
     assert code == 0
+    security = SecuritySettings(
+        security_protocol="SASL_PLAINTEXT", sasl_mechanism="SCRAM-SHA-512",
+        sasl_plain_username="u", sasl_plain_password="p",
+    )  # fmt: skip
     assert calls == [
         (
             "b:9092", "events", str(tmp_path), T, T + 60_000, "spark://m:7077",
-            {"spark_conf": {"spark.executor.memory": "4g"}, "tables_uri": None},
+            {"spark_conf": {"spark.executor.memory": "4g"}, "tables_uri": None,
+             "security": security},
         )
     ]  # fmt: skip
     printed = capsys.readouterr().out

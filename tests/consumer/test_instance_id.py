@@ -93,3 +93,35 @@ def test_public_names_are_sorted_and_exported() -> None:
         assert hasattr(staticconsumer, name)
     assert staticconsumer.FencedInstanceIdError.fatal is True
     assert issubclass(staticconsumer.FencedInstanceIdError, staticconsumer.StaticConsumerError)
+
+
+@pytest.mark.parametrize(
+    "pod", ["orders-7d4b9c6f5b-x2k8q", "billing-api-5f6b7c8d9-bq2cd", "svc-6d8f4b7c9d-zz4m7"]
+)
+def test_from_env_refuses_deployment_pod_names(monkeypatch: pytest.MonkeyPatch, pod: str) -> None:
+    monkeypatch.delenv("STATICCONSUMER_INSTANCE_ID", raising=False)
+    monkeypatch.setenv("POD_NAME", pod)
+    with pytest.raises(InvalidInstanceIdError, match="Deployment/ReplicaSet pod name") as caught:
+        InstanceId.from_env()
+    assert "changes on every rollout" in str(caught.value)
+    assert "StatefulSet" in str(caught.value) and "allow_rollout_names=True" in str(caught.value)
+    assert InstanceId.from_env(allow_rollout_names=True) == pod  # the explicit opt-out
+    monkeypatch.delenv("POD_NAME")
+    monkeypatch.setenv("HOSTNAME", pod)  # the same rule for the hostname fallback
+    with pytest.raises(InvalidInstanceIdError, match=r"\$HOSTNAME"):
+        InstanceId.from_env()
+
+
+@pytest.mark.parametrize("pod", ["orders-0", "orders-12", "billing-api-3", "my-host", "web-abcde"])
+def test_from_env_accepts_statefulset_and_plain_names(
+    monkeypatch: pytest.MonkeyPatch, pod: str
+) -> None:
+    monkeypatch.delenv("STATICCONSUMER_INSTANCE_ID", raising=False)
+    monkeypatch.setenv("POD_NAME", pod)
+    assert InstanceId.from_env() == pod
+
+
+def test_explicit_instance_id_is_taken_as_given(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("STATICCONSUMER_INSTANCE_ID", "orders-7d4b9c6f5b-x2k8q")
+    monkeypatch.setenv("POD_NAME", "orders-7d4b9c6f5b-x2k8q")
+    assert InstanceId.from_env() == "orders-7d4b9c6f5b-x2k8q"
