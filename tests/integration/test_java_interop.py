@@ -56,9 +56,12 @@ class JavaPeers:
         async for line in self.process.stdout:
             self.events.append(json.loads(line))
 
-    async def start(self, group: str, instance: str, topics: Sequence[str]) -> None:
+    async def start(
+        self, group: str, instance: str, topics: Sequence[str], *, cooperative: bool = False
+    ) -> None:
         assert self.process.stdin is not None
-        self.process.stdin.write(f"start {group} {instance} {','.join(topics)}\n".encode())
+        mode = " cooperative" if cooperative else ""
+        self.process.stdin.write(f"start {group} {instance} {','.join(topics)}{mode}\n".encode())
         await self.process.stdin.drain()
 
     def assigned(self, group: str, instance: str) -> dict[str, Any] | None:

@@ -4,20 +4,25 @@
 //
 // Usage: java InteropConsumer <bootstrap servers>
 // Stdin, one command a line:
-//   start <group> <group.instance.id> <topic,topic,...>   start one consumer and subscribe
+//   start <group> <group.instance.id> <topic,topic,...> [cooperative]
+//                                                         start one consumer and subscribe, with
+//                                                         "range" or (cooperative) Java's
+//                                                         CooperativeStickyAssignor
 //   stop                                                  close every consumer, then exit
 // End of stdin counts as "stop". Consumers close without LeaveGroup (static members keep their
 // place in the group until their session times out).
 //
 // Stdout, one JSON object a line:
 //   {"event":"assigned","group":..,"instance":..,"member_id":..,"generation":N,"partitions":[["t",0],..]}
-//       after every onPartitionsAssigned (the consumer's whole assignment: "range" is eager)
+//       after every onPartitionsAssigned (the consumer's whole assignment after the call)
+//   {"event":"revoked","group":..,"instance":..,"generation":N,"partitions":[["t",0],..]}
+//       on every onPartitionsRevoked with a non-empty set (the revoked partitions only)
 //   {"event":"led","group":..,"instance":..,"members":{"<member id>":"<instance id>",..}}
 //       whenever this consumer, as group leader, ran the assignor
 //   {"event":"error","instance":..,"error":".."}    a consumer thread died
 //   {"event":"closed","instance":..}                 a consumer closed
 //
-// The assignor is Java's RangeAssignor itself; ObservedRange only reports that it ran.
+// The assignors are Java's own; ObservedRange and ObservedCooperative only report that they ran.
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
@@ -31,7 +36,9 @@ import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerPartitionAssignor;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
+import org.apache.kafka.clients.consumer.CooperativeStickyAssignor;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.RangeAssignor;
 import org.apache.kafka.common.Cluster;
@@ -55,17 +62,40 @@ public final class InteropConsumer {
         @Override
         public GroupAssignment assign(Cluster metadata, GroupSubscription groupSubscription) {
             GroupAssignment result = super.assign(metadata, groupSubscription);
-            StringBuilder members = new StringBuilder("{");
-            new TreeMap<>(groupSubscription.groupSubscription()).forEach((memberId, subscription) -> {
-                if (members.length() > 1)
-                    members.append(',');
-                members.append(quote(memberId)).append(':')
-                    .append(quote(subscription.groupInstanceId().orElse("")));
-            });
-            emit("{\"event\":\"led\",\"group\":" + quote(group) + ",\"instance\":" + quote(instance)
-                + ",\"members\":" + members.append('}') + "}");
+            reportLed(group, instance, groupSubscription);
             return result;
         }
+    }
+
+    /** Java's CooperativeStickyAssignor (protocol "cooperative-sticky"), reporting as above. */
+    public static final class ObservedCooperative extends CooperativeStickyAssignor implements Configurable {
+        private String group = "";
+        private String instance = "";
+
+        @Override
+        public void configure(Map<String, ?> configs) {
+            group = String.valueOf(configs.get(ConsumerConfig.GROUP_ID_CONFIG));
+            instance = String.valueOf(configs.get(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG));
+        }
+
+        @Override
+        public GroupAssignment assign(Cluster metadata, GroupSubscription groupSubscription) {
+            GroupAssignment result = super.assign(metadata, groupSubscription);
+            reportLed(group, instance, groupSubscription);
+            return result;
+        }
+    }
+
+    private static void reportLed(String group, String instance, ConsumerPartitionAssignor.GroupSubscription groupSubscription) {
+        StringBuilder members = new StringBuilder("{");
+        new TreeMap<>(groupSubscription.groupSubscription()).forEach((memberId, subscription) -> {
+            if (members.length() > 1)
+                members.append(',');
+            members.append(quote(memberId)).append(':')
+                .append(quote(subscription.groupInstanceId().orElse("")));
+        });
+        emit("{\"event\":\"led\",\"group\":" + quote(group) + ",\"instance\":" + quote(instance)
+            + ",\"members\":" + members.append('}') + "}");
     }
 
     private static final List<Thread> THREADS = new ArrayList<>();
@@ -80,8 +110,8 @@ public final class InteropConsumer {
             String[] f = line.trim().split(" ");
             if (f[0].equals("stop"))
                 break;
-            if (f[0].equals("start") && f.length == 4)
-                start(bootstrap, f[1], f[2], List.of(f[3].split(",")));
+            if (f[0].equals("start") && (f.length == 4 || (f.length == 5 && f[4].equals("cooperative"))))
+                start(bootstrap, f[1], f[2], List.of(f[3].split(",")), f.length == 5);
             else if (!f[0].isEmpty())
                 emit("{\"event\":\"error\",\"instance\":\"\",\"error\":" + quote("bad command: " + line) + "}");
         }
@@ -93,14 +123,16 @@ public final class InteropConsumer {
             thread.join(30_000);
     }
 
-    private static void start(String bootstrap, String group, String instance, List<String> topics) {
+    private static void start(String bootstrap, String group, String instance, List<String> topics,
+                              boolean cooperative) {
         Properties props = new Properties();
         props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         props.put(ConsumerConfig.GROUP_ID_CONFIG, group);
         props.put(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG, instance);
         props.put(ConsumerConfig.CLIENT_ID_CONFIG, instance);
         props.put(ConsumerConfig.GROUP_PROTOCOL_CONFIG, "classic");
-        props.put(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG, ObservedRange.class.getName());
+        props.put(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG,
+            (cooperative ? ObservedCooperative.class : ObservedRange.class).getName());
         props.put(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, "10000");
         props.put(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, "300");
         props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
@@ -121,23 +153,19 @@ public final class InteropConsumer {
             consumer.subscribe(topics, new ConsumerRebalanceListener() {
                 @Override
                 public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
+                    if (partitions.isEmpty())
+                        return;
+                    emit("{\"event\":\"revoked\",\"group\":" + quote(group) + ",\"instance\":" + quote(instance)
+                        + ",\"generation\":" + consumer.groupMetadata().generationId()
+                        + ",\"partitions\":" + partitionList(partitions) + "}");
                 }
 
                 @Override
                 public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
                     var metadata = consumer.groupMetadata();
-                    StringBuilder list = new StringBuilder("[");
-                    consumer.assignment().stream()
-                        .sorted((a, b) -> a.topic().equals(b.topic())
-                            ? Integer.compare(a.partition(), b.partition()) : a.topic().compareTo(b.topic()))
-                        .forEach(tp -> {
-                            if (list.length() > 1)
-                                list.append(',');
-                            list.append('[').append(quote(tp.topic())).append(',').append(tp.partition()).append(']');
-                        });
                     emit("{\"event\":\"assigned\",\"group\":" + quote(group) + ",\"instance\":" + quote(instance)
                         + ",\"member_id\":" + quote(metadata.memberId()) + ",\"generation\":"
-                        + metadata.generationId() + ",\"partitions\":" + list.append(']') + "}");
+                        + metadata.generationId() + ",\"partitions\":" + partitionList(consumer.assignment()) + "}");
                 }
             });
             while (RUNNING.get())
@@ -150,6 +178,19 @@ public final class InteropConsumer {
             consumer.close(Duration.ofSeconds(5));
             emit("{\"event\":\"closed\",\"instance\":" + quote(instance) + "}");
         }
+    }
+
+    private static String partitionList(Collection<TopicPartition> partitions) {
+        StringBuilder list = new StringBuilder("[");
+        partitions.stream()
+            .sorted((a, b) -> a.topic().equals(b.topic())
+                ? Integer.compare(a.partition(), b.partition()) : a.topic().compareTo(b.topic()))
+            .forEach(tp -> {
+                if (list.length() > 1)
+                    list.append(',');
+                list.append('[').append(quote(tp.topic())).append(',').append(tp.partition()).append(']');
+            });
+        return list.append(']').toString();
     }
 
     private static synchronized void emit(String json) {
