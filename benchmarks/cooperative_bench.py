@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import logging
 import statistics
 import sys
@@ -29,6 +30,7 @@ import uuid
 from typing import Any
 
 from aiokafka import AIOKafkaProducer, ConsumerRebalanceListener
+from aiokafka.errors import CommitFailedError
 
 from assignors import CooperativeStickyAssignor, RangeAssignor
 from staticconsumer import StaticConsumer
@@ -101,7 +103,8 @@ class Member:
         while self.running:
             batch = await self.consumer.getmany(timeout_ms=100)
             if batch:
-                await self.consumer.commit()
+                with contextlib.suppress(CommitFailedError):  # refused while rebalancing
+                    await self.consumer.commit()
 
     async def stop(self, **kw: Any) -> None:
         self.running = False

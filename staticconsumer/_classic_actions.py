@@ -182,6 +182,7 @@ class ActionRunner:
             group_instance_id=cfg.group_instance_id, protocol_type=CONSUMER_PROTOCOL_TYPE,
             protocols=protocols, reason=action.reason,
         )  # fmt: skip
+        self.member.join_sent()
 
         def answer(r: Any) -> JoinGroupAnswered:
             return JoinGroupAnswered(r.error_code, r.generation_id, r.member_id, r.protocol_name,

@@ -294,7 +294,12 @@ class ClassicDriver(ActionRunner):
     async def _send_commit(self, offsets: Any) -> tuple[CommitOutcome, int]:
         if not offsets:
             return CommitOutcome.DONE, 0
-        generation, member_id = self.member.commit_identity()
+        identity = self.member.commit_identity(self.seam.auto_assigned())
+        if identity is None:
+            log.info("OffsetCommit for group %s refused: the group is rebalancing",
+                     self.member.config.group_id)  # fmt: skip
+            return CommitOutcome.FAILED, ErrorCode.REBALANCE_IN_PROGRESS
+        generation, member_id = identity
         request = build_offset_commit(
             self.versions.offset_commit, group_id=self.member.config.group_id,
             generation_id=generation, member_id=member_id,
@@ -312,7 +317,7 @@ class ClassicDriver(ActionRunner):
             return outcome, 0
         failed = parse_offset_commit(response).failed
         code = failed[0].error_code if failed else 0
-        outcome, actions = self.member.on_commit_answer(code)
+        outcome, actions = self.member.on_commit_answer(code, generation)
         await self.run([a for a in actions if not isinstance(a, FindCoordinator)])
         return outcome, code
 

@@ -111,6 +111,7 @@ class ClassicMember:
         self._last_heartbeat_ok: float | None = None
         self._idle_reset = False  # reset for max_poll_interval_ms: join once the app polls again
         self._leaving: str | None = None  # reason of the LeaveGroup in flight
+        self._join_unsent = False  # JOINING, but the JoinGroup is not on the wire yet
         #: The exception that finished this member, set by the driver after :class:`BecomeFatal`.
         self.fatal_error: BaseException | None = None
 
@@ -214,6 +215,7 @@ class ClassicMember:
             reason = f"{why.JOIN_REASON_ENFORCED_PREFIX}: {'; '.join(self._enforced)}"
             self._enforced.clear()
         self.state = MemberState.JOINING
+        self._join_unsent = True
         self._rejoin = False
         log.info("(Re-)joining group %s (reason: %s)", self.config.group_id, reason)
         actions.append(self._emit(JoinGroupReason, reason=truncate_reason(reason) or reason))
@@ -408,16 +410,35 @@ class ClassicMember:
 
     # -- commits ------------------------------------------------------------------------------
 
-    def commit_identity(self) -> tuple[int, str]:
-        """Generation and member id an OffsetCommit carries now."""
-        return self.generation_id, self.member_id
+    def commit_identity(self, auto_assigned: bool = True) -> tuple[int, str] | None:
+        """Generation and member id an OffsetCommit carries now; None while the member is not
+        in a stable generation (as Java: a commit during a rebalance fails at once, and the
+        member's partitions are committed on revoke instead). Commit-on-revoke before a
+        JoinGroup still counts as stable: the generation is valid until the JoinGroup is sent.
+        Partitions assigned by the application (``assign()``) commit outside any generation."""
+        if not auto_assigned:
+            return NO_GENERATION, UNKNOWN_MEMBER_ID
+        if self.state is MemberState.STABLE or self._join_unsent:
+            return self.generation_id, self.member_id
+        return None
 
-    def on_commit_answer(self, code: int) -> tuple[CommitOutcome, list[Action]]:
+    def join_sent(self) -> None:
+        """The driver put the JoinGroup on the wire: commits wait for the next generation."""
+        self._join_unsent = False
+
+    def on_commit_answer(
+        self, code: int, generation_sent: int | None = None
+    ) -> tuple[CommitOutcome, list[Action]]:
         """An OffsetCommit answer (first failed partition's code, or NONE): whether the commit
-        is done, worth retrying, or failed; plus what it means for the membership."""
+        is done, worth retrying, or failed; plus what it means for the membership. An answer
+        about a generation the member has left already (``generation_sent``) changes nothing
+        but the commit's outcome (Java's check before resetting the generation)."""
         if self.terminal:
             return CommitOutcome.FAILED, []
         what = reaction(Api.OFFSET_COMMIT, code)
+        stale = generation_sent is not None and generation_sent != self.generation_id
+        if stale and what in (Reaction.REJOIN, Reaction.RESET):
+            return CommitOutcome.FAILED, []
         if what is Reaction.OK:
             return CommitOutcome.DONE, []
         if what is Reaction.RETRY:

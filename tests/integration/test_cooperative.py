@@ -7,6 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 from aiokafka import ConsumerRebalanceListener, TopicPartition
+from aiokafka.errors import CommitFailedError
 
 from assignors import CooperativeStickyAssignor, RangeAssignor, StickyAssignor
 from staticconsumer import StaticConsumer
@@ -59,6 +60,7 @@ class Worker:
     def __init__(self, consumer: StaticConsumer, name: str) -> None:
         self.consumer, self.name = consumer, name
         self.seen: list[bytes] = []
+        self.commit_failures = 0
         self.running = True
         self.task = asyncio.create_task(self._run())
 
@@ -67,7 +69,12 @@ class Worker:
             batch = await self.consumer.getmany(timeout_ms=200)
             self.seen.extend(r.value for rs in batch.values() for r in rs)
             if batch:
-                await self.consumer.commit()
+                try:
+                    await self.consumer.commit()
+                except CommitFailedError:
+                    # A commit while the group rebalances fails at once (as Java's does); the
+                    # member keeps what it consumed and commits it next time, or on revoke.
+                    self.commit_failures += 1
 
     async def stop(self, **kw: Any) -> None:
         self.running = False

@@ -415,3 +415,26 @@ def test_an_assignor_failure_rejoins_after_a_backoff() -> None:
     member.handle(JoinGroupAnswered(ErrorCode.NONE, 1, "m-1", "p", "m-1", False, ()))
     assert member.handle(AssignmentFailed()) == [Backoff()]
     assert member.state is MemberState.UNJOINED and member.join_due
+
+
+def test_commits_carry_the_generation_only_while_stable() -> None:
+    member = new_member()
+    assert member.commit_identity() is None  # never joined
+    assert member.commit_identity(auto_assigned=False) == (-1, "")  # assign(): no generation
+    stable(member, ("t", 0))
+    assert member.commit_identity() == (1, "m-1")
+    member.handle(JoinRequested("metadata"))
+    member.poll(T0, 0.0, TOPICS)  # eager: revoke (and commit on revoke), then JoinGroup
+    assert member.commit_identity() == (1, "m-1"), "commit on revoke before the JoinGroup"
+    member.join_sent()
+    assert member.commit_identity() is None, "refused while the JoinGroup is in flight"
+
+
+def test_a_commit_answer_about_an_old_generation_leaves_the_membership_alone() -> None:
+    member = new_member()
+    stable(member, ("t", 0), generation=5)
+    outcome, actions = member.on_commit_answer(ErrorCode.ILLEGAL_GENERATION, generation_sent=4)
+    assert outcome is CommitOutcome.FAILED and actions == []
+    assert member.member_id == "m-1" and member.generation_id == 5
+    outcome, _ = member.on_commit_answer(ErrorCode.ILLEGAL_GENERATION, generation_sent=5)
+    assert outcome is CommitOutcome.FAILED and member.member_id == ""
