@@ -1,10 +1,13 @@
 """Eager ``range`` vs ``cooperative-sticky`` (KIP-429) for a static group, same run.
 
-    python benchmarks/cooperative_bench.py [--rounds 2] [--bootstrap-servers HOST:PORT]
+    python benchmarks/cooperative_bench.py [--rounds 2] [--revoke-ms 0,250]
+                                           [--bootstrap-servers HOST:PORT]
 
 For each protocol: 6 static StaticConsumers on a 12-partition topic with a producer running; once
 the group is stable a 7th member joins, and once stable again one of the first six leaves for
-good (``stop(leave_group=True, ...)``). From the rebalance listeners' calls it prints:
+good (``stop(leave_group=True, ...)``). It runs once per ``--revoke-ms`` value: the time each
+member spends in ``on_partitions_revoked`` when it gives partitions up (a stateful consumer
+flushes state there; 0 is a stateless one). From the rebalance listeners' calls it prints:
 
 * **paused partition-seconds**: per partition, the time from being taken from a member
   (``on_partitions_revoked``, or the leaver's stop) until some member is handed it again
@@ -40,18 +43,22 @@ TP = tuple[str, int]
 
 
 class Recorder:
-    """Listener calls of every member, with monotonic times."""
+    """Listener calls of every member, with monotonic times. ``revoke_s``: what a stateful
+    consumer spends in ``on_partitions_revoked`` (flushing state for what it gives up)."""
 
-    def __init__(self) -> None:
+    def __init__(self, revoke_s: float) -> None:
         self.calls: list[tuple[float, str, str, frozenset[TP]]] = []  # (t, kind, member, tps)
+        self.revoke_s = revoke_s
 
     def listener(self, member: str) -> ConsumerRebalanceListener:
-        calls = self.calls
+        calls, revoke_s = self.calls, self.revoke_s
 
         class Listener(ConsumerRebalanceListener):  # type: ignore[misc]
-            def on_partitions_revoked(self, revoked: Any) -> None:
+            async def on_partitions_revoked(self, revoked: Any) -> None:
                 calls.append((time.monotonic(), "revoked", member,
                               frozenset((tp.topic, tp.partition) for tp in revoked)))  # fmt: skip
+                if revoked:
+                    await asyncio.sleep(revoke_s)
 
             def on_partitions_assigned(self, assigned: Any) -> None:
                 calls.append((time.monotonic(), "assigned", member,
@@ -127,12 +134,14 @@ async def stable(members: list[Member]) -> None:
             await asyncio.sleep(0.05)
 
 
-async def scenario(bootstrap: str, name: str, strategy: Any) -> dict[str, float]:
+async def scenario(
+    bootstrap: str, name: str, strategy: Any, revoke_s: float
+) -> dict[str, float]:
     from staticconsumer.localkafka._probe import create_topic
 
     topic, group = f"coop-bench-{uuid.uuid4().hex[:8]}", f"coop-bench-{uuid.uuid4().hex[:8]}"
     await create_topic(bootstrap, topic, partitions=PARTITIONS)
-    recorder, stop = Recorder(), asyncio.Event()
+    recorder, stop = Recorder(revoke_s), asyncio.Event()
     producing = asyncio.create_task(produce(bootstrap, topic, stop))
 
     async def start(i: int) -> Member:
@@ -167,20 +176,23 @@ async def scenario(bootstrap: str, name: str, strategy: Any) -> dict[str, float]
     return result
 
 
-async def run(bootstrap: str, rounds: int) -> dict[str, list[dict[str, float]]]:
+async def run(
+    bootstrap: str, rounds: int, revoke_s: float
+) -> dict[str, list[dict[str, float]]]:
     results: dict[str, list[dict[str, float]]] = {"range (eager)": [], "cooperative-sticky": []}
     for r in range(rounds):
         for label, strategy in (("range (eager)", RangeAssignor),
                                 ("cooperative-sticky", CooperativeStickyAssignor)):  # fmt: skip
-            got = await scenario(bootstrap, f"r{r}-{strategy.name}", strategy)
+            got = await scenario(bootstrap, f"r{r}-{strategy.name}", strategy, revoke_s)
             results[label].append(got)
             print(f"  round {r + 1} {label:20} {got}", file=sys.stderr)
     return results
 
 
-def report(results: dict[str, list[dict[str, float]]]) -> None:
+def report(results: dict[str, list[dict[str, float]]], revoke_ms: int) -> None:
     keys = ("paused_partition_s", "revoked_but_kept", "rebalances", "seconds")
-    print("7th static member joins, then one leaves for good; 12 partitions, live producer "
+    print("7th static member joins, then one leaves for good; 12 partitions, live producer, "
+          f"{revoke_ms} ms in on_partitions_revoked "
           f"(median of {len(next(iter(results.values())))} rounds)")  # fmt: skip
     print(f"{'protocol':20} " + " ".join(f"{k:>20}" for k in keys))
     medians = {
@@ -197,6 +209,8 @@ def report(results: dict[str, list[dict[str, float]]]) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--revoke-ms", default="0,250",
+                        help="time spent in on_partitions_revoked; comma-separated: one table each")
     parser.add_argument("--bootstrap-servers", default=None)
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.ERROR)
@@ -210,7 +224,8 @@ def main(argv: list[str] | None = None) -> int:
         ).start()
         bootstrap = cluster.bootstrap_servers
     try:
-        report(asyncio.run(run(bootstrap, args.rounds)))
+        for revoke_ms in (int(x) for x in args.revoke_ms.split(",")):
+            report(asyncio.run(run(bootstrap, args.rounds, revoke_ms / 1000)), revoke_ms)
     finally:
         if cluster is not None:
             cluster.stop()

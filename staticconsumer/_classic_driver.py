@@ -85,6 +85,7 @@ class ClassicDriver(ActionRunner):
         self._next_auto_commit = time.monotonic() + self._auto_commit_interval
         self._on_fatal = on_fatal
         self._pending: Exception | None = None  # raised to the application once
+        self._troubled = False  # a fatal or pending error, or a dead loop: check_errors raises
         self._pending_consumed: asyncio.Future[None] | None = None
         self._wake = asyncio.Event()
         self._closing = False
@@ -115,11 +116,17 @@ class ClassicDriver(ActionRunner):
     # -- what aiokafka's consumer calls (through _compat.CoordinatorSeam) ------------------------
 
     def check_errors(self) -> None:
-        """Raise the fatal error, or a pending error once (aiokafka calls this per poll)."""
+        """Raise the fatal error, or a pending error once. aiokafka calls this on every
+        ``getone``/``getmany``, so the usual case is one attribute test."""
+        if self._troubled:
+            self._raise_trouble()
+
+    def _raise_trouble(self) -> None:
         if self.member.fatal_error is not None:
             raise self.member.fatal_error
         if self._task.done() and not self._task.cancelled() and self._task.exception():
             raise self._task.exception()  # type: ignore[misc]
+        self._troubled = False
         if self._pending is not None:
             error, self._pending = self._pending, None
             if self._pending_consumed is not None and not self._pending_consumed.done():
@@ -149,6 +156,7 @@ class ClassicDriver(ActionRunner):
         try:
             await self._coordination_loop()
         except Exception as exc:
+            self._troubled = True
             log.exception("group %s: the coordination loop failed", self.member.config.group_id)
             self.seam.abort_waiters(_compat.KafkaError(f"group coordination failed: {exc!r}"))
             raise
@@ -219,6 +227,7 @@ class ClassicDriver(ActionRunner):
         """Hand ``error`` to the application's next poll; wait until it was raised (or close)."""
         log.warning("group %s: %r (raised to the application)", self.member.config.group_id, error)
         self._pending = error
+        self._troubled = True
         self.seam.abort_waiters(WakeMarker(repr(error)))
         self._pending_consumed = asyncio.get_running_loop().create_future()
         closing = asyncio.ensure_future(self._wait_closing())
@@ -238,6 +247,7 @@ class ClassicDriver(ActionRunner):
         if self.member.fatal_error is not None:
             return
         self.member.fatal(error)
+        self._troubled = True
         log.error("%s", error)
         self.seam.abort_waiters(WakeMarker(str(error)))
         self._wake.set()

@@ -75,6 +75,8 @@ class CoordinatorSeam(BaseCoordinator):  # type: ignore[misc]
 
     def __init__(self, client: Any, subscription: Any, driver: Driver, **kwargs: Any) -> None:
         self.driver = driver
+        # aiokafka calls check_errors() once per getone/getmany: bind the driver's directly.
+        self.check_errors = driver.check_errors  # type: ignore[method-assign]
         #: Topics whose partition counts the leader watches (aiokafka reads it on metadata).
         self._group_subscription: set[str] | None = None
         super().__init__(client, subscription, **kwargs)

@@ -310,14 +310,23 @@ class StaticConsumer(AIOKafkaConsumer):  # type: ignore[misc]  # aiokafka is unt
         try:
             return await work
         except WakeMarker:
-            self._raise_if_fatal()
-            driver = _compat.coordinator_of(self)
-            if driver is not None:
-                driver.check_errors()
+            self._raise_woken()
             raise
 
+    def _raise_woken(self) -> None:
+        """The driver woke a waiter: raise the fatal error, or the error pending for us."""
+        self._raise_if_fatal()
+        driver = _compat.coordinator_of(self)
+        if driver is not None:
+            driver.check_errors()
+
     async def getone(self, *partitions: Any) -> Any:
-        return await self._fatal_aware(super().getone(*partitions))
+        # Inline rather than through _fatal_aware: this runs once per record in `async for`.
+        try:
+            return await super().getone(*partitions)
+        except WakeMarker:
+            self._raise_woken()
+            raise
 
     async def getmany(self, *partitions: Any, timeout_ms: int = 0, max_records: Any = None) -> Any:
         return await self._fatal_aware(
