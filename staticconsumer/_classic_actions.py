@@ -15,16 +15,16 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from . import _compat
-from ._broker_config import session_timeout_bounds
 from ._error_map import MemberContext, fenced_error, kafka_error
 from ._events import EventEmitter
+from ._fence_diagnosis import holder_of_instance_id, session_timeout_error
 from ._membership import (
     any_member_rack,
     plan_with_group_assignor,
     subscription_bytes,
     user_data_for,
 )
-from .errors import SessionTimeoutOutOfRangeError, StaticConsumerError
+from .errors import StaticConsumerError
 from .events import InstanceFenced
 from .membership import (
     Action,
@@ -56,13 +56,11 @@ from .protocol import (
     ErrorCode,
     GroupApiVersions,
     MemberIdentity,
-    build_describe_groups,
     build_heartbeat,
     build_join_group,
     build_leave_group,
     build_sync_group,
     decode_subscription,
-    parse_describe_groups,
     parse_heartbeat,
     parse_join_group,
     parse_leave_group,
@@ -71,8 +69,6 @@ from .protocol import (
 
 log = logging.getLogger("staticconsumer")
 
-#: How long a fenced member may spend asking the coordinator who holds its instance id.
-FENCE_DIAGNOSIS_S = 0.5
 
 
 class ActionRunner:
@@ -314,13 +310,15 @@ class ActionRunner:
 
     async def _fatal_error(self, action: BecomeFatal) -> StaticConsumerError:
         if action.error_code == ErrorCode.INVALID_SESSION_TIMEOUT:
-            return await self._session_timeout_error()
+            return await session_timeout_error(
+                self.seam.client, self.member.coordinator, self._session_timeout_ms
+            )
         if action.error_code != ErrorCode.FENCED_INSTANCE_ID:
             return StaticConsumerError(
                 f"{action.api.value} failed fatally: code {action.error_code}"
             )
         error = fenced_error(self.context(), action.api.value)
-        holder = await self._holder_of_our_id()
+        holder = await holder_of_instance_id(self.seam, self.versions, self.member)
         if holder is not None:
             error = fenced_error(self.context(), action.api.value, holder[1])
         self._emit(
@@ -332,47 +330,6 @@ class ActionRunner:
             )
         )
         return error
-
-    async def _holder_of_our_id(self) -> tuple[str, str] | None:
-        """Best effort, bounded: the member (id, description) that holds our instance id now,
-        from DescribeGroups on the coordination connection."""
-        cfg = self.member.config
-        node = self.member.coordinator
-        if node is None:
-            return None
-        request = build_describe_groups(self.versions.describe_groups, group_ids=[cfg.group_id])
-        try:
-            response = await asyncio.wait_for(self.seam.send(node, request), FENCE_DIAGNOSIS_S)
-            groups = parse_describe_groups(response).groups
-        except Exception as exc:  # diagnosis must never hide the fence itself
-            log.debug("could not describe group %s after the fence: %r", cfg.group_id, exc)
-            return None
-        for group in groups:
-            for m in group.members:
-                if m.group_instance_id == cfg.group_instance_id and (
-                    m.member_id != self.member.member_id
-                ):
-                    # After a static replacement Kafka keeps the replaced member's client id and
-                    # host until the next rebalance; we report what the coordinator says.
-                    return m.member_id, (
-                        f"member {m.member_id} (client id {m.client_id!r}, "
-                        f"host {m.client_host}, as reported by the coordinator)"
-                    )
-        return None
-
-    async def _session_timeout_error(self) -> SessionTimeoutOutOfRangeError:
-        bounds = await session_timeout_bounds(self.seam.client, self.member.coordinator)
-        where = (
-            f"the broker allows group.min.session.timeout.ms={bounds[0]} to "
-            f"group.max.session.timeout.ms={bounds[1]}"
-            if bounds
-            else "outside the broker's group.min.session.timeout.ms/group.max.session.timeout.ms"
-        )
-        return SessionTimeoutOutOfRangeError(
-            f"session_timeout_ms={self._session_timeout_ms} (Java: session.timeout.ms) was "
-            f"rejected by the group coordinator: {where}. Static members usually want a long "
-            "timeout (KIP-345 raised the broker's cap to 30 minutes)."
-        )
 
     def _emit(self, action: Emit) -> None:
         if self._events is None:

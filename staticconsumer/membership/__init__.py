@@ -9,7 +9,7 @@
 No asyncio and no aiokafka here: ``staticconsumer._classic_driver`` performs the actions.
 """
 
-from ._classic import ClassicMember, MemberConfig
+from ._classic import ClassicMember
 from ._io import (
     Action,
     Assign,
@@ -41,6 +41,7 @@ from ._io import (
     TopicPartition,
 )  # fmt: skip
 from ._reactions import TABLE, Api, Reaction, reaction
+from ._state import MemberConfig
 
 __all__ = [
     "TABLE",

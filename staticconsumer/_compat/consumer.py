@@ -1,17 +1,5 @@
-"""Every touch point with aiokafka internals, pinned to the aiokafka versions we test.
-
-* :class:`CoordinatorSeam` is what ``AIOKafkaConsumer`` and its ``Fetcher`` see as their group
-  coordinator (``consumer._coordinator``). It subclasses aiokafka's small ``BaseCoordinator`` only
-  for pattern subscriptions and the topic-metadata snapshot, and forwards everything else to our
-  driver (``staticconsumer._classic_driver``); aiokafka's own 1,500-line ``GroupCoordinator`` is
-  not used.
-* :class:`ClientSeam` gives the driver what it needs from aiokafka's client and subscription
-  state as plain calls: send to a node, find the coordinator, hand partitions to the fetcher.
-* :func:`start_consumer` is ``AIOKafkaConsumer.start`` with that seam.
-
-Nothing is patched process-wide. An aiokafka upgrade that renames a base method fails mypy
-(``@override``) and ``check_aiokafka_version`` refuses versions we did not test.
-"""
+"""The consumer's seam: what ``AIOKafkaConsumer`` sees as its group coordinator, what the driver
+needs from aiokafka's client and subscription state, and ``AIOKafkaConsumer.start`` with both."""
 
 from __future__ import annotations
 
@@ -24,11 +12,11 @@ from aiokafka.client import ConnectionGroup, CoordinationType
 from aiokafka.consumer.fetcher import Fetcher
 from aiokafka.consumer.group_coordinator import BaseCoordinator, NoGroupCoordinator
 from aiokafka.protocol.admin import ApiVersionRequest
-from aiokafka.structs import OffsetAndMetadata, TopicPartition
+from aiokafka.structs import TopicPartition
 from typing_extensions import override
 
-from .errors import StaticConsumerError
-from .protocol import GroupApiVersions, api_versions_from_response, negotiate
+from ..errors import StaticConsumerError
+from ..protocol import GroupApiVersions, api_versions_from_response, negotiate
 
 #: aiokafka versions whose internals this module was written against (see pyproject.toml).
 SUPPORTED_AIOKAFKA = ("0.14.",)
@@ -203,42 +191,6 @@ class ClientSeam:
         return {t: len(ps) for t, ps in known.items() if ps}
 
 
-def committed(offset: int, metadata: str) -> Any:
-    return OffsetAndMetadata(offset, metadata)
-
-
-def kafka_tp(topic: str, partition: int) -> Any:
-    return TopicPartition(topic, partition)
-
-
-def topic_partition(tp: Any) -> TP:
-    return (tp.topic, tp.partition)
-
-
-def replica_racks(cluster: Any, topics: Iterable[str]) -> dict[tuple[str, int], frozenset[str]]:
-    """KIP-881: ``{(topic, partition): racks of the partition's replicas}`` from aiokafka's
-    ``ClusterMetadata``. aiokafka 0.14 has no public accessor for replicas: they sit in
-    ``cluster._partitions[topic][partition].replicas``; broker racks come from
-    ``broker_metadata(node_id).rack``. As in Java, every replica counts, in sync or not, and a
-    replica whose broker is unknown or has no ``broker.rack`` adds no rack."""
-    racks: dict[tuple[str, int], frozenset[str]] = {}
-    for topic in topics:
-        for partition, metadata in cluster._partitions.get(topic, {}).items():
-            brokers = (cluster.broker_metadata(node_id) for node_id in metadata.replicas)
-            racks[(topic, partition)] = frozenset(
-                b.rack for b in brokers if b is not None and b.rack is not None
-            )
-    return racks
-
-
-def abandon_producer(producer: Any) -> None:
-    """Fail every record an ``AIOKafkaProducer`` still holds (aiokafka 0.14 accumulator), so that
-    its ``stop()`` does not wait for a cluster that does not answer."""
-    producer._message_accumulator.fail_all(
-        Errors.KafkaTimeoutError("abandoned: not delivered before the consumer stopped")
-    )
-
-
 async def start_consumer(
     consumer: Any, make_driver: Callable[[ClientSeam, GroupApiVersions | None], Driver]
 ) -> None:
@@ -295,122 +247,3 @@ def coordinator_of(consumer: Any) -> Any:
 
 def client_id_of(consumer: Any) -> str:
     return str(consumer._client._client_id)
-
-
-# --- Admin-client seams ------------------------------------------------------------------------
-# staticconsumer.admin and staticconsumer._admin_coordinator talk to brokers through a bare
-# aiokafka client; everything they need from it goes through these functions.
-
-
-async def open_admin_client(
-    bootstrap_servers: str | list[str], *, request_timeout_ms: int, client_id: str,
-    security: dict[str, Any] | None = None,
-) -> Any:  # fmt: skip
-    """A bootstrapped ``aiokafka.AIOKafkaClient`` (metadata loaded); closed again if bootstrap
-    fails. ``security``: aiokafka's TLS/SASL keyword arguments. aiokafka errors propagate
-    unchanged (the caller translates them), with :func:`bootstrap_failure_cause` attached as
-    ``__cause__`` when bootstrap failed for an authentication or TLS reason."""
-    from aiokafka.client import AIOKafkaClient
-
-    client = AIOKafkaClient(
-        bootstrap_servers=bootstrap_servers, request_timeout_ms=request_timeout_ms,
-        client_id=client_id,
-        **(security or {}),
-    )  # fmt: skip
-    try:
-        await client.bootstrap()
-    except BaseException:
-        await client.close()
-        raise
-    return client
-
-
-async def bootstrap_failure_cause(client: Any) -> BaseException | None:
-    """Why ``client.bootstrap()`` failed, when it was not the network: aiokafka logs a SASL or
-    TLS failure and raises only ``KafkaConnectionError``. Connects once to each bootstrap
-    address with the client's own settings (each try bounded by its request timeout) and returns
-    the first error that is not a plain connection failure, else None."""
-    import asyncio
-    import ssl
-
-    from aiokafka.conn import create_conn
-    from aiokafka.errors import KafkaConnectionError
-
-    if client._security_protocol == "PLAINTEXT":
-        return None
-    for host, port, _family in client.hosts:
-        try:
-            conn = await asyncio.wait_for(create_conn(
-                host, port, client_id=client._client_id,
-                request_timeout_ms=client._request_timeout_ms,
-                ssl_context=client._ssl_context, security_protocol=client._security_protocol,
-                sasl_mechanism=client._sasl_mechanism,
-                sasl_plain_username=client._sasl_plain_username,
-                sasl_plain_password=client._sasl_plain_password,
-                sasl_kerberos_service_name=client._sasl_kerberos_service_name,
-                sasl_kerberos_domain_name=client._sasl_kerberos_domain_name,
-                sasl_oauth_token_provider=client._sasl_oauth_token_provider,
-            ), client._request_timeout_ms / 1000)  # fmt: skip
-        except (OSError, TimeoutError, KafkaConnectionError) as exc:
-            if isinstance(exc, ssl.SSLError):
-                return exc
-            continue
-        except Exception as exc:  # the SASL errors: SaslAuthenticationFailed, ...
-            return exc
-        conn.close()
-    return None
-
-
-def client_of(consumer: Any) -> Any:
-    """The consumer's ``AIOKafkaClient`` (for :func:`bootstrap_failure_cause`)."""
-    return consumer._client
-
-
-def client_principal(client: Any) -> tuple[str | None, str | None]:
-    """The SASL username and mechanism ``client`` logs in with (None, None without SASL)."""
-    if not str(client._security_protocol).startswith("SASL_"):
-        return None, None
-    return client._sasl_plain_username, client._sasl_mechanism
-
-
-async def close_client(client: Any) -> None:
-    await client.close()
-
-
-async def send_to_node(client: Any, node_id: int, request: Any, *, coordination: bool) -> Any:
-    """Send ``request`` to ``node_id``; ``coordination=True`` uses the node's coordination
-    connection, so a slow group request never queues behind fetches."""
-    group = ConnectionGroup.COORDINATION if coordination else ConnectionGroup.DEFAULT
-    return await client.send(node_id, request, group=group)
-
-
-def any_known_node(client: Any) -> int | None:
-    """The id of some broker from the client's metadata (bootstrap nodes included), or None."""
-    node_id: int | None = client.get_random_node()
-    return node_id
-
-
-async def ensure_node_metadata(client: Any, node_id: int) -> None:
-    """Refresh metadata once when the client has no address for ``node_id``."""
-    if client.cluster.broker_metadata(node_id) is None:
-        await client.force_metadata_update()
-
-
-
-def offset_fetch_request(group_id: str, partitions: Iterable[TP]) -> Any:
-    """aiokafka's OffsetFetchRequest for ``partitions`` (our protocol layer has none yet)."""
-    from aiokafka.protocol.commit import OffsetFetchRequest
-
-    by_topic: dict[str, list[int]] = {}
-    for topic, partition in partitions:
-        by_topic.setdefault(topic, []).append(partition)
-    return OffsetFetchRequest(group_id, list(by_topic.items()))
-
-
-def parse_offset_fetch(response: Any) -> list[tuple[str, int, int, str, int]]:
-    """``(topic, partition, offset, metadata, error_code)`` rows of an OffsetFetch response."""
-    return [
-        (topic, partition, offset, metadata, code)
-        for topic, rows in response.topics
-        for partition, offset, metadata, code in rows
-    ]

@@ -1,0 +1,177 @@
+"""Offsets for the classic driver: commits (the application's, auto-commit, commit on revoke)
+and committed-offset fetches for aiokafka's fetcher. The engine decides what an answer means
+(:meth:`~staticconsumer.membership.ClassicMember.on_commit_answer`); the one error map decides
+what the caller sees (:func:`staticconsumer._error_map.commit_error`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Sequence
+from typing import Any
+
+from . import _compat
+from ._classic_actions import ActionRunner
+from ._error_map import commit_error, kafka_error
+from .membership import Backoff, CommitOutcome, FindCoordinator
+from .protocol import CommitOffset, ErrorCode, build_offset_commit, parse_offset_commit
+
+log = logging.getLogger("staticconsumer")
+
+_COORDINATOR_MOVED = frozenset({ErrorCode.COORDINATOR_NOT_AVAILABLE, ErrorCode.NOT_COORDINATOR})
+
+
+class OffsetKeeper(ActionRunner):
+    """Commits and committed offsets of one member (module docstring)."""
+
+    _auto_commit: bool
+    _auto_commit_interval: float
+    _next_auto_commit: float
+    _retry_backoff: float
+    _commit_lock: asyncio.Lock
+    _refresh_task: asyncio.Task[None] | None
+
+    async def _find_coordinator_if_unknown(self) -> None:
+        if self.member.coordinator is None:
+            await self.find_coordinator()
+
+    # -- auto-commit --------------------------------------------------------------------------
+
+    def _auto_commit_wait(self) -> float | None:
+        if not self._auto_commit:
+            return None
+        return max(0.0, self._next_auto_commit - time.monotonic())
+
+    async def _auto_commit_if_due(self) -> None:
+        if not self._auto_commit or time.monotonic() < self._next_auto_commit:
+            return
+        self._next_auto_commit = time.monotonic() + self._auto_commit_interval
+        try:
+            await self.commit_consumed(None)
+        except Exception as exc:  # auto-commit failures are logged, as aiokafka and Java do
+            log.warning("Auto offset commit failed: %r", exc)
+
+    async def commit_consumed(self, partitions: Sequence[tuple[str, int]] | None) -> None:
+        """Commit what the application consumed (all, or ``partitions``): auto-commit, and
+        commit-on-revoke. Does nothing when auto-commit is off, or after the fence."""
+        if not self._auto_commit or self.member.fatal_error is not None:
+            return
+        assignment = self.seam.assignment()
+        offsets = self.seam.consumed_offsets(partitions)
+        if assignment is not None and offsets:
+            await self.commit_offsets(assignment, offsets)
+
+    # -- commits and committed offsets --------------------------------------------------------
+
+    async def commit_offsets(self, assignment: Any, offsets: Any) -> None:
+        """OffsetCommit with this member's generation; retried while the coordinator moves;
+        raises what :mod:`staticconsumer._error_map` says for a failed one."""
+        while True:
+            self._raise_if_fatal()
+            await self._find_coordinator_if_unknown()
+            self._raise_if_fatal()
+            async with self._commit_lock:
+                outcome, code = await self._send_commit(offsets)
+            if outcome is CommitOutcome.DONE:
+                return
+            if outcome is CommitOutcome.FAILED:
+                self._raise_if_fatal()
+                raise commit_error(code, group_id=self.member.config.group_id)
+
+    async def _send_commit(self, offsets: Any) -> tuple[CommitOutcome, int]:
+        if not offsets:
+            return CommitOutcome.DONE, 0
+        identity = self.member.commit_identity(self.seam.auto_assigned())
+        if identity is None:
+            log.info("OffsetCommit for group %s refused: the group is rebalancing",
+                     self.member.config.group_id)  # fmt: skip
+            return CommitOutcome.FAILED, ErrorCode.REBALANCE_IN_PROGRESS
+        generation, member_id = identity
+        request = build_offset_commit(
+            self.versions.offset_commit, group_id=self.member.config.group_id,
+            generation_id=generation, member_id=member_id,
+            group_instance_id=self.member.config.group_instance_id,
+            offsets=[CommitOffset(tp.topic, tp.partition, meta.offset, metadata=meta.metadata or "")
+                     for tp, meta in offsets.items()],
+        )  # fmt: skip
+        try:
+            response = await self.to_coordinator(request)
+        except _compat.KafkaError as exc:
+            log.warning("OffsetCommit got no answer: %r", exc)
+            outcome, actions = self.member.commit_no_answer()
+            await self.run([a for a in actions if not isinstance(a, FindCoordinator | Backoff)])
+            await asyncio.sleep(self._retry_backoff)
+            return outcome, 0
+        failed = parse_offset_commit(response).failed
+        code = failed[0].error_code if failed else 0
+        outcome, actions = self.member.on_commit_answer(code, generation)
+        await self.run([a for a in actions if not isinstance(a, FindCoordinator)])
+        return outcome, code
+
+    def _raise_if_fatal(self) -> None:
+        if self.member.fatal_error is not None:
+            raise self.member.fatal_error
+
+    async def fetch_committed_offsets(self, partitions: Any) -> dict[Any, Any]:
+        """The group's committed offsets for ``partitions`` (retried while retriable)."""
+        if not partitions:
+            return {}
+        while True:
+            self._raise_if_fatal()
+            await self._find_coordinator_if_unknown()
+            offsets = await self._fetch_committed(
+                [_compat.topic_partition(tp) for tp in partitions]
+            )
+            if offsets is not None:
+                return offsets
+            await asyncio.sleep(self._retry_backoff)
+
+    async def _fetch_committed(self, partitions: list[tuple[str, int]]) -> dict[Any, Any] | None:
+        """One OffsetFetch; None when it should be retried."""
+        request = _compat.offset_fetch_request(self.member.config.group_id, partitions)
+        try:
+            response = await self.to_coordinator(request)
+        except _compat.KafkaError as exc:
+            log.warning("OffsetFetch got no answer (%r): finding the coordinator", exc)
+            self.member.coordinator_unavailable()
+            return None
+        offsets: dict[Any, Any] = {}
+        for topic, partition, offset, metadata, code in _compat.parse_offset_fetch(response):
+            if code in _COORDINATOR_MOVED:
+                self.member.coordinator_unavailable()
+                return None
+            if code == ErrorCode.COORDINATOR_LOAD_IN_PROGRESS:
+                return None
+            if code != 0:
+                raise kafka_error(code, group_id=self.member.config.group_id)
+            if offset >= 0:
+                offsets[_compat.kafka_tp(topic, partition)] = _compat.committed(offset, metadata)
+        return offsets
+
+    def start_commit_offsets_refresh_task(self, assignment: Any) -> None:
+        if self._refresh_task is not None:
+            self._refresh_task.cancel()
+        self._refresh_task = asyncio.get_running_loop().create_task(self._refresh(assignment))
+
+    async def _refresh(self, assignment: Any) -> None:
+        """Answer the fetcher's requests for committed offsets of ``assignment`` (aiokafka's
+        TopicPartitionState.fetch_committed), until the assignment ends."""
+        needed = assignment.commit_refresh_needed
+        while assignment.active and not self.member.terminal:
+            needed.clear()
+            wanted = assignment.requesting_committed()
+            if wanted:
+                offsets = await self.fetch_committed_offsets(wanted)
+                for tp in wanted:
+                    assignment.state_value(tp).update_committed(
+                        offsets.get(tp, _compat.committed(-1, ""))
+                    )
+            waiter = asyncio.ensure_future(needed.wait())
+            try:
+                await asyncio.wait([waiter, assignment.unassign_future],
+                                   return_when=asyncio.FIRST_COMPLETED)  # fmt: skip
+            finally:
+                waiter.cancel()
+

@@ -1,0 +1,80 @@
+"""Every touch point with aiokafka internals, pinned to the aiokafka versions we test.
+
+* :class:`CoordinatorSeam` is what ``AIOKafkaConsumer`` and its ``Fetcher`` see as their group
+  coordinator (``consumer._coordinator``). It subclasses aiokafka's small ``BaseCoordinator`` only
+  for pattern subscriptions and the topic-metadata snapshot, and forwards everything else to our
+  driver (``staticconsumer._classic_driver``); aiokafka's own 1,500-line ``GroupCoordinator`` is
+  not used.
+* :class:`ClientSeam` gives the driver what it needs from aiokafka's client and subscription
+  state as plain calls: send to a node, find the coordinator, hand partitions to the fetcher.
+* :func:`start_consumer` is ``AIOKafkaConsumer.start`` with that seam (:mod:`.consumer`);
+  the admin code's client calls are in :mod:`.admin`, small struct and metadata helpers in
+  :mod:`.helpers`.
+
+Nothing is patched process-wide. An aiokafka upgrade that renames a base method fails mypy
+(``@override``) and ``check_aiokafka_version`` refuses versions we did not test.
+"""
+
+from .admin import (
+    any_known_node,
+    bootstrap_failure_cause,
+    client_of,
+    client_principal,
+    close_client,
+    ensure_node_metadata,
+    open_admin_client,
+    send_to_node,
+)
+from .consumer import (
+    SUPPORTED_AIOKAFKA,
+    ClientSeam,
+    CoordinatorSeam,
+    Driver,
+    KafkaError,
+    WakeMarker,
+    check_aiokafka_version,
+    client_id_of,
+    coordinator_of,
+    negotiate_versions,
+    start_consumer,
+    wait_for_assignment,
+)
+from .helpers import (
+    abandon_producer,
+    committed,
+    kafka_tp,
+    offset_fetch_request,
+    parse_offset_fetch,
+    replica_racks,
+    topic_partition,
+)
+
+__all__ = [
+    "SUPPORTED_AIOKAFKA",
+    "ClientSeam",
+    "CoordinatorSeam",
+    "Driver",
+    "KafkaError",
+    "WakeMarker",
+    "abandon_producer",
+    "any_known_node",
+    "bootstrap_failure_cause",
+    "check_aiokafka_version",
+    "client_id_of",
+    "client_of",
+    "client_principal",
+    "close_client",
+    "committed",
+    "coordinator_of",
+    "ensure_node_metadata",
+    "kafka_tp",
+    "negotiate_versions",
+    "offset_fetch_request",
+    "open_admin_client",
+    "parse_offset_fetch",
+    "replica_racks",
+    "send_to_node",
+    "start_consumer",
+    "topic_partition",
+    "wait_for_assignment",
+]

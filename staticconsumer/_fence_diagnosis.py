@@ -1,0 +1,67 @@
+"""What a fatal error says: who holds our instance id now, and the broker's session-timeout bounds.
+
+Both are best effort and bounded: a diagnosis must never delay or hide the fatal error itself.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any
+
+from . import _compat
+from ._broker_config import session_timeout_bounds
+from .errors import SessionTimeoutOutOfRangeError
+from .membership import ClassicMember
+from .protocol import GroupApiVersions, build_describe_groups, parse_describe_groups
+
+log = logging.getLogger("staticconsumer")
+
+#: How long a fenced member may spend asking the coordinator who holds its instance id.
+FENCE_DIAGNOSIS_S = 0.5
+
+
+async def holder_of_instance_id(
+    seam: _compat.ClientSeam, versions: GroupApiVersions, member: ClassicMember
+) -> tuple[str, str] | None:
+    """The member (id, description) that holds our instance id now, from DescribeGroups on the
+    coordination connection, within :data:`FENCE_DIAGNOSIS_S`; None when it cannot be told."""
+    cfg = member.config
+    node = member.coordinator
+    if node is None:
+        return None
+    request = build_describe_groups(versions.describe_groups, group_ids=[cfg.group_id])
+    try:
+        response = await asyncio.wait_for(seam.send(node, request), FENCE_DIAGNOSIS_S)
+        groups = parse_describe_groups(response).groups
+    except Exception as exc:  # diagnosis must never hide the fence itself
+        log.debug("could not describe group %s after the fence: %r", cfg.group_id, exc)
+        return None
+    for group in groups:
+        for m in group.members:
+            if m.group_instance_id == cfg.group_instance_id and m.member_id != member.member_id:
+                # After a static replacement Kafka keeps the replaced member's client id and
+                # host until the next rebalance; we report what the coordinator says.
+                return m.member_id, (
+                    f"member {m.member_id} (client id {m.client_id!r}, "
+                    f"host {m.client_host}, as reported by the coordinator)"
+                )
+    return None
+
+
+async def session_timeout_error(
+    client: Any, node: int | None, session_timeout_ms: int
+) -> SessionTimeoutOutOfRangeError:
+    """INVALID_SESSION_TIMEOUT, with the broker's bounds when it tells them."""
+    bounds = await session_timeout_bounds(client, node)
+    where = (
+        f"the broker allows group.min.session.timeout.ms={bounds[0]} to "
+        f"group.max.session.timeout.ms={bounds[1]}"
+        if bounds
+        else "outside the broker's group.min.session.timeout.ms/group.max.session.timeout.ms"
+    )
+    return SessionTimeoutOutOfRangeError(
+        f"session_timeout_ms={session_timeout_ms} (Java: session.timeout.ms) was "
+        f"rejected by the group coordinator: {where}. Static members usually want a long "
+        "timeout (KIP-345 raised the broker's cap to 30 minutes)."
+    )

@@ -1,0 +1,226 @@
+"""The state of a classic-protocol group member and what every error code does to it.
+
+:class:`MemberCore` holds what :class:`~staticconsumer.membership._classic.ClassicMember` (the
+join, sync and heartbeat flow) builds on: identity, generation, owned partitions, the fatal
+error; the reaction to each error code (:data:`~._reactions.TABLE`); and commits, which run on
+the application's task while the flow goes on. No I/O, no asyncio.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+
+from .. import _reasons as why
+from ..events import PartitionsRevoked, SessionExpired
+from ..protocol import ErrorCode, error_name
+from ._io import (
+    Action,
+    Backoff,
+    BecomeFatal,
+    CommitOutcome,
+    Emit,
+    FindCoordinator,
+    MemberState,
+    Partitions,
+    RaiseError,
+    RebalanceProtocol,
+    Revoke,
+)
+from ._reactions import Api, Reaction, reaction
+
+log = logging.getLogger("staticconsumer")
+
+UNKNOWN_MEMBER_ID = ""
+NO_GENERATION = -1
+REVOKED_LOST = "lost"
+
+
+@dataclass(frozen=True)
+class MemberConfig:
+    group_id: str
+    group_instance_id: str | None
+    session_timeout_ms: int
+    heartbeat_interval_ms: int
+    max_poll_interval_ms: int
+    #: As Java chooses it: the most advanced protocol every configured assignor supports, so a
+    #: member offering ["cooperative-sticky", "range"] stays eager (the first bounce of an
+    #: eager -> cooperative upgrade) and one offering ["cooperative-sticky"] is cooperative.
+    rebalance_protocol: RebalanceProtocol = RebalanceProtocol.EAGER
+
+
+
+class MemberCore:
+    """State, error reactions and commits of one classic group member (module docstring)."""
+
+    def __init__(self, config: MemberConfig) -> None:
+        self.config = config
+        self.state = MemberState.UNJOINED
+        self.member_id = UNKNOWN_MEMBER_ID
+        self.generation_id = NO_GENERATION
+        self.protocol: str | None = None
+        self.is_leader = False
+        self.coordinator: int | None = None
+        #: Partitions handed to the application and not revoked since.
+        self.owned: Partitions = ()
+        self._lost = False  # owned partitions belong to a generation that is gone
+        self._join_reason = why.JOIN_REASON_INITIAL
+        self._enforced: list[str] = []
+        self._rejoin = False  # STABLE, but a join is due
+        self._next_heartbeat: float | None = None
+        self._last_heartbeat_ok: float | None = None
+        self._idle_reset = False  # reset for max_poll_interval_ms: join once the app polls again
+        self._leaving: str | None = None  # reason of the LeaveGroup in flight
+        self._join_unsent = False  # JOINING, but the JoinGroup is not on the wire yet
+        #: The exception that finished this member, set by the driver after :class:`BecomeFatal`.
+        self.fatal_error: BaseException | None = None
+
+    # -- queries -----------------------------------------------------------------------------
+
+    @property
+    def rebalance_protocol(self) -> RebalanceProtocol:
+        return self.config.rebalance_protocol
+
+    @property
+    def is_static(self) -> bool:
+        return self.config.group_instance_id is not None
+
+    @property
+    def terminal(self) -> bool:
+        return self.state in (MemberState.FATAL, MemberState.CLOSED)
+
+    @property
+    def join_due(self) -> bool:
+        return self.state is MemberState.UNJOINED or (
+            self.state is MemberState.STABLE and self._rejoin
+        )
+
+    def next_wakeup(self, now: float) -> float | None:
+        """Seconds until :meth:`poll` has something to do (a heartbeat), or None."""
+        if self.state is not MemberState.STABLE or self._next_heartbeat is None:
+            return None
+        return max(0.0, self._next_heartbeat - now)
+
+    def _request_join(self, reason: str | None) -> None:
+        if reason is not None:
+            self._join_reason = reason
+        if self.state is MemberState.STABLE:
+            self._rejoin = True
+
+    def _on_no_answer(self, api: Api) -> list[Action]:
+        log.warning("%s for group %s got no answer", api.value, self.config.group_id)
+        return self._on_error(api, ErrorCode.COORDINATOR_NOT_AVAILABLE)
+
+    # -- errors: _reactions.TABLE decides ---------------------------------------------------------
+
+    def _on_error(self, api: Api, code: int) -> list[Action]:
+        what = reaction(api, code)
+        log.warning(
+            "%s for group %s failed: %s -> %s",
+            api.value, self.config.group_id, error_name(code), what.value,
+        )  # fmt: skip
+        in_join = api in (Api.JOIN_GROUP, Api.SYNC_GROUP) and self.state in (
+            MemberState.JOINING,
+            MemberState.ASSIGNING,
+            MemberState.SYNCING,
+        )
+        if what is Reaction.FATAL:
+            self.state = MemberState.FATAL
+            return [BecomeFatal(api, code)]
+        if in_join:
+            self.state = MemberState.UNJOINED
+            self._join_reason = why.JOIN_REASON_REJOIN_AFTER_ERROR
+        if what is Reaction.FIND_COORDINATOR:
+            return self._coordinator_dead()
+        if what is Reaction.RETRY:
+            return [Backoff()]
+        if what is Reaction.REJOIN:
+            self._request_join(why.JOIN_REASON_GROUP_REBALANCING)
+            return []
+        if what is Reaction.RESET:
+            return self._reset(api)
+        return [RaiseError(api, code), Backoff()]
+
+    def coordinator_unavailable(self) -> list[Action]:
+        """A request outside the engine's own (OffsetFetch) found the coordinator gone."""
+        return self._coordinator_dead()
+
+    def _coordinator_dead(self) -> list[Action]:
+        """Forget the coordinator; look it up again after a backoff (Java and aiokafka back off
+        too: a coordinator still loading answers NOT_COORDINATOR at once, again and again)."""
+        self.coordinator = None
+        return [Backoff(), FindCoordinator()]
+
+    def _reset(self, api: Api | None) -> list[Action]:
+        """The generation is gone: forget member id and generation; owned partitions are lost."""
+        actions: list[Action] = []
+        if api is not None and self.member_id != UNKNOWN_MEMBER_ID:
+            actions.append(self._emit(SessionExpired, api=api.value))
+        self.member_id = UNKNOWN_MEMBER_ID
+        self.generation_id = NO_GENERATION
+        self.is_leader = False
+        self._lost = bool(self.owned)
+        self._join_reason = why.JOIN_REASON_REJOIN_AFTER_ERROR
+        self.state = MemberState.UNJOINED
+        return actions
+
+    # -- commits ------------------------------------------------------------------------------
+
+    def commit_identity(self, auto_assigned: bool = True) -> tuple[int, str] | None:
+        """Generation and member id an OffsetCommit carries now; None while the member is not
+        in a stable generation (as Java: a commit during a rebalance fails at once, and the
+        member's partitions are committed on revoke instead). Commit-on-revoke before a
+        JoinGroup still counts as stable: the generation is valid until the JoinGroup is sent.
+        Partitions assigned by the application (``assign()``) commit outside any generation."""
+        if not auto_assigned:
+            return NO_GENERATION, UNKNOWN_MEMBER_ID
+        if self.state is MemberState.STABLE or self._join_unsent:
+            return self.generation_id, self.member_id
+        return None
+
+    def join_sent(self) -> None:
+        """The driver put the JoinGroup on the wire: commits wait for the next generation."""
+        self._join_unsent = False
+
+    def on_commit_answer(
+        self, code: int, generation_sent: int | None = None
+    ) -> tuple[CommitOutcome, list[Action]]:
+        """An OffsetCommit answer (first failed partition's code, or NONE): whether the commit
+        is done, worth retrying, or failed; plus what it means for the membership. An answer
+        about a generation the member has left already (``generation_sent``) changes nothing
+        but the commit's outcome (Java's check before resetting the generation)."""
+        if self.terminal:
+            return CommitOutcome.FAILED, []
+        what = reaction(Api.OFFSET_COMMIT, code)
+        stale = generation_sent is not None and generation_sent != self.generation_id
+        if stale and what in (Reaction.REJOIN, Reaction.RESET):
+            return CommitOutcome.FAILED, []
+        if what is Reaction.OK:
+            return CommitOutcome.DONE, []
+        if what is Reaction.RETRY:
+            return CommitOutcome.RETRY, [Backoff()]
+        if what is Reaction.FIND_COORDINATOR:
+            return CommitOutcome.RETRY, self._coordinator_dead()
+        if what is Reaction.RAISE:
+            return CommitOutcome.FAILED, []
+        return CommitOutcome.FAILED, self._on_error(Api.OFFSET_COMMIT, code)
+
+    def commit_no_answer(self) -> tuple[CommitOutcome, list[Action]]:
+        return CommitOutcome.RETRY, self._on_no_answer(Api.OFFSET_COMMIT)
+
+    def _revoke(self, partitions: Partitions, *, lost: bool, reason: str) -> list[Action]:
+        self.owned = tuple(tp for tp in self.owned if tp not in partitions)
+        return [
+            self._emit(PartitionsRevoked, partitions=list(partitions), reason=reason),
+            Revoke(partitions, lost=lost, reason=REVOKED_LOST if lost else reason),
+        ]
+
+    def fatal(self, error: BaseException) -> None:
+        """Record the exception that finished the member (after :class:`BecomeFatal`)."""
+        self.state = MemberState.FATAL
+        if self.fatal_error is None:
+            self.fatal_error = error
+
+    def _emit(self, kind: type, **fields: object) -> Emit:
+        return Emit(kind, self.member_id, self.generation_id, dict(fields))
+
