@@ -1,9 +1,7 @@
-"""Security failures from aiokafka, translated to
-:class:`~staticconsumer.errors.AuthenticationError` and
-:class:`~staticconsumer.errors.AuthorizationError`.
+"""Finding the security failure behind a failed start, and keeping SASL secrets out of logs.
 
-Used by the admin API and by ``StaticConsumer.start()``. (When the consumer and the admin code
-share one error map — the membership-engine rewrite — these rows move there.)
+Used by the admin API and by ``StaticConsumer.start()``; which exception a security failure
+becomes is decided in the one error map (:func:`staticconsumer._error_map.security_error`).
 
 aiokafka reports a failed SASL authentication only as a log line: its ``bootstrap()`` then raises
 ``KafkaConnectionError("Unable to bootstrap ...")``, which reads like an unreachable broker. So on
@@ -14,30 +12,13 @@ bootstrap address (``_compat.bootstrap_failure_cause``) to learn the real cause.
 from __future__ import annotations
 
 import logging
-import ssl
 from typing import Any
 
 import aiokafka.errors as Errors
 
 from ._compat import bootstrap_failure_cause, client_principal
-from .errors import AuthenticationError, AuthorizationError, StaticConsumerError
-
-_AUTHENTICATION = (
-    Errors.SaslAuthenticationFailed,
-    Errors.AuthenticationFailedError,
-    Errors.UnsupportedSaslMechanismError,
-    Errors.IllegalSaslStateError,
-)
-_AUTHORIZATION = {
-    Errors.TopicAuthorizationFailedError: "TOPIC_AUTHORIZATION_FAILED",
-    Errors.GroupAuthorizationFailedError: "GROUP_AUTHORIZATION_FAILED",
-    Errors.ClusterAuthorizationFailedError: "CLUSTER_AUTHORIZATION_FAILED",
-}
-_NEEDS = {
-    "TOPIC_AUTHORIZATION_FAILED": "DESCRIBE/READ (or WRITE) on the topic",
-    "GROUP_AUTHORIZATION_FAILED": "READ (and DESCRIBE) on the group",
-    "CLUSTER_AUTHORIZATION_FAILED": "the needed operation on the cluster",
-}
+from ._error_map import security_error
+from .errors import StaticConsumerError
 
 
 def who(settings: Any) -> str:
@@ -47,35 +28,11 @@ def who(settings: Any) -> str:
     return f"{username!r} via {mechanism}" if username else "the client"
 
 
-def authorization_error(error_name: str, resource: str, principal: str) -> AuthorizationError:
-    return AuthorizationError(
-        f"{error_name}: {principal} lacks an ACL for {resource} (it needs "
-        f"{_NEEDS.get(error_name, 'an ACL')}); ask for the ACL or use another principal",
-        error_name=error_name, resource=resource,
-    )  # fmt: skip
-
-
-def translate(exc: BaseException, principal: str) -> StaticConsumerError | None:
-    """Our error for an aiokafka security failure, or None when ``exc`` is something else."""
-    if isinstance(exc, _AUTHENTICATION):
-        return AuthenticationError(f"authentication as {principal} failed: {exc}")
-    if isinstance(exc, ssl.SSLError):
-        return AuthenticationError(
-            f"TLS handshake failed ({exc.reason or exc}): check ssl_cafile (Java: "
-            f"ssl.truststore.location) and the broker's host name in its certificate"
-        )
-    for kind, name in _AUTHORIZATION.items():
-        if isinstance(exc, kind):
-            resource = ", ".join(str(a) for a in exc.args) or "the resource"
-            return authorization_error(name, resource, principal)
-    return None
-
-
 async def explain_bootstrap_failure(client: Any, principal: str) -> StaticConsumerError | None:
     """After ``client.bootstrap()`` failed: an :class:`AuthenticationError` when the real cause
     was authentication or TLS, else None (the broker is simply unreachable)."""
     cause = await bootstrap_failure_cause(client)
-    return translate(cause, principal) if cause is not None else None
+    return security_error(cause, principal) if cause is not None else None
 
 
 async def consumer_security_error(client: Any, exc: BaseException) -> StaticConsumerError | None:
@@ -83,7 +40,7 @@ async def consumer_security_error(client: Any, exc: BaseException) -> StaticCons
     with ``client``), or None when ``exc`` has nothing to do with security."""
     username, mechanism = client_principal(client)
     principal = f"{username!r} via {mechanism}" if username else "the client"
-    translated = translate(exc, principal)
+    translated = security_error(exc, principal)
     if translated is None and isinstance(exc, Errors.KafkaConnectionError):
         translated = await explain_bootstrap_failure(client, principal)
     return translated

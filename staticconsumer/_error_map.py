@@ -12,16 +12,26 @@ What a member *does* about a code is decided by the membership engine
   (``GroupAuthorizationFailedError`` names the group), so ``except`` clauses written for
   aiokafka keep working;
 * any code on an admin call → :class:`~staticconsumer.errors.GroupAdminError` naming the group,
-  the API and Kafka's error name.
+  the API and Kafka's error name (a missing ACL: ``GroupAdminAuthorizationError``);
+* aiokafka's SASL, TLS and authorization exceptions → ``AuthenticationError`` /
+  ``AuthorizationError`` naming the principal and what it lacks (:func:`security_error`).
 """
 
 from __future__ import annotations
 
+import ssl
 from dataclasses import dataclass
 
 import aiokafka.errors as Errors
 
-from .errors import FencedInstanceIdError, GroupAdminAuthorizationError, GroupAdminError
+from .errors import (
+    AuthenticationError,
+    AuthorizationError,
+    FencedInstanceIdError,
+    GroupAdminAuthorizationError,
+    GroupAdminError,
+    StaticConsumerError,
+)
 from .protocol import ErrorCode, error_name
 
 #: Commit answers meaning "the group moved on without this member's generation".
@@ -104,3 +114,47 @@ def admin_error(group_id: str, api: str, code: int, detail: str | None = None) -
             error_name=error_name(code), resource=group_id,
         )  # fmt: skip
     return GroupAdminError(f"{text}: {detail}" if detail else text)
+
+
+#: aiokafka's exceptions for a refused login, and for a missing ACL (with Kafka's name).
+_AUTHENTICATION = (
+    Errors.SaslAuthenticationFailed,
+    Errors.AuthenticationFailedError,
+    Errors.UnsupportedSaslMechanismError,
+    Errors.IllegalSaslStateError,
+)
+_AUTHORIZATION = {
+    Errors.TopicAuthorizationFailedError: "TOPIC_AUTHORIZATION_FAILED",
+    Errors.GroupAuthorizationFailedError: "GROUP_AUTHORIZATION_FAILED",
+    Errors.ClusterAuthorizationFailedError: "CLUSTER_AUTHORIZATION_FAILED",
+}
+_NEEDS = {
+    "TOPIC_AUTHORIZATION_FAILED": "DESCRIBE/READ (or WRITE) on the topic",
+    "GROUP_AUTHORIZATION_FAILED": "READ (and DESCRIBE) on the group",
+    "CLUSTER_AUTHORIZATION_FAILED": "the needed operation on the cluster",
+}
+
+
+def authorization_error(error_name: str, resource: str, principal: str) -> AuthorizationError:
+    return AuthorizationError(
+        f"{error_name}: {principal} lacks an ACL for {resource} (it needs "
+        f"{_NEEDS.get(error_name, 'an ACL')}); ask for the ACL or use another principal",
+        error_name=error_name, resource=resource,
+    )  # fmt: skip
+
+
+def security_error(exc: BaseException, principal: str) -> StaticConsumerError | None:
+    """Our error for an aiokafka security failure (SASL, TLS, a missing ACL) as ``principal``
+    (a name, never a secret), or None when ``exc`` is something else."""
+    if isinstance(exc, _AUTHENTICATION):
+        return AuthenticationError(f"authentication as {principal} failed: {exc}")
+    if isinstance(exc, ssl.SSLError):
+        return AuthenticationError(
+            f"TLS handshake failed ({exc.reason or exc}): check ssl_cafile (Java: "
+            f"ssl.truststore.location) and the broker's host name in its certificate"
+        )
+    for kind, name in _AUTHORIZATION.items():
+        if isinstance(exc, kind):
+            resource = ", ".join(str(a) for a in exc.args) or "the resource"
+            return authorization_error(name, resource, principal)
+    return None
