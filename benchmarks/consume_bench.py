@@ -23,6 +23,7 @@ import time
 import uuid
 from typing import Any
 
+from _broker import bootstrap_servers  # benchmarks/, the script's own folder
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
 
 from staticconsumer import StaticConsumer
@@ -111,18 +112,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--bootstrap-servers", default=None)
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING)
-    cluster = None
-    bootstrap = args.bootstrap_servers
-    if bootstrap is None:
-        from staticconsumer.localkafka import cluster_from_environment
-
-        cluster = cluster_from_environment(1, use_existing=False).start()
-        bootstrap = cluster.bootstrap_servers
-    try:
+    with bootstrap_servers(args.bootstrap_servers) as bootstrap:
         report(asyncio.run(run(bootstrap, args.records, args.rounds)), args.records)
-    finally:
-        if cluster is not None:
-            cluster.stop()
     return 0
 
 

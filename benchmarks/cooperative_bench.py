@@ -32,6 +32,7 @@ import time
 import uuid
 from typing import Any
 
+from _broker import bootstrap_servers  # benchmarks/, the script's own folder
 from aiokafka import AIOKafkaProducer, ConsumerRebalanceListener
 from aiokafka.errors import CommitFailedError
 
@@ -214,21 +215,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--bootstrap-servers", default=None)
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.ERROR)
-    cluster = None
-    bootstrap = args.bootstrap_servers
-    if bootstrap is None:
-        from staticconsumer.localkafka import cluster_from_environment
-
-        cluster = cluster_from_environment(
-            1, use_existing=False, broker_config={"group.initial.rebalance.delay.ms": "0"}
-        ).start()
-        bootstrap = cluster.bootstrap_servers
-    try:
+    fast_joins = {"group.initial.rebalance.delay.ms": "0"}
+    with bootstrap_servers(args.bootstrap_servers, fast_joins) as bootstrap:
         for revoke_ms in (int(x) for x in args.revoke_ms.split(",")):
             report(asyncio.run(run(bootstrap, args.rounds, revoke_ms / 1000)), revoke_ms)
-    finally:
-        if cluster is not None:
-            cluster.stop()
     return 0
 
 

@@ -98,6 +98,9 @@ class ActionRunner:
     def context(self) -> MemberContext:
         raise NotImplementedError
 
+    def start_commit_offsets_refresh_task(self, assignment: Any) -> None:
+        raise NotImplementedError
+
     async def commit_consumed(self, partitions: Sequence[tuple[str, int]] | None) -> None: ...
 
     def run_now(self, actions: Iterable[Action]) -> None:
@@ -286,9 +289,7 @@ class ActionRunner:
 
     async def _assign(self, action: Assign) -> None:
         assignment = self.seam.assign(action.assigned)
-        starter = getattr(self, "start_commit_offsets_refresh_task", None)
-        if starter is not None:
-            starter(assignment)
+        self.start_commit_offsets_refresh_task(assignment)
         log.info("Setting newly assigned partitions %s for group %s",
                  list(action.assigned), self.member.config.group_id)  # fmt: skip
         await self._call_listener("on_partitions_assigned", action.added)

@@ -25,6 +25,7 @@ from ._reasons import JOIN_REASON_METADATA_CHANGED, JOIN_REASON_SUBSCRIPTION_CHA
 from .errors import StaticConsumerError
 from .membership import (
     ClassicMember,
+    CoordinatorFound,
     JoinRequested,
     MemberConfig,
     RebalanceProtocol,
@@ -200,8 +201,6 @@ class ClassicDriver(OffsetKeeper):
                 await self.raise_to_user(exc)
                 continue
             if node_id is not None:
-                from .membership import CoordinatorFound
-
                 self.member.handle(CoordinatorFound(node_id))
                 log.info("Discovered coordinator %s for group %s", node_id,
                          self.member.config.group_id)  # fmt: skip

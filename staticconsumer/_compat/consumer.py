@@ -64,7 +64,7 @@ class CoordinatorSeam(BaseCoordinator):  # type: ignore[misc]
     def __init__(self, client: Any, subscription: Any, driver: Driver, **kwargs: Any) -> None:
         self.driver = driver
         # aiokafka calls check_errors() once per getone/getmany: bind the driver's directly.
-        self.check_errors = driver.check_errors  # type: ignore[method-assign]
+        self.check_errors = driver.check_errors
         #: Topics whose partition counts the leader watches (aiokafka reads it on metadata).
         self._group_subscription: set[str] | None = None
         super().__init__(client, subscription, **kwargs)
@@ -78,9 +78,6 @@ class CoordinatorSeam(BaseCoordinator):  # type: ignore[misc]
         self._metadata_snapshot = self._get_metadata_snapshot()
 
     # The interface AIOKafkaConsumer 0.14 uses (duck-typed there, not a base-class method).
-    def check_errors(self) -> None:
-        self.driver.check_errors()
-
     async def close(self) -> None:
         await self.driver.close()
 
