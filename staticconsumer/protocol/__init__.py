@@ -74,6 +74,13 @@ from staticconsumer.protocol.group import (
     parse_sync_group,
     truncate_reason,
 )
+from staticconsumer.protocol.offset_fetch import (
+    NO_COMMITTED_OFFSET,
+    FetchedOffset,
+    OffsetFetchResult,
+    build_offset_fetch,
+    parse_offset_fetch,
+)
 from staticconsumer.protocol.versions import (
     STATIC_MEMBERSHIP_MIN_VERSIONS,
     GroupApiVersions,
@@ -87,6 +94,7 @@ __all__ = [
     "CONSUMER_PROTOCOL_TYPE",
     "IMPLEMENTED_VERSIONS",
     "MAX_REASON_LENGTH",
+    "NO_COMMITTED_OFFSET",
     "NO_GENERATION",
     "NO_LEADER_EPOCH",
     "STATIC_MEMBERSHIP_MIN_VERSIONS",
@@ -102,6 +110,7 @@ __all__ = [
     "DescribedGroup",
     "DescribedMember",
     "ErrorCode",
+    "FetchedOffset",
     "FindCoordinatorResult",
     "GroupApiVersions",
     "HeartbeatResult",
@@ -111,6 +120,7 @@ __all__ = [
     "LeaveGroupResult",
     "MemberIdentity",
     "OffsetCommitResult",
+    "OffsetFetchResult",
     "PinnedRequest",
     "Subscription",
     "SyncGroupResult",
@@ -122,6 +132,7 @@ __all__ = [
     "build_join_group",
     "build_leave_group",
     "build_offset_commit",
+    "build_offset_fetch",
     "build_sync_group",
     "decode_assignment",
     "decode_subscription",
@@ -136,6 +147,7 @@ __all__ = [
     "parse_join_group",
     "parse_leave_group",
     "parse_offset_commit",
+    "parse_offset_fetch",
     "parse_sync_group",
     "request_class",
     "response_class",

@@ -17,6 +17,9 @@ SyncGroup       14   3-5         4+        v5: protocol_type / protocol_name (KI
 DescribeGroups  15   4-6         5+        v4: member group_instance_id; v6: error_message
 OffsetCommit    8    7-9         8+        v10 names topics by id only (KIP-848); a classic
                                            consumer stops at v9, as Java's does
+OffsetFetch     9    5-9         6+        v5: committed_leader_epoch (KIP-320); v7:
+                                           require_stable (KIP-447); v8: groups[] (KIP-709);
+                                           v9: member id and epoch (KIP-848); v10 is by id
 ==============  ===  ==========  ========  =================================================
 """
 
@@ -36,6 +39,7 @@ class ApiKey(enum.IntEnum):
     """Kafka API keys of the requests this package builds (names as in Kafka's ``ApiKeys``)."""
 
     OFFSET_COMMIT = 8
+    OFFSET_FETCH = 9
     FIND_COORDINATOR = 10
     JOIN_GROUP = 11
     HEARTBEAT = 12
@@ -173,6 +177,48 @@ def _offset_commit(v: int) -> tuple[Schema, Schema]:
     return request, response
 
 
+def _offset_fetch(v: int) -> tuple[Schema, Schema]:
+    w = Wire(flexible=v >= 6)
+    wanted = (("name", w.string), ("partition_indexes", w.array_of(Int32)))
+    fetched = w.array(
+        ("partition_index", Int32),
+        ("committed_offset", Int64),
+        ("committed_leader_epoch", Int32),
+        ("metadata", w.string),
+        ("error_code", Int16),
+    )
+    if v < 8:
+        request = w.schema(
+            ("group_id", w.string),
+            ("topics", w.array(*wanted)),
+            *since(v, 7, ("require_stable", Boolean)),
+        )
+        response = w.schema(
+            ("throttle_time_ms", Int32),
+            ("topics", w.array(("name", w.string), ("partitions", fetched))),
+            ("error_code", Int16),
+        )
+        return request, response
+    group = (
+        ("group_id", w.string),
+        *since(v, 9, ("member_id", w.string), ("member_epoch", Int32)),
+        ("topics", w.array(*wanted)),
+    )
+    request = w.schema(("groups", w.array(*group)), ("require_stable", Boolean))
+    response = w.schema(
+        ("throttle_time_ms", Int32),
+        (
+            "groups",
+            w.array(
+                ("group_id", w.string),
+                ("topics", w.array(("name", w.string), ("partitions", fetched))),
+                ("error_code", Int16),
+            ),
+        ),
+    )
+    return request, response
+
+
 def _describe_groups(v: int) -> tuple[Schema, Schema]:
     w = Wire(flexible=v >= 5)
     request = w.schema(
@@ -242,6 +288,7 @@ _Layout = Callable[[int], tuple[Schema, Schema]]
 # api key -> (name, implemented versions, first flexible version, schema function)
 _APIS: dict[int, tuple[str, range, int, _Layout]] = {
     ApiKey.OFFSET_COMMIT: ("OffsetCommit", range(7, 10), 8, _offset_commit),
+    ApiKey.OFFSET_FETCH: ("OffsetFetch", range(5, 10), 6, _offset_fetch),
     ApiKey.FIND_COORDINATOR: ("FindCoordinator", range(1, 5), 3, _find_coordinator),
     ApiKey.JOIN_GROUP: ("JoinGroup", range(5, 10), 6, _join_group),
     ApiKey.HEARTBEAT: ("Heartbeat", range(3, 5), 4, _heartbeat),

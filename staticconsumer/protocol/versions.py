@@ -23,6 +23,9 @@ STATIC_MEMBERSHIP_MIN_VERSIONS: Mapping[int, int] = {
     ApiKey.HEARTBEAT: 3,
     ApiKey.LEAVE_GROUP: 3,
     ApiKey.OFFSET_COMMIT: 7,
+    # OffsetFetch carries no instance id; v5 (Kafka 2.1) is the first with the top-level error
+    # code, throttle time and committed leader epoch together, and older than any KIP-345 broker.
+    ApiKey.OFFSET_FETCH: 5,
     ApiKey.DESCRIBE_GROUPS: 4,
     ApiKey.FIND_COORDINATOR: 1,
 }
@@ -37,6 +40,7 @@ class GroupApiVersions:
     heartbeat: int
     leave_group: int
     offset_commit: int
+    offset_fetch: int
     describe_groups: int
     find_coordinator: int
 
@@ -47,6 +51,7 @@ _FIELDS: tuple[tuple[str, ApiKey], ...] = (
     ("heartbeat", ApiKey.HEARTBEAT),
     ("leave_group", ApiKey.LEAVE_GROUP),
     ("offset_commit", ApiKey.OFFSET_COMMIT),
+    ("offset_fetch", ApiKey.OFFSET_FETCH),
     ("describe_groups", ApiKey.DESCRIBE_GROUPS),
     ("find_coordinator", ApiKey.FIND_COORDINATOR),
 )

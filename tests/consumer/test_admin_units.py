@@ -112,7 +112,7 @@ def test_check_code_maps_codes() -> None:
 
 
 VERSIONS = GroupApiVersions(
-    join_group=9, sync_group=5, heartbeat=4, leave_group=5, offset_commit=9,
+    join_group=9, sync_group=5, heartbeat=4, leave_group=5, offset_commit=9, offset_fetch=9,
     describe_groups=6, find_coordinator=6,
 )  # fmt: skip
 

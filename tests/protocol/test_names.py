@@ -83,5 +83,13 @@ def test_all_is_sorted_and_complete() -> None:
     assert protocol.__all__ == sorted(protocol.__all__, key=lambda n: (not n.isupper(), n))
     # "@py_..." names come from pytest rewriting asserts in an installed plugin package.
     public = {n for n in vars(protocol) if not n.startswith(("_", "@"))}
-    modules = {"admin", "commit", "consumer_protocol", "error_codes", "group", "versions"}
+    modules = {
+        "admin",
+        "commit",
+        "consumer_protocol",
+        "error_codes",
+        "group",
+        "offset_fetch",
+        "versions",
+    }
     assert set(protocol.__all__) == public - modules

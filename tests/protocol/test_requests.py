@@ -22,6 +22,7 @@ from staticconsumer.protocol import (
     build_join_group,
     build_leave_group,
     build_offset_commit,
+    build_offset_fetch,
     build_sync_group,
     request_class,
 )
@@ -107,6 +108,17 @@ def offset_commit(version: int) -> PinnedRequest:
     )
 
 
+def offset_fetch(version: int) -> PinnedRequest:
+    return build_offset_fetch(
+        version,
+        group_id="grp",
+        # Out of order and with a repeat on purpose: the builder sorts and deduplicates.
+        partitions=[("payments", 2), ("orders", 1), ("orders", 0), ("orders", 1)],
+        member_id="inst-a-1234" if version >= 9 else None,
+        member_epoch=7 if version >= 9 else -1,
+    )
+
+
 def describe_groups(version: int) -> PinnedRequest:
     return build_describe_groups(
         version, group_ids=["grp", "other"], include_authorized_operations=True
@@ -130,6 +142,7 @@ CASES: list[tuple[str, Callable[[int], PinnedRequest], ApiKey, dict[int, bytes]]
     ("heartbeat", heartbeat, ApiKey.HEARTBEAT, golden.HEARTBEAT_REQUEST),
     ("leave_group", leave_group, ApiKey.LEAVE_GROUP, golden.LEAVE_GROUP_REQUEST),
     ("offset_commit", offset_commit, ApiKey.OFFSET_COMMIT, golden.OFFSET_COMMIT_REQUEST),
+    ("offset_fetch", offset_fetch, ApiKey.OFFSET_FETCH, golden.OFFSET_FETCH_REQUEST),
     ("describe_groups", describe_groups, ApiKey.DESCRIBE_GROUPS, golden.DESCRIBE_GROUPS_REQUEST),
     (
         "find_coordinator",
@@ -186,6 +199,7 @@ def test_flexible_versions_match_kafka_specs() -> None:
         ApiKey.HEARTBEAT: 4,
         ApiKey.LEAVE_GROUP: 4,
         ApiKey.OFFSET_COMMIT: 8,
+        ApiKey.OFFSET_FETCH: 6,
         ApiKey.DESCRIBE_GROUPS: 5,
         ApiKey.FIND_COORDINATOR: 3,
     }

@@ -18,6 +18,7 @@ from staticconsumer.protocol import (
     DescribedGroup,
     DescribedMember,
     DescribeGroupsResult,
+    FetchedOffset,
     FindCoordinatorResult,
     HeartbeatResult,
     JoinGroupMember,
@@ -25,6 +26,7 @@ from staticconsumer.protocol import (
     LeaveGroupMemberResult,
     LeaveGroupResult,
     OffsetCommitResult,
+    OffsetFetchResult,
     SyncGroupResult,
     parse_describe_groups,
     parse_find_coordinator,
@@ -32,6 +34,7 @@ from staticconsumer.protocol import (
     parse_join_group,
     parse_leave_group,
     parse_offset_commit,
+    parse_offset_fetch,
     parse_sync_group,
     response_class,
 )
@@ -90,6 +93,23 @@ def offset_commit(version: int) -> OffsetCommitResult:
         ),
         throttle_time_ms=7,
     )
+
+
+def offset_fetch(version: int) -> OffsetFetchResult:
+    return OffsetFetchResult(
+        error_code=0,
+        partitions=(
+            FetchedOffset("orders", 0, 100, 5, "m", 0),
+            FetchedOffset("orders", 1, -1, -1, "", 0),
+            FetchedOffset("payments", 2, -1, -1, "", 88),
+        ),
+        throttle_time_ms=7,
+    )
+
+
+def offset_fetch_group_error(version: int) -> OffsetFetchResult:
+    # COORDINATOR_LOAD_IN_PROGRESS for the whole group, and no partitions at all.
+    return OffsetFetchResult(error_code=14, partitions=(), throttle_time_ms=7)
 
 
 def describe_groups(version: int) -> DescribeGroupsResult:
@@ -154,6 +174,20 @@ CASES: list[tuple[str, Callable[[Any], Any], Callable[[int], Any], ApiKey, dict[
         offset_commit,
         ApiKey.OFFSET_COMMIT,
         golden.OFFSET_COMMIT_RESPONSE,
+    ),
+    (
+        "offset_fetch",
+        parse_offset_fetch,
+        offset_fetch,
+        ApiKey.OFFSET_FETCH,
+        golden.OFFSET_FETCH_RESPONSE,
+    ),
+    (
+        "offset_fetch_group_error",
+        parse_offset_fetch,
+        offset_fetch_group_error,
+        ApiKey.OFFSET_FETCH,
+        golden.OFFSET_FETCH_RESPONSE_GROUP_ERROR,
     ),
     (
         "describe_groups",

@@ -16,6 +16,7 @@ from staticconsumer.protocol import (
 # What Apache Kafka 4.x announces for these APIs.
 KAFKA_4: dict[int, tuple[int, int]] = {
     ApiKey.OFFSET_COMMIT: (2, 10),
+    ApiKey.OFFSET_FETCH: (1, 10),
     ApiKey.FIND_COORDINATOR: (0, 6),
     ApiKey.JOIN_GROUP: (0, 9),
     ApiKey.HEARTBEAT: (0, 4),
@@ -28,6 +29,7 @@ KAFKA_4: dict[int, tuple[int, int]] = {
 # Apache Kafka 2.3: the first release with static membership.
 KAFKA_2_3: dict[int, tuple[int, int]] = {
     ApiKey.OFFSET_COMMIT: (0, 7),
+    ApiKey.OFFSET_FETCH: (0, 6),
     ApiKey.FIND_COORDINATOR: (0, 2),
     ApiKey.JOIN_GROUP: (0, 5),
     ApiKey.HEARTBEAT: (0, 3),
@@ -44,6 +46,7 @@ def test_kafka_4_gets_the_newest_versions() -> None:
         heartbeat=4,
         leave_group=5,
         offset_commit=9,  # v10 names topics by id only; a classic consumer stops at v9
+        offset_fetch=9,  # likewise
         describe_groups=6,
         find_coordinator=4,
     )
@@ -56,6 +59,7 @@ def test_kafka_2_3_gets_the_first_static_membership_versions() -> None:
         heartbeat=3,
         leave_group=3,
         offset_commit=7,
+        offset_fetch=6,
         describe_groups=4,
         find_coordinator=2,
     )

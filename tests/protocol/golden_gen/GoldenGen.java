@@ -24,6 +24,8 @@ import org.apache.kafka.common.message.LeaveGroupRequestData;
 import org.apache.kafka.common.message.LeaveGroupResponseData;
 import org.apache.kafka.common.message.OffsetCommitRequestData;
 import org.apache.kafka.common.message.OffsetCommitResponseData;
+import org.apache.kafka.common.message.OffsetFetchRequestData;
+import org.apache.kafka.common.message.OffsetFetchResponseData;
 import org.apache.kafka.common.message.SyncGroupRequestData;
 import org.apache.kafka.common.message.SyncGroupResponseData;
 import org.apache.kafka.common.protocol.Errors;
@@ -268,6 +270,101 @@ public final class GoldenGen {
         return out;
     }
 
+    // OffsetFetch: v5-v7 name one group at the top, v8+ batch groups (KIP-709), v9 adds the
+    // member id and epoch (KIP-848). Values: group "grp", topics orders[0,1] and payments[2].
+    private static Map<Integer, byte[]> offsetFetchRequest() {
+        Map<Integer, byte[]> out = new TreeMap<>();
+        for (int v = 5; v <= 9; v++) {
+            if (v < 8) {
+                OffsetFetchRequestData data = new OffsetFetchRequestData()
+                    .setGroupId("grp")
+                    .setTopics(List.of(
+                        new OffsetFetchRequestData.OffsetFetchRequestTopic()
+                            .setName("orders").setPartitionIndexes(List.of(0, 1)),
+                        new OffsetFetchRequestData.OffsetFetchRequestTopic()
+                            .setName("payments").setPartitionIndexes(List.of(2))));
+                if (v >= 7) {
+                    data.setRequireStable(true);
+                }
+                out.put(v, body(data, v));
+                continue;
+            }
+            OffsetFetchRequestData.OffsetFetchRequestGroup group =
+                new OffsetFetchRequestData.OffsetFetchRequestGroup()
+                    .setGroupId("grp")
+                    .setTopics(List.of(
+                        new OffsetFetchRequestData.OffsetFetchRequestTopics()
+                            .setName("orders").setPartitionIndexes(List.of(0, 1)),
+                        new OffsetFetchRequestData.OffsetFetchRequestTopics()
+                            .setName("payments").setPartitionIndexes(List.of(2))));
+            if (v >= 9) {
+                group.setMemberId("inst-a-1234").setMemberEpoch(7);
+            }
+            out.put(v, body(new OffsetFetchRequestData()
+                .setGroups(List.of(group)).setRequireStable(true), v));
+        }
+        return out;
+    }
+
+    private static Map<Integer, byte[]> offsetFetchResponse(boolean groupError) {
+        Map<Integer, byte[]> out = new TreeMap<>();
+        short topError = groupError ? (short) 14 : (short) 0;
+        for (int v = 5; v <= 9; v++) {
+            if (v < 8) {
+                List<OffsetFetchResponseData.OffsetFetchResponseTopic> topics = groupError
+                    ? List.of()
+                    : List.of(
+                        new OffsetFetchResponseData.OffsetFetchResponseTopic()
+                            .setName("orders")
+                            .setPartitions(List.of(
+                                new OffsetFetchResponseData.OffsetFetchResponsePartition()
+                                    .setPartitionIndex(0).setCommittedOffset(100)
+                                    .setCommittedLeaderEpoch(5).setMetadata("m")
+                                    .setErrorCode((short) 0),
+                                new OffsetFetchResponseData.OffsetFetchResponsePartition()
+                                    .setPartitionIndex(1).setCommittedOffset(-1)
+                                    .setCommittedLeaderEpoch(-1).setMetadata(null)
+                                    .setErrorCode((short) 0))),
+                        new OffsetFetchResponseData.OffsetFetchResponseTopic()
+                            .setName("payments")
+                            .setPartitions(List.of(
+                                new OffsetFetchResponseData.OffsetFetchResponsePartition()
+                                    .setPartitionIndex(2).setCommittedOffset(-1)
+                                    .setCommittedLeaderEpoch(-1).setMetadata("")
+                                    .setErrorCode((short) 88))));
+                out.put(v, body(new OffsetFetchResponseData()
+                    .setThrottleTimeMs(7).setErrorCode(topError).setTopics(topics), v));
+                continue;
+            }
+            List<OffsetFetchResponseData.OffsetFetchResponseTopics> topics = groupError
+                ? List.of()
+                : List.of(
+                    new OffsetFetchResponseData.OffsetFetchResponseTopics()
+                        .setName("orders")
+                        .setPartitions(List.of(
+                            new OffsetFetchResponseData.OffsetFetchResponsePartitions()
+                                .setPartitionIndex(0).setCommittedOffset(100)
+                                .setCommittedLeaderEpoch(5).setMetadata("m")
+                                .setErrorCode((short) 0),
+                            new OffsetFetchResponseData.OffsetFetchResponsePartitions()
+                                .setPartitionIndex(1).setCommittedOffset(-1)
+                                .setCommittedLeaderEpoch(-1).setMetadata(null)
+                                .setErrorCode((short) 0))),
+                    new OffsetFetchResponseData.OffsetFetchResponseTopics()
+                        .setName("payments")
+                        .setPartitions(List.of(
+                            new OffsetFetchResponseData.OffsetFetchResponsePartitions()
+                                .setPartitionIndex(2).setCommittedOffset(-1)
+                                .setCommittedLeaderEpoch(-1).setMetadata("")
+                                .setErrorCode((short) 88))));
+            out.put(v, body(new OffsetFetchResponseData()
+                .setThrottleTimeMs(7)
+                .setGroups(List.of(new OffsetFetchResponseData.OffsetFetchResponseGroup()
+                    .setGroupId("grp").setErrorCode(topError).setTopics(topics))), v));
+        }
+        return out;
+    }
+
     private static Map<Integer, byte[]> describeGroupsRequest() {
         Map<Integer, byte[]> out = new TreeMap<>();
         for (int v = 4; v <= 6; v++) {
@@ -422,6 +519,9 @@ public final class GoldenGen {
         table("LEAVE_GROUP_RESPONSE", leaveGroupResponse());
         table("OFFSET_COMMIT_REQUEST", offsetCommitRequest());
         table("OFFSET_COMMIT_RESPONSE", offsetCommitResponse());
+        table("OFFSET_FETCH_REQUEST", offsetFetchRequest());
+        table("OFFSET_FETCH_RESPONSE", offsetFetchResponse(false));
+        table("OFFSET_FETCH_RESPONSE_GROUP_ERROR", offsetFetchResponse(true));
         table("DESCRIBE_GROUPS_REQUEST", describeGroupsRequest());
         table("DESCRIBE_GROUPS_RESPONSE", describeGroupsResponse());
         table("FIND_COORDINATOR_REQUEST", findCoordinatorRequest());
