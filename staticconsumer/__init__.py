@@ -12,6 +12,7 @@ from ._instance_id import InstanceId
 from .errors import (
     AuthenticationError,
     AuthorizationError,
+    ClusterUnavailableError,
     ConfigurationError,
     FencedInstanceIdError,
     InvalidInstanceIdError,
@@ -37,6 +38,7 @@ __version__ = "0.1.0"
 __all__ = [
     "AuthenticationError",
     "AuthorizationError",
+    "ClusterUnavailableError",
     "ConfigurationError",
     "EnforceRebalanceRequested",
     "FencedInstanceIdError",

@@ -28,7 +28,7 @@ from tenacity import (
 
 from ._compat import any_known_node, ensure_node_metadata, negotiate_versions, send_to_node
 from ._error_map import admin_error
-from .errors import GroupAdminError
+from .errors import ClusterUnavailableError, GroupAdminError
 from .protocol import (
     CoordinatorType,
     ErrorCode,
@@ -96,8 +96,8 @@ async def send(
 async def group_api_versions(client: Any, timeout_s: float) -> GroupApiVersions:
     """The group API versions to use with this cluster (ApiVersions of one broker)."""
     try:
-        return await asyncio.wait_for(negotiate_versions(client), timeout_s)
-    except TimeoutError:
+        return await asyncio.wait_for(negotiate_versions(client, timeout_s, 0.1), timeout_s)
+    except (TimeoutError, ClusterUnavailableError):
         raise GroupAdminError(f"ApiVersions got no answer in {timeout_s:g}s") from None
     except Errors.KafkaError as exc:
         raise GroupAdminError(f"ApiVersions failed: {exc!r}") from exc

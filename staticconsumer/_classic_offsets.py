@@ -16,11 +16,17 @@ from . import _compat
 from ._classic_actions import ActionRunner
 from ._error_map import commit_error, kafka_error
 from .membership import Backoff, CommitOutcome, FindCoordinator
-from .protocol import CommitOffset, ErrorCode, build_offset_commit, parse_offset_commit
+from .protocol import (
+    NO_COMMITTED_OFFSET,
+    CommitOffset,
+    ErrorCode,
+    build_offset_commit,
+    build_offset_fetch,
+    parse_offset_commit,
+    parse_offset_fetch,
+)
 
 log = logging.getLogger("staticconsumer")
-
-_COORDINATOR_MOVED = frozenset({ErrorCode.COORDINATOR_NOT_AVAILABLE, ErrorCode.NOT_COORDINATOR})
 
 
 class OffsetKeeper(ActionRunner):
@@ -115,40 +121,56 @@ class OffsetKeeper(ActionRunner):
             raise self.member.fatal_error
 
     async def fetch_committed_offsets(self, partitions: Any) -> dict[Any, Any]:
-        """The group's committed offsets for ``partitions`` (retried while retriable)."""
+        """The group's committed offsets for ``partitions``, retried while the answer says "ask
+        again" (the engine decides: ``MemberCore.on_offset_fetch_answer``). A partition is
+        missing from the result only when the coordinator said it has no committed offset."""
         if not partitions:
             return {}
+        wanted = [_compat.topic_partition(tp) for tp in partitions]
         while True:
             self._raise_if_fatal()
             await self._find_coordinator_if_unknown()
-            offsets = await self._fetch_committed(
-                [_compat.topic_partition(tp) for tp in partitions]
-            )
+            self._raise_if_fatal()
+            offsets = await self._fetch_committed(wanted)
             if offsets is not None:
                 return offsets
-            await asyncio.sleep(self._retry_backoff)
 
     async def _fetch_committed(self, partitions: list[tuple[str, int]]) -> dict[Any, Any] | None:
-        """One OffsetFetch; None when it should be retried."""
-        request = _compat.offset_fetch_request(self.member.config.group_id, partitions)
+        """One OffsetFetch; None when it is to be sent again (after the engine's backoff)."""
+        request = build_offset_fetch(
+            self.versions.offset_fetch, group_id=self.member.config.group_id,
+            partitions=partitions,
+        )  # fmt: skip
+        rows: dict[tuple[str, int], Any] = {}
         try:
             response = await self.to_coordinator(request)
         except _compat.KafkaError as exc:
-            log.warning("OffsetFetch got no answer (%r): finding the coordinator", exc)
-            self.member.coordinator_unavailable()
+            log.warning("OffsetFetch got no answer: %r", exc)
+            outcome, code, actions = self.member.offset_fetch_no_answer()
+        else:
+            result = parse_offset_fetch(response)
+            rows = {(p.topic, p.partition): p for p in result.partitions}
+            codes = [result.error_code, *(p.error_code for p in result.partitions)]
+            missing = set(partitions) - set(rows)
+            if result.error_code == ErrorCode.NONE and missing:
+                # Every partition asked for must have a row; a missing one is not "no offset".
+                log.warning("OffsetFetch for group %s left out %s: asking again",
+                            self.member.config.group_id, sorted(missing))  # fmt: skip
+                codes.append(ErrorCode.COORDINATOR_LOAD_IN_PROGRESS)
+            outcome, code, actions = self.member.on_offset_fetch_answer(codes)
+        await self.run([a for a in actions if not isinstance(a, FindCoordinator)])
+        if outcome is CommitOutcome.FAILED:
+            self._raise_if_fatal()
+            raise kafka_error(code, group_id=self.member.config.group_id)
+        if outcome is CommitOutcome.RETRY:
             return None
-        offsets: dict[Any, Any] = {}
-        for topic, partition, offset, metadata, code in _compat.parse_offset_fetch(response):
-            if code in _COORDINATOR_MOVED:
-                self.member.coordinator_unavailable()
-                return None
-            if code == ErrorCode.COORDINATOR_LOAD_IN_PROGRESS:
-                return None
-            if code != 0:
-                raise kafka_error(code, group_id=self.member.config.group_id)
-            if offset >= 0:
-                offsets[_compat.kafka_tp(topic, partition)] = _compat.committed(offset, metadata)
-        return offsets
+        # DONE: every partition asked for has a row without an error.
+        found = (rows[tp] for tp in partitions)
+        return {
+            _compat.kafka_tp(row.topic, row.partition): _compat.committed(row.offset, row.metadata)
+            for row in found
+            if row.offset != NO_COMMITTED_OFFSET
+        }
 
     def start_commit_offsets_refresh_task(self, assignment: Any) -> None:
         if self._refresh_task is not None:
@@ -163,10 +185,18 @@ class OffsetKeeper(ActionRunner):
             needed.clear()
             wanted = assignment.requesting_committed()
             if wanted:
-                offsets = await self.fetch_committed_offsets(wanted)
+                try:
+                    offsets = await self.fetch_committed_offsets(wanted)
+                except Exception as exc:
+                    if self.member.fatal_error is not None:
+                        return  # the fatal path woke every waiter already
+                    # The fetcher waits for these offsets: the application hears why, and the
+                    # fetch is asked for again (never answered with "no committed offset").
+                    await self.raise_to_user(exc)
+                    continue
                 for tp in wanted:
                     assignment.state_value(tp).update_committed(
-                        offsets.get(tp, _compat.committed(-1, ""))
+                        offsets.get(tp, _compat.committed(NO_COMMITTED_OFFSET, ""))
                     )
             waiter = asyncio.ensure_future(needed.wait())
             try:
@@ -174,4 +204,3 @@ class OffsetKeeper(ActionRunner):
                                    return_when=asyncio.FIRST_COMPLETED)  # fmt: skip
             finally:
                 waiter.cancel()
-

@@ -18,7 +18,7 @@ from ._events import EventCallback, EventEmitter, event_options, producer_kwargs
 from ._events_publisher import EventPublisher
 from ._instance_id import InstanceId
 from ._reasons import LEAVE_REASON_PREFIX
-from .errors import ConfigurationError, StaticConsumerError
+from .errors import ClusterUnavailableError, ConfigurationError, StaticConsumerError
 
 log = logging.getLogger("staticconsumer")
 T = TypeVar("T")
@@ -227,6 +227,8 @@ class StaticConsumer(AIOKafkaConsumer):  # type: ignore[misc]  # aiokafka is unt
             security_error = await consumer_security_error(_compat.client_of(self), exc)
             if security_error is not None:  # a refused login or a missing ACL, typed (issue 13)
                 raise security_error from exc
+            if isinstance(exc, _compat.KafkaConnectionError):  # bootstrap found no broker
+                raise ClusterUnavailableError(f"start() reached no broker: {exc}") from exc
             raise
 
     def _make_driver(self, seam: _compat.ClientSeam, versions: Any) -> ClassicDriver:

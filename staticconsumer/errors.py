@@ -15,6 +15,8 @@ Every error this package raises on purpose is one of these::
     │                                        not enabled) or the TLS handshake was refused
     ├── AuthorizationError                   the principal lacks an ACL: ``error_name`` is
     │                                        GROUP_/TOPIC_/CLUSTER_AUTHORIZATION_FAILED
+    ├── ClusterUnavailableError              start() reached no broker that answered within
+    │                                        request_timeout_ms (bootstrap, or every broker down)
     └── ProtocolError                        a response could not be decoded
 
     LocalKafkaError                          the local Apache Kafka launcher (a test harness, not
@@ -113,6 +115,13 @@ class AuthorizationError(StaticConsumerError):
 
 class GroupAdminAuthorizationError(GroupAdminError, AuthorizationError):
     """An admin call on a group was refused for a missing ACL (e.g. GROUP_AUTHORIZATION_FAILED)."""
+
+
+class ClusterUnavailableError(StaticConsumerError):
+    """``start()`` gave up: no broker answered within ``request_timeout_ms`` (Java:
+    ``request.timeout.ms``), neither at bootstrap nor when asked for its API versions. Brokers
+    that are down for a while (a coordinator failing over) are ridden over until then. The
+    consumer was stopped; start a new one when the cluster is back."""
 
 
 class ProtocolError(StaticConsumerError):

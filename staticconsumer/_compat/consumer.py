@@ -3,6 +3,10 @@ needs from aiokafka's client and subscription state, and ``AIOKafkaConsumer.star
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import logging
+import time
 from collections.abc import Callable, Iterable
 from typing import Any, Protocol
 
@@ -15,14 +19,17 @@ from aiokafka.protocol.admin import ApiVersionRequest
 from aiokafka.structs import TopicPartition
 from typing_extensions import override
 
-from ..errors import StaticConsumerError
+from ..errors import ClusterUnavailableError, StaticConsumerError
 from ..protocol import GroupApiVersions, api_versions_from_response, negotiate
 
 #: aiokafka versions whose internals this module was written against (see pyproject.toml).
 SUPPORTED_AIOKAFKA = ("0.14.",)
 #: aiokafka's error base class, for the driver's "no answer" handling.
 KafkaError = Errors.KafkaError
+#: What aiokafka raises when bootstrap reached no server.
+KafkaConnectionError = Errors.KafkaConnectionError
 TP = tuple[str, int]
+log = logging.getLogger("staticconsumer")
 
 
 class WakeMarker(Errors.KafkaError):  # type: ignore[misc]
@@ -39,11 +46,37 @@ def check_aiokafka_version() -> None:
         )
 
 
-async def negotiate_versions(client: Any) -> GroupApiVersions:
-    """Ask one broker for its ApiVersions and pick our group API versions (or raise)."""
-    node_id = next(iter(b.nodeId for b in client.cluster.brokers()))
-    response = await client.send(node_id, ApiVersionRequest())
-    return negotiate(api_versions_from_response(response))
+async def negotiate_versions(client: Any, timeout_s: float, backoff_s: float) -> GroupApiVersions:
+    """Ask a broker that answers for its ApiVersions and pick our group API versions.
+
+    The metadata may still list a broker that just died (a coordinator failing over: KRaft fences
+    it only after ``broker.session.timeout.ms``), so every known broker is tried in turn, and
+    the round repeated with fresh metadata, for up to ``timeout_s``; then
+    :class:`ClusterUnavailableError`. A broker that answers with versions too old for static
+    membership raises :class:`UnsupportedBrokerError` at once."""
+    deadline = time.monotonic() + timeout_s
+    failures: dict[int, str] = {}
+    while True:
+        brokers = sorted(client.cluster.brokers(), key=lambda b: (b.nodeId in failures, b.nodeId))
+        for broker in brokers:
+            try:
+                response = await client.send(broker.nodeId, ApiVersionRequest())
+            except Errors.KafkaError as exc:
+                if not (exc.retriable or isinstance(exc, Errors.KafkaTimeoutError)):
+                    raise
+                failures[broker.nodeId] = repr(exc)
+                log.info("ApiVersions from node %s failed (%r): trying another broker",
+                         broker.nodeId, exc)  # fmt: skip
+                continue
+            return negotiate(api_versions_from_response(response))
+        if time.monotonic() >= deadline:
+            raise ClusterUnavailableError(
+                f"no broker answered ApiVersions within {timeout_s:g}s "
+                f"(request_timeout_ms): {failures}"
+            )
+        await asyncio.sleep(backoff_s)
+        with contextlib.suppress(Errors.KafkaError):
+            await client.force_metadata_update()
 
 
 class Driver(Protocol):
@@ -220,7 +253,9 @@ async def start_consumer(
             await consumer._client.force_metadata_update()
             consumer._coordinator.assign_all_partitions(check_unknown=True)
         return
-    versions = await negotiate_versions(consumer._client)
+    versions = await negotiate_versions(
+        consumer._client, consumer._request_timeout_ms / 1000, consumer._retry_backoff_ms / 1000
+    )
     seam = ClientSeam(consumer._client, subscription)
     driver = make_driver(seam, versions)
     seam.coordinator = CoordinatorSeam(

@@ -1,5 +1,4 @@
-"""Small aiokafka touch points: structs, cluster metadata the leader reads, the events producer,
-and the OffsetFetch request our protocol layer does not have yet."""
+"""Small aiokafka touch points: structs, cluster metadata the leader reads, the events producer."""
 
 from __future__ import annotations
 
@@ -46,22 +45,3 @@ def abandon_producer(producer: Any) -> None:
     producer._message_accumulator.fail_all(
         Errors.KafkaTimeoutError("abandoned: not delivered before the consumer stopped")
     )
-
-
-def offset_fetch_request(group_id: str, partitions: Iterable[TP]) -> Any:
-    """aiokafka's OffsetFetchRequest for ``partitions`` (our protocol layer has none yet)."""
-    from aiokafka.protocol.commit import OffsetFetchRequest
-
-    by_topic: dict[str, list[int]] = {}
-    for topic, partition in partitions:
-        by_topic.setdefault(topic, []).append(partition)
-    return OffsetFetchRequest(group_id, list(by_topic.items()))
-
-
-def parse_offset_fetch(response: Any) -> list[tuple[str, int, int, str, int]]:
-    """``(topic, partition, offset, metadata, error_code)`` rows of an OffsetFetch response."""
-    return [
-        (topic, partition, offset, metadata, code)
-        for topic, rows in response.topics
-        for partition, offset, metadata, code in rows
-    ]

@@ -16,6 +16,7 @@ import shutil
 import signal
 import socket
 import subprocess
+import threading
 import time
 import uuid
 import weakref
@@ -196,11 +197,16 @@ class Broker:
             return
         config = self._write_config()
         out = self.log_path.open("ab")
+        # Linux ties "die with the parent" to the *thread* that forks: a broker started from a
+        # worker thread (``asyncio.to_thread(cluster.restart_broker, n)``) would be killed when
+        # that thread ends. Off the main thread the atexit hook and the run directory's pid
+        # records still stop it.
+        on_main_thread = threading.current_thread() is threading.main_thread()
         try:
             self.process = subprocess.Popen(
                 self._java("kafka.Kafka", str(config)),
                 stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                start_new_session=True, preexec_fn=die_with_parent,
+                start_new_session=True, preexec_fn=die_with_parent if on_main_thread else None,
             )  # fmt: skip
         finally:
             out.close()

@@ -9,6 +9,7 @@ the application's task while the flow goes on. No I/O, no asyncio.
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from .. import _reasons as why
@@ -47,7 +48,6 @@ class MemberConfig:
     #: member offering ["cooperative-sticky", "range"] stays eager (the first bounce of an
     #: eager -> cooperative upgrade) and one offering ["cooperative-sticky"] is cooperative.
     rebalance_protocol: RebalanceProtocol = RebalanceProtocol.EAGER
-
 
 
 class MemberCore:
@@ -141,10 +141,6 @@ class MemberCore:
             return self._reset(api)
         return [RaiseError(api, code), Backoff()]
 
-    def coordinator_unavailable(self) -> list[Action]:
-        """A request outside the engine's own (OffsetFetch) found the coordinator gone."""
-        return self._coordinator_dead()
-
     def _coordinator_dead(self) -> list[Action]:
         """Forget the coordinator; look it up again after a backoff (Java and aiokafka back off
         too: a coordinator still loading answers NOT_COORDINATOR at once, again and again)."""
@@ -208,6 +204,40 @@ class MemberCore:
     def commit_no_answer(self) -> tuple[CommitOutcome, list[Action]]:
         return CommitOutcome.RETRY, self._on_no_answer(Api.OFFSET_COMMIT)
 
+    # -- committed offsets --------------------------------------------------------------------
+
+    def on_offset_fetch_answer(
+        self, codes: Iterable[int]
+    ) -> tuple[CommitOutcome, int, list[Action]]:
+        """An OffsetFetch answer's error codes (the group's, then each partition's): DONE when
+        every offset in it can be used; RETRY when any code says "ask again" (the answer is then
+        not used at all: a partition without a usable row must never start from
+        ``auto_offset_reset``); FAILED with the code to raise otherwise. The outcome names the
+        request, not a commit (:class:`CommitOutcome` serves both)."""
+        if self.terminal:
+            return CommitOutcome.FAILED, ErrorCode.NONE, []
+        retry: list[Action] | None = None
+        for code in codes:
+            what = reaction(Api.OFFSET_FETCH, code)
+            if what is Reaction.OK:
+                continue
+            if what is Reaction.FIND_COORDINATOR:
+                log.warning("OffsetFetch for group %s: %s -> %s",
+                            self.config.group_id, error_name(code), what.value)  # fmt: skip
+                retry = self._coordinator_dead()
+            elif what is Reaction.RETRY:
+                log.info("OffsetFetch for group %s: %s -> %s",
+                         self.config.group_id, error_name(code), what.value)  # fmt: skip
+                retry = retry or [Backoff()]
+            else:
+                return CommitOutcome.FAILED, code, []
+        if retry is not None:
+            return CommitOutcome.RETRY, ErrorCode.NONE, retry
+        return CommitOutcome.DONE, ErrorCode.NONE, []
+
+    def offset_fetch_no_answer(self) -> tuple[CommitOutcome, int, list[Action]]:
+        return CommitOutcome.RETRY, ErrorCode.NONE, self._on_no_answer(Api.OFFSET_FETCH)
+
     def _revoke(self, partitions: Partitions, *, lost: bool, reason: str) -> list[Action]:
         self.owned = tuple(tp for tp in self.owned if tp not in partitions)
         return [
@@ -223,4 +253,3 @@ class MemberCore:
 
     def _emit(self, kind: type, **fields: object) -> Emit:
         return Emit(kind, self.member_id, self.generation_id, dict(fields))
-

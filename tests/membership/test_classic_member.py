@@ -110,7 +110,9 @@ NAMED = [
 
 @pytest.mark.parametrize("code", NAMED, ids=lambda c: ErrorCode(c).name)
 def test_every_named_code_has_an_explicit_row_for_every_api(code: int) -> None:
-    assert set(TABLE[code]) == {Api.JOIN_GROUP, Api.SYNC_GROUP, Api.HEARTBEAT, Api.OFFSET_COMMIT}
+    assert set(TABLE[code]) == {
+        Api.JOIN_GROUP, Api.SYNC_GROUP, Api.HEARTBEAT, Api.OFFSET_COMMIT, Api.OFFSET_FETCH
+    }  # fmt: skip
 
 
 def test_an_unknown_code_is_raised_to_the_application() -> None:
@@ -135,7 +137,11 @@ def _answer(member: ClassicMember, api: Api, code: int) -> list[object]:
         assert kinds(member.poll(T0 + 3, 0.0, TOPICS)) == [SendHeartbeat]
         return member.handle(HeartbeatAnswered(code, T0 + 3))
     stable(member, ("t", 0))
-    outcome, actions = member.on_commit_answer(code)
+    if api is Api.OFFSET_FETCH:
+        outcome, raised, actions = member.on_offset_fetch_answer([code])
+        assert raised == (code if outcome is CommitOutcome.FAILED else ErrorCode.NONE)
+    else:
+        outcome, actions = member.on_commit_answer(code)
     assert outcome is {
         Reaction.RETRY: CommitOutcome.RETRY, Reaction.FIND_COORDINATOR: CommitOutcome.RETRY,
     }.get(reaction(api, code), CommitOutcome.FAILED)  # fmt: skip
@@ -180,8 +186,8 @@ def test_each_error_code_on_each_api(api: Api, code: int, protocol: RebalancePro
         assert join.member_id == "m-given" and "KIP-394" in join.reason
     else:
         assert what is Reaction.RAISE
-        if api is Api.OFFSET_COMMIT:
-            assert actions == []  # the caller of commit() gets it
+        if api in (Api.OFFSET_COMMIT, Api.OFFSET_FETCH):
+            assert actions == []  # the caller of commit() / committed() gets it
         else:
             assert actions == [RaiseError(api, code), Backoff()]
     if in_join and what not in (Reaction.FATAL, Reaction.JOIN_WITH_MEMBER_ID):
@@ -438,3 +444,46 @@ def test_a_commit_answer_about_an_old_generation_leaves_the_membership_alone() -
     assert member.member_id == "m-1" and member.generation_id == 5
     outcome, _ = member.on_commit_answer(ErrorCode.ILLEGAL_GENERATION, generation_sent=5)
     assert outcome is CommitOutcome.FAILED and member.member_id == ""
+
+
+# -- committed offsets (OffsetFetch) ------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("codes", "outcome"),
+    [
+        # The group-level code comes first, then each partition's.
+        ([ErrorCode.NONE, ErrorCode.NONE, ErrorCode.NONE], CommitOutcome.DONE),
+        # A new coordinator still loading the group answers with no partitions at all.
+        ([ErrorCode.COORDINATOR_LOAD_IN_PROGRESS], CommitOutcome.RETRY),
+        ([ErrorCode.NOT_COORDINATOR], CommitOutcome.RETRY),
+        # One partition's retriable code makes the whole answer unusable.
+        ([ErrorCode.NONE, ErrorCode.NONE, ErrorCode.UNSTABLE_OFFSET_COMMIT], CommitOutcome.RETRY),
+        ([ErrorCode.NONE, ErrorCode.COORDINATOR_LOAD_IN_PROGRESS], CommitOutcome.RETRY),
+        ([ErrorCode.NONE, ErrorCode.TOPIC_AUTHORIZATION_FAILED], CommitOutcome.FAILED),
+        ([ErrorCode.GROUP_AUTHORIZATION_FAILED], CommitOutcome.FAILED),
+    ],
+    ids=lambda x: "-".join(ErrorCode(c).name for c in x) if isinstance(x, list) else x.name,
+)
+def test_an_offset_fetch_answer_is_used_only_when_every_code_allows_it(
+    codes: list[int], outcome: CommitOutcome
+) -> None:
+    member = new_member()
+    stable(member, ("t", 0))
+    got, raised, actions = member.on_offset_fetch_answer(codes)
+    assert got is outcome
+    if outcome is CommitOutcome.FAILED:
+        assert raised == next(c for c in codes if c != ErrorCode.NONE) and actions == []
+    if ErrorCode.NOT_COORDINATOR in codes:
+        assert actions == [Backoff(), FindCoordinator()] and member.coordinator is None
+    elif outcome is CommitOutcome.RETRY:
+        assert actions == [Backoff()] and member.coordinator == 1
+    assert member.state is MemberState.STABLE and member.owned == (("t", 0),)
+
+
+def test_an_offset_fetch_without_an_answer_looks_for_the_coordinator() -> None:
+    member = new_member()
+    stable(member, ("t", 0))
+    outcome, _, actions = member.offset_fetch_no_answer()
+    assert outcome is CommitOutcome.RETRY
+    assert actions == [Backoff(), FindCoordinator()] and member.coordinator is None

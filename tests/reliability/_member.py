@@ -1,0 +1,126 @@
+"""One group member in its own process, for the broker- and consumer-failure scenarios.
+
+The parent (``_harness.MemberProcess``) reads one JSON event per line on stdout: ``started``,
+``start_failed``, ``assigned``, ``revoked``, ``records``, ``commit``, ``stopping``, ``stopped``.
+SIGTERM is a clean stop (the batch in hand is finished and committed, then ``stop()``); SIGKILL is a
+crash. With ``--pause-on-assign`` the first non-empty assignment blocks the whole process (the
+event loop included, so no request goes out) until the parent writes a line on stdin: that is how
+a test kills the coordinator at the exact moment a member holds its partitions and has not yet
+asked for their committed offsets.
+
+``--kind staticconsumer`` runs :class:`staticconsumer.StaticConsumer`; ``--kind aiokafka`` runs
+plain ``aiokafka.AIOKafkaConsumer`` with the same settings, for the side-by-side figures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import logging
+import signal
+import sys
+import time
+from typing import Any
+
+from aiokafka import AIOKafkaConsumer, ConsumerRebalanceListener, TopicPartition
+
+
+def emit(event: str, **fields: Any) -> None:
+    fields.update(ev=event, t=time.monotonic())
+    sys.stdout.write(json.dumps(fields) + "\n")
+    sys.stdout.flush()
+
+
+class Listener(ConsumerRebalanceListener):  # type: ignore[misc]
+    def __init__(self, pause_on_assign: bool) -> None:
+        self.pause = pause_on_assign
+
+    def on_partitions_revoked(self, revoked: Any) -> None:
+        emit("revoked", partitions=sorted(tp.partition for tp in revoked))
+
+    def on_partitions_assigned(self, assigned: Any) -> None:
+        emit("assigned", partitions=sorted(tp.partition for tp in assigned))
+        if self.pause and assigned:
+            self.pause = False
+            sys.stdin.readline()  # blocks the event loop on purpose (module docstring)
+
+
+def make_consumer(args: argparse.Namespace) -> Any:
+    common: dict[str, Any] = dict(
+        bootstrap_servers=args.bootstrap,
+        group_id=args.group,
+        enable_auto_commit=args.auto_commit,
+        auto_commit_interval_ms=1000,
+        auto_offset_reset="earliest",
+        session_timeout_ms=args.session_timeout_ms,
+        heartbeat_interval_ms=min(3000, args.session_timeout_ms // 3),
+        request_timeout_ms=30000,
+        retry_backoff_ms=200,
+    )
+    if args.kind == "staticconsumer":
+        from staticconsumer import StaticConsumer
+
+        return StaticConsumer(group_instance_id=args.instance_id or None, **common)
+    return AIOKafkaConsumer(group_instance_id=args.instance_id or None, **common)
+
+
+async def consume(args: argparse.Namespace) -> int:
+    stopping = asyncio.Event()
+    asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stopping.set)
+    consumer = make_consumer(args)
+    consumer.subscribe([args.topic], listener=Listener(args.pause_on_assign))
+    began = time.monotonic()
+    try:
+        await consumer.start()
+    except Exception as exc:
+        emit("start_failed", error=type(exc).__name__, detail=repr(exc)[:300])
+        return 3
+    emit("started", seconds=time.monotonic() - began)
+    while not stopping.is_set():
+        try:
+            batch = await consumer.getmany(timeout_ms=200)
+        except Exception as exc:
+            emit("error", where="getmany", error=type(exc).__name__, detail=repr(exc)[:300])
+            await asyncio.sleep(0.2)
+            continue
+        positions: dict[int, int] = {}
+        for tp, records in batch.items():
+            offsets = [r.offset for r in records]
+            emit("records", partition=tp.partition, offsets=offsets)
+            positions[tp.partition] = offsets[-1] + 1
+        if positions and not args.auto_commit:
+            try:
+                await consumer.commit()
+                emit("commit", positions=positions)
+            except Exception as exc:
+                emit("error", where="commit", error=type(exc).__name__, detail=repr(exc)[:300])
+    emit("stopping")
+    positions = {}
+    for tp in consumer.assignment():
+        positions[tp.partition] = await consumer.position(TopicPartition(tp.topic, tp.partition))
+    await consumer.stop()
+    emit("stopped", positions=positions)
+    return 0
+
+
+def main() -> int:
+    logging.basicConfig(
+        level=logging.INFO, stream=sys.stderr,
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+    )  # fmt: skip
+    logging.getLogger("aiokafka").setLevel(logging.WARNING)
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--kind", choices=["staticconsumer", "aiokafka"], required=True)
+    parser.add_argument("--bootstrap", required=True)
+    parser.add_argument("--topic", required=True)
+    parser.add_argument("--group", required=True)
+    parser.add_argument("--instance-id", default="")
+    parser.add_argument("--auto-commit", action="store_true")
+    parser.add_argument("--session-timeout-ms", type=int, default=45000)
+    parser.add_argument("--pause-on-assign", action="store_true")
+    return asyncio.run(consume(parser.parse_args()))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
