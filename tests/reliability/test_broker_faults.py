@@ -11,6 +11,7 @@ the last commit == the position.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -21,6 +22,8 @@ from . import _scenarios as sc
 from ._harness import Figures
 
 pytestmark = pytest.mark.timeout(600)
+#: ``STATICCONSUMER_RELIABILITY_REPEAT=10`` runs each reproduction of issue 15 ten times in a row.
+REPEAT = range(int(os.environ.get("STATICCONSUMER_RELIABILITY_REPEAT", "1")))
 
 
 def assert_clean(result: Figures, *, auto_commit: bool) -> None:
@@ -34,8 +37,9 @@ def assert_clean(result: Figures, *, auto_commit: bool) -> None:
         assert result.committed == result.last_positions, detail
 
 
+@pytest.mark.parametrize("attempt", REPEAT)
 async def test_no_replay_when_the_coordinator_dies_as_a_restarted_member_is_assigned(
-    kafka_cluster_3: LocalKafkaCluster, tmp_path: Path
+    kafka_cluster_3: LocalKafkaCluster, tmp_path: Path, attempt: int
 ) -> None:
     result = await sc.run_scenario(
         "coordinator killed as a restarted member is assigned", kafka_cluster_3,
@@ -44,8 +48,9 @@ async def test_no_replay_when_the_coordinator_dies_as_a_restarted_member_is_assi
     assert_clean(result, auto_commit=False)
 
 
+@pytest.mark.parametrize("attempt", REPEAT)
 async def test_start_rides_over_a_coordinator_failover(
-    kafka_cluster_3: LocalKafkaCluster, tmp_path: Path
+    kafka_cluster_3: LocalKafkaCluster, tmp_path: Path, attempt: int
 ) -> None:
     result = await sc.run_scenario(
         "a member starts while the coordinator is down", kafka_cluster_3, "staticconsumer",
