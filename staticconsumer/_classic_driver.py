@@ -16,6 +16,8 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from typing_extensions import override
+
 from . import _compat
 from ._classic_offsets import OffsetKeeper
 from ._compat import WakeMarker
@@ -24,13 +26,21 @@ from ._events import EventEmitter
 from ._reasons import JOIN_REASON_METADATA_CHANGED, JOIN_REASON_SUBSCRIPTION_CHANGED
 from .errors import StaticConsumerError
 from .membership import (
+    Action,
+    Assign,
+    BecomeFatal,
     ClassicMember,
     CoordinatorFound,
     JoinRequested,
     MemberConfig,
+    MembershipState,
+    Partitions,
     RebalanceProtocol,
+    Revoke,
+    classic_state,
 )
 from .protocol import (
+    ErrorCode,
     GroupApiVersions,
 )
 
@@ -85,6 +95,8 @@ class ClassicDriver(OffsetKeeper):
         self._commit_lock = asyncio.Lock()
         self._refresh_task: asyncio.Task[None] | None = None
         self.leave_reason: str | None = None
+        self._handing_over = False  # the rebalance listener runs: partitions change hands
+        self._fenced = False  # the engine turned fatal on FENCED_INSTANCE_ID
         self._task = asyncio.get_running_loop().create_task(self._coordinate())
 
     # -- identity, for StaticConsumer's properties ------------------------------------------------
@@ -105,6 +117,36 @@ class ClassicDriver(OffsetKeeper):
     def fatal_error(self) -> StaticConsumerError | None:
         error = self.member.fatal_error
         return error if isinstance(error, StaticConsumerError) else None
+
+    @property
+    def owned(self) -> Partitions:
+        return self.member.owned
+
+    def membership_state(self) -> MembershipState:
+        """The engine's state as the application sees it (``membership._status``); a
+        coordination loop that died counts as failed."""
+        if self._task.done() and not self._task.cancelled() and self._task.exception():
+            return MembershipState.FAILED
+        current = self.seam.current_subscription()
+        return classic_state(
+            self.member.state, self.member.generation_id,
+            subscribed=current is not None and current.active and self.seam.auto_assigned(),
+            handing_over=self._handing_over, fenced=self._fenced,
+        )  # fmt: skip
+
+    @override
+    async def _perform(self, action: Action) -> list[Action]:
+        """As :class:`ActionRunner`, noting while partitions change hands, and a fence as soon
+        as the engine says so (building its error looks up the holder first)."""
+        if isinstance(action, BecomeFatal) and action.error_code == ErrorCode.FENCED_INSTANCE_ID:
+            self._fenced = True
+        if not isinstance(action, Assign | Revoke):
+            return await super()._perform(action)
+        self._handing_over = True
+        try:
+            return await super()._perform(action)
+        finally:
+            self._handing_over = False
 
     # -- what aiokafka's consumer calls (through _compat.CoordinatorSeam) ------------------------
 

@@ -16,9 +16,11 @@ from ._classic_driver import ClassicDriver
 from ._compat import WakeMarker
 from ._events import EventCallback, EventEmitter, event_options, producer_kwargs
 from ._events_publisher import EventPublisher
+from ._health import HealthServer, health_options
 from ._instance_id import InstanceId
 from ._reasons import LEAVE_REASON_PREFIX
 from .errors import ClusterUnavailableError, ConfigurationError, StaticConsumerError
+from .membership import Lifecycle, Membership, membership_state, snapshot
 
 log = logging.getLogger("staticconsumer")
 T = TypeVar("T")
@@ -108,6 +110,12 @@ class StaticConsumer(AIOKafkaConsumer):  # type: ignore[misc]  # aiokafka is unt
     * The default ``partition_assignment_strategy`` is :func:`default_assignors`: this project's
       instance-id-first ``range`` then ``roundrobin`` (aiokafka's default is its own
       ``roundrobin``, which orders members by member id, so a restart can move partitions).
+    * :attr:`membership` is the member's state as a value (``joining``, ``rebalancing``,
+      ``stable``, ``fenced``, ...; with generation and assignment). With ``health_port`` (default
+      None: no endpoint; 0 takes a free port, see :attr:`health_address`) the consumer serves
+      Kubernetes probes over HTTP on ``health_host`` (default ``"0.0.0.0"``) from :meth:`start`
+      until :meth:`stop`: ``GET /readyz`` is 200 only while the member holds its assignment,
+      ``GET /livez`` is 503 once it is fenced or failed (``docs/kubernetes.md``).
     """
 
     def __init__(
@@ -120,6 +128,8 @@ class StaticConsumer(AIOKafkaConsumer):  # type: ignore[misc]  # aiokafka is unt
         events_buffer_size: int = 10_000,
         events_flush_timeout_ms: int = 5_000,
         events_producer_config: dict[str, Any] | None = None,
+        health_port: int | None = None,
+        health_host: str | None = None,
         **kwargs: Any,
     ) -> None:
         if group_instance_id is not None:
@@ -136,12 +146,15 @@ class StaticConsumer(AIOKafkaConsumer):  # type: ignore[misc]  # aiokafka is unt
             events_flush_timeout_ms=events_flush_timeout_ms,
             events_producer_config=events_producer_config, group_id=kwargs.get("group_id"),
         )  # fmt: skip
+        health = health_options(health_port, health_host, group_id=kwargs.get("group_id"))
         strategies = kwargs.get("partition_assignment_strategy")
         if strategies is None:
             strategies = default_assignors()
         kwargs["partition_assignment_strategy"] = group_assignors(strategies)
         super().__init__(*topics, group_instance_id=group_instance_id, **kwargs)
         self._user_on_fatal = on_fatal
+        self._lifecycle = Lifecycle.NOT_STARTED
+        self._health = HealthServer(health, lambda: self.membership) if health is not None else None
         self._events_publisher: EventPublisher | None = None
         if events.topic is not None:
             settings = producer_kwargs(kwargs, events.producer_config)
@@ -186,6 +199,24 @@ class StaticConsumer(AIOKafkaConsumer):  # type: ignore[misc]  # aiokafka is unt
         driver = _compat.coordinator_of(self)
         return driver.fatal_error if driver is not None else None
 
+    @property
+    def membership(self) -> Membership:
+        """This member's state, generation and assignment now (a new value on each read)."""
+        driver = _compat.coordinator_of(self)
+        engine = driver.membership_state() if driver is not None else None
+        return snapshot(
+            membership_state(self._lifecycle, engine, group=self._group_id is not None),
+            group_id=self._group_id,
+            group_instance_id=self.group_instance_id, member_id=self.member_id,
+            generation_id=self.generation_id, owned=driver.owned if driver is not None else (),
+        )  # fmt: skip
+
+    @property
+    def health_address(self) -> tuple[str, int] | None:
+        """``(host, port)`` the health endpoint listens on (``health_port=0``: the port taken),
+        while the consumer runs; None without ``health_port``, before start and after stop."""
+        return self._health.address if self._health is not None else None
+
     # -- membership events -----------------------------------------------------------------------
 
     @property
@@ -212,7 +243,10 @@ class StaticConsumer(AIOKafkaConsumer):  # type: ignore[misc]  # aiokafka is unt
     # -- lifecycle -------------------------------------------------------------------------------
 
     async def start(self) -> None:
+        self._lifecycle = Lifecycle.STARTED
         try:
+            if self._health is not None:  # first: probes answer while the member joins
+                await self._health.start()
             if self._events_publisher is not None:
                 await self._events_publisher.start()  # returns at once; events are buffered
             await _compat.start_consumer(self, self._make_driver)
@@ -221,9 +255,9 @@ class StaticConsumer(AIOKafkaConsumer):  # type: ignore[misc]  # aiokafka is unt
             ):
                 await self._fatal_aware(_compat.wait_for_assignment(self))
         except BaseException as exc:
+            self._lifecycle = Lifecycle.STOPPED
             await super().stop()
-            if self._events_publisher is not None:
-                await self._events_publisher.stop()
+            await self._stop_owned()
             security_error = await consumer_security_error(_compat.client_of(self), exc)
             if security_error is not None:  # a refused login or a missing ACL, typed (issue 13)
                 raise security_error from exc
@@ -249,18 +283,29 @@ class StaticConsumer(AIOKafkaConsumer):  # type: ignore[misc]  # aiokafka is unt
         """Stop consuming. A static member stays in the group (no LeaveGroup) unless
         ``leave_group=True``, which needs a ``reason`` (sent on LeaveGroup v5, KIP-800).
         With ``events_topic``, buffered events are then flushed for at most
-        ``events_flush_timeout_ms`` and the events producer is closed."""
+        ``events_flush_timeout_ms`` and the events producer is closed; the health endpoint
+        answers "not ready" from the first moment and is closed last."""
         if leave_group:
             if not reason or not reason.strip():
                 raise ConfigurationError("stop(leave_group=True) needs a non-empty reason")
             driver = _compat.coordinator_of(self)
             if driver is not None:
                 driver.leave_reason = f"{LEAVE_REASON_PREFIX}: {reason}"
+        self._lifecycle = Lifecycle.STOPPED
         try:
             await super().stop()
         finally:
-            if self._events_publisher is not None:  # after the leave: its event is published
+            await self._stop_owned()
+
+    async def _stop_owned(self) -> None:
+        """After aiokafka's stop (so the leave's event is published): the events producer, then
+        the health endpoint."""
+        try:
+            if self._events_publisher is not None:
                 await self._events_publisher.stop()
+        finally:
+            if self._health is not None:
+                await self._health.close()
 
     async def enforce_rebalance(self, reason: str) -> None:
         """Make the group rebalance now (Java ``enforceRebalance(reason)``, KIP-800).

@@ -4,7 +4,9 @@
 * :mod:`._io` — the inputs (parsed answers, "no answer", the application's requests) and the
   actions (send, assign, revoke, raise, become fatal) as plain data;
 * :mod:`._classic` — :class:`ClassicMember`, the JoinGroup/SyncGroup member, eager and
-  cooperative (KIP-429).
+  cooperative (KIP-429);
+* :mod:`._status` — :class:`Membership`, the member's state as the application sees it, and the
+  one table from engine states to :class:`MembershipState`.
 
 No asyncio and no aiokafka here: ``staticconsumer._classic_driver`` performs the actions.
 """
@@ -42,8 +44,18 @@ from ._io import (
 )  # fmt: skip
 from ._reactions import TABLE, Api, Reaction, reaction
 from ._state import MemberConfig
+from ._status import (
+    CLASSIC_STATES,
+    Lifecycle,
+    Membership,
+    MembershipState,
+    classic_state,
+    membership_state,
+    snapshot,
+)
 
 __all__ = [
+    "CLASSIC_STATES",
     "TABLE",
     "Action",
     "Api",
@@ -63,8 +75,11 @@ __all__ = [
     "JoinGroupAnswered",
     "JoinRequested",
     "LeaveGroupAnswered",
+    "Lifecycle",
     "MemberConfig",
     "MemberState",
+    "Membership",
+    "MembershipState",
     "Partitions",
     "RaiseError",
     "Reaction",
@@ -77,5 +92,8 @@ __all__ = [
     "SendSyncGroup",
     "SyncGroupAnswered",
     "TopicPartition",
+    "classic_state",
+    "membership_state",
     "reaction",
+    "snapshot",
 ]

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from staticconsumer import StaticConsumer
+from staticconsumer._health import LIVE_PATH, READY_PATH
 from staticconsumer.admin import describe_group, reconcile
 from staticconsumer.errors import ConfigurationError
 from staticconsumer.localkafka import KafkaCluster
@@ -61,6 +62,12 @@ async def test_python_snippet_takes_the_statefulset_pod_name(
         exec(_blocks("python")[0], scope)
 
 
+def _snippet_health_port() -> int:
+    found = re.search(r"health_port=(\d+)", _blocks("python")[0])
+    assert found, "the Python snippet opens no health endpoint"
+    return int(found[1])
+
+
 def test_statefulset_manifest_fits_the_session_timeout() -> None:
     import yaml  # the test extra's pyyaml
     manifest = yaml.safe_load(_blocks("yaml")[0])
@@ -68,6 +75,14 @@ def test_statefulset_manifest_fits_the_session_timeout() -> None:
     pod = manifest["spec"]["template"]["spec"]
     env = {e["name"]: e for e in pod["containers"][0]["env"]}
     assert env["POD_NAME"]["valueFrom"]["fieldRef"]["fieldPath"] == "metadata.name"
+    container = pod["containers"][0]
+    # The probes hit the consumer's health endpoint, on the port the Python snippet opens.
+    assert container["readinessProbe"]["httpGet"]["path"] == READY_PATH
+    assert container["livenessProbe"]["httpGet"]["path"] == LIVE_PATH
+    ports = {p["name"]: p["containerPort"] for p in container["ports"]}
+    for probe in ("readinessProbe", "livenessProbe"):
+        port = container[probe]["httpGet"]["port"]
+        assert ports.get(port, port) == _snippet_health_port()
     grace_ms = pod["terminationGracePeriodSeconds"] * 1000
     restart_ms = 30_000  # the doc's allowance for scheduling, image pull and start-up
     assert grace_ms + restart_ms < int(env["SESSION_TIMEOUT_MS"]["value"]) <= 1_800_000

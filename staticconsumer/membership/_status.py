@@ -1,0 +1,187 @@
+"""The member's state as the application (and a Kubernetes probe) sees it: one value, one table.
+
+An engine has its own states (:class:`~._io.MemberState` for the classic protocol); the
+application wants fewer and plainer ones, the same whichever protocol runs the member:
+
+=============  ===================================================================  =====  ====
+state          meaning                                                              ready  live
+=============  ===================================================================  =====  ====
+not_started    ``start()`` has not been called                                      no     yes
+unsubscribed   started, but in no group: no group_id, no subscription yet, or       no     yes
+               partitions assigned by hand (``assign()``)
+joining        looking for the coordinator or joining, in no generation yet         no     yes
+               (the first join, or a re-join after the generation was lost)
+rebalancing    in a generation, but a rebalance is in progress or partitions are    no     yes
+               still being handed to (or taken from) the application
+stable         in a generation, heartbeating; the application holds the             yes    yes
+               generation's assignment (possibly empty: more members than
+               partitions)
+fenced         another process took this ``group_instance_id``                      no     no
+               (FENCED_INSTANCE_ID, KIP-345); terminal
+failed         another fatal error (e.g. INVALID_SESSION_TIMEOUT); terminal         no     no
+stopped        ``stop()`` was called                                                no     yes
+=============  ===================================================================  =====  ====
+
+``fenced`` and ``failed`` stick, also after ``stop()`` (STYLE rule 7: error states stick).
+:data:`CLASSIC_STATES` maps the classic engine's states; :func:`classic_state` adds what the
+engine's state alone does not say. The KIP-848 engine maps its own states onto the same
+:class:`MembershipState`; :class:`Membership` is the same value for both.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Any
+
+from ._io import MemberState, TopicPartition
+
+
+class MembershipState(enum.Enum):
+    """What :attr:`StaticConsumer.membership.state <Membership.state>` says (module docstring)."""
+
+    NOT_STARTED = "not_started"
+    UNSUBSCRIBED = "unsubscribed"
+    JOINING = "joining"
+    REBALANCING = "rebalancing"
+    STABLE = "stable"
+    FENCED = "fenced"
+    FAILED = "failed"
+    STOPPED = "stopped"
+
+    @property
+    def ready(self) -> bool:
+        """The member holds its assignment: a readiness probe passes."""
+        return self is MembershipState.STABLE
+
+    @property
+    def live(self) -> bool:
+        """The member is not finished by a fatal error: a liveness probe passes."""
+        return self not in (MembershipState.FENCED, MembershipState.FAILED)
+
+
+class Lifecycle(enum.Enum):
+    """The consumer's own part: ``start()`` not called yet, called, ``stop()`` called."""
+
+    NOT_STARTED = "not_started"
+    STARTED = "started"
+    STOPPED = "stopped"
+
+
+#: The classic engine's states, before :func:`classic_state` refines them.
+CLASSIC_STATES: Mapping[MemberState, MembershipState] = MappingProxyType({
+    MemberState.UNJOINED: MembershipState.JOINING,
+    MemberState.JOINING: MembershipState.JOINING,
+    MemberState.ASSIGNING: MembershipState.REBALANCING,
+    MemberState.SYNCING: MembershipState.REBALANCING,
+    MemberState.STABLE: MembershipState.STABLE,
+    MemberState.FATAL: MembershipState.FAILED,
+    MemberState.CLOSED: MembershipState.STOPPED,
+})  # fmt: skip
+
+
+def classic_state(
+    state: MemberState,
+    generation_id: int,
+    *,
+    subscribed: bool,
+    handing_over: bool,
+    fenced: bool,
+) -> MembershipState:
+    """:data:`CLASSIC_STATES`, refined by what the engine's state alone does not say:
+
+    * FATAL because the member was ``fenced`` (FENCED_INSTANCE_ID) is ``fenced``, else ``failed``;
+    * not ``subscribed`` (no subscription, or partitions assigned by hand) is ``unsubscribed``;
+    * UNJOINED or JOINING while still in a generation (``generation_id >= 0``: a re-join, not a
+      first join or one after the generation was lost) is ``rebalancing``;
+    * STABLE while the driver is still ``handing_over`` partitions (the rebalance listener is
+      running) is ``rebalancing``: the application does not hold its assignment yet.
+    """
+    if state is MemberState.FATAL:
+        return MembershipState.FENCED if fenced else MembershipState.FAILED
+    mapped = CLASSIC_STATES[state]
+    if mapped is MembershipState.STOPPED:
+        return mapped
+    if not subscribed:
+        return MembershipState.UNSUBSCRIBED
+    if mapped is MembershipState.JOINING and generation_id >= 0:
+        return MembershipState.REBALANCING
+    if mapped is MembershipState.STABLE and handing_over:
+        return MembershipState.REBALANCING
+    return mapped
+
+
+def membership_state(
+    lifecycle: Lifecycle, engine: MembershipState | None, *, group: bool
+) -> MembershipState:
+    """The consumer's lifecycle combined with the engine's state (None: no engine yet, or none
+    at all without a ``group``). A fatal state sticks; otherwise not started and stopped are the
+    consumer's to say, and a started consumer with a group but no engine yet (``start()`` is
+    still connecting) is joining."""
+    if engine in (MembershipState.FENCED, MembershipState.FAILED):
+        return engine
+    if lifecycle is Lifecycle.NOT_STARTED:
+        return MembershipState.NOT_STARTED
+    if lifecycle is Lifecycle.STOPPED:
+        return MembershipState.STOPPED
+    if engine is None:
+        return MembershipState.JOINING if group else MembershipState.UNSUBSCRIBED
+    return engine
+
+
+@dataclass(frozen=True)
+class Membership:
+    """A snapshot of this member's group membership (KIP-345 static membership).
+
+    ``member_id`` is ``""`` and ``generation_id`` is ``-1`` while the member has none;
+    ``generation_id`` is the member epoch under the consumer protocol (KIP-848).
+    ``assignment`` holds ``(topic, partition)`` pairs (equal to aiokafka's ``TopicPartition``):
+    what the member holds while ``stable`` or ``rebalancing``, empty in every other state.
+    """
+
+    state: MembershipState
+    group_id: str | None
+    group_instance_id: str | None
+    member_id: str = ""
+    generation_id: int = -1
+    assignment: frozenset[TopicPartition] = frozenset()
+
+    @property
+    def ready(self) -> bool:
+        return self.state.ready
+
+    @property
+    def live(self) -> bool:
+        return self.state.live
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON body of the health endpoint (``docs/kubernetes.md``)."""
+        return {
+            "state": self.state.value,
+            "ready": self.ready,
+            "live": self.live,
+            "group_id": self.group_id,
+            "group_instance_id": self.group_instance_id,
+            "member_id": self.member_id,
+            "generation_id": self.generation_id,
+            "assignment": [{"topic": t, "partition": p} for t, p in sorted(self.assignment)],
+        }
+
+
+def snapshot(
+    state: MembershipState,
+    *,
+    group_id: str | None,
+    group_instance_id: str | None,
+    member_id: str,
+    generation_id: int,
+    owned: Iterable[TopicPartition],
+) -> Membership:
+    """The :class:`Membership` value; ``owned`` counts only while the member is in a generation."""
+    holds = state in (MembershipState.STABLE, MembershipState.REBALANCING)
+    return Membership(
+        state, group_id, group_instance_id, member_id, generation_id,
+        frozenset((t, p) for t, p in owned) if holds else frozenset(),
+    )  # fmt: skip
