@@ -20,6 +20,9 @@ OffsetCommit    8    7-9         8+        v10 names topics by id only (KIP-848)
 OffsetFetch     9    5-9         6+        v5: committed_leader_epoch (KIP-320); v7:
                                            require_stable (KIP-447); v8: groups[] (KIP-709);
                                            v9: member id and epoch (KIP-848); v10 is by id
+ConsumerGroup-  68   0-1         0+        the consumer group protocol (KIP-848): topics by
+Heartbeat                                  id; v1: subscribed_topic_regex, member ids made by
+                                           the client (KIP-1082)
 ==============  ===  ==========  ========  =================================================
 """
 
@@ -32,7 +35,15 @@ from typing import Any
 
 from aiokafka.protocol.types import Boolean, Int8, Int16, Int32, Int64, Schema
 
-from staticconsumer.protocol._wire import PinnedRequest, Wire, define, since, to_values
+from staticconsumer.protocol._wire import (
+    NullableStruct,
+    PinnedRequest,
+    Uuid,
+    Wire,
+    define,
+    since,
+    to_values,
+)
 
 
 class ApiKey(enum.IntEnum):
@@ -47,6 +58,7 @@ class ApiKey(enum.IntEnum):
     SYNC_GROUP = 14
     DESCRIBE_GROUPS = 15
     API_VERSIONS = 18
+    CONSUMER_GROUP_HEARTBEAT = 68
 
 
 def _join_group(v: int) -> tuple[Schema, Schema]:
@@ -219,6 +231,33 @@ def _offset_fetch(v: int) -> tuple[Schema, Schema]:
     return request, response
 
 
+def _consumer_group_heartbeat(v: int) -> tuple[Schema, Schema]:
+    w = Wire(flexible=True)
+    topic_partitions = w.array(("topic_id", Uuid), ("partitions", w.array_of(Int32)))
+    request = w.schema(
+        ("group_id", w.string),
+        ("member_id", w.string),
+        ("member_epoch", Int32),
+        ("instance_id", w.string),
+        ("rack_id", w.string),
+        ("rebalance_timeout_ms", Int32),
+        ("subscribed_topic_names", w.array_of(w.string)),
+        *since(v, 1, ("subscribed_topic_regex", w.string)),
+        ("server_assignor", w.string),
+        ("topic_partitions", topic_partitions),
+    )
+    response = w.schema(
+        ("throttle_time_ms", Int32),
+        ("error_code", Int16),
+        ("error_message", w.string),
+        ("member_id", w.string),
+        ("member_epoch", Int32),
+        ("heartbeat_interval_ms", Int32),
+        ("assignment", NullableStruct(w.schema(("topic_partitions", topic_partitions)))),
+    )
+    return request, response
+
+
 def _describe_groups(v: int) -> tuple[Schema, Schema]:
     w = Wire(flexible=v >= 5)
     request = w.schema(
@@ -295,6 +334,9 @@ _APIS: dict[int, tuple[str, range, int, _Layout]] = {
     ApiKey.LEAVE_GROUP: ("LeaveGroup", range(3, 6), 4, _leave_group),
     ApiKey.SYNC_GROUP: ("SyncGroup", range(3, 6), 4, _sync_group),
     ApiKey.DESCRIBE_GROUPS: ("DescribeGroups", range(4, 7), 5, _describe_groups),
+    ApiKey.CONSUMER_GROUP_HEARTBEAT: (
+        "ConsumerGroupHeartbeat", range(0, 2), 0, _consumer_group_heartbeat
+    ),
 }
 
 

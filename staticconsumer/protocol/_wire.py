@@ -18,17 +18,21 @@ module only adds what aiokafka 0.14 lacks for our messages:
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass
+from io import BytesIO
 from typing import Any
 
 from aiokafka.protocol.api import Request, RequestStruct, Response
 from aiokafka.protocol.types import (
+    AbstractType,
     Array,
     Bytes,
     CompactArray,
     CompactBytes,
     CompactString,
+    Int8,
     Schema,
     String,
     TaggedFields,
@@ -70,6 +74,37 @@ class Wire:
         if self.flexible:
             return Schema(*fields, (TAGGED_FIELDS, TaggedFields))
         return Schema(*fields)
+
+
+class Uuid(AbstractType[uuid.UUID]):  # type: ignore[misc]  # aiokafka is untyped
+    """Kafka's ``uuid`` field type: 16 bytes, most significant first (topic ids, KIP-516)."""
+
+    @classmethod
+    def encode(cls, value: uuid.UUID) -> bytes:
+        return value.bytes
+
+    @classmethod
+    def decode(cls, data: BytesIO) -> uuid.UUID:
+        raw = data.read(16)
+        if len(raw) != 16:
+            raise ValueError("a uuid field needs 16 bytes")
+        return uuid.UUID(bytes=raw)
+
+
+class NullableStruct:
+    """A struct field that may be null (``"nullableVersions"`` on a struct in the JSON specs):
+    int8 -1 for null, 1 then the struct. Values are tuples in schema order, as aiokafka's."""
+
+    def __init__(self, schema: Schema) -> None:
+        self.schema = schema
+
+    def encode(self, value: Any) -> bytes:
+        if value is None:
+            return bytes(Int8.encode(-1))
+        return bytes(Int8.encode(1)) + bytes(self.schema.encode(value))
+
+    def decode(self, data: BytesIO) -> Any:
+        return None if Int8.decode(data) < 0 else self.schema.decode(data)
 
 
 def since(version: int, first: int, *fields: Field) -> tuple[Field, ...]:
@@ -120,6 +155,8 @@ def to_values(schema: Schema, obj: Mapping[str, Any]) -> list[Any]:
         value = obj[name]
         if isinstance(field, Array) and isinstance(field.array_of, Schema) and value is not None:
             value = [tuple(to_values(field.array_of, item)) for item in value]
+        elif isinstance(field, NullableStruct) and value is not None:
+            value = tuple(to_values(field.schema, value))
         values.append(value)
     return values
 

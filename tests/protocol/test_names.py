@@ -86,6 +86,7 @@ def test_all_is_sorted_and_complete() -> None:
     modules = {
         "admin",
         "commit",
+        "consumer_group",
         "consumer_protocol",
         "error_codes",
         "group",

@@ -5,6 +5,7 @@ The field values below are the ones GoldenGen.java sets; keep the two in step.
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Callable
 from io import BytesIO
 from typing import Any
@@ -16,6 +17,8 @@ from staticconsumer.protocol import (
     CommitOffset,
     MemberIdentity,
     PinnedRequest,
+    TopicIdPartitions,
+    build_consumer_group_heartbeat,
     build_describe_groups,
     build_find_coordinator,
     build_heartbeat,
@@ -119,6 +122,27 @@ def offset_fetch(version: int) -> PinnedRequest:
     )
 
 
+TOPIC_A = uuid.UUID("01020304-0506-0708-090a-0b0c0d0e0f10")
+TOPIC_B = uuid.UUID(int=5)
+
+
+def consumer_group_heartbeat(version: int) -> PinnedRequest:
+    return build_consumer_group_heartbeat(
+        version, group_id="grp", member_id="m-uuid-1", member_epoch=0, instance_id="inst-a",
+        rack_id="rack-1", rebalance_timeout_ms=300000,
+        subscribed_topic_names=["orders", "payments"],
+        subscribed_topic_regex="ord.*" if version >= 1 else None, server_assignor="uniform",
+        # Out of order on purpose: the builder sorts topics by id and partitions.
+        owned=[TopicIdPartitions(TOPIC_A, (1,)), TopicIdPartitions(TOPIC_B, (2, 0))],
+    )  # fmt: skip
+
+
+def consumer_group_heartbeat_minimal(version: int) -> PinnedRequest:
+    return build_consumer_group_heartbeat(
+        version, group_id="grp", member_id="m-uuid-1", member_epoch=7
+    )
+
+
 def describe_groups(version: int) -> PinnedRequest:
     return build_describe_groups(
         version, group_ids=["grp", "other"], include_authorized_operations=True
@@ -144,6 +168,18 @@ CASES: list[tuple[str, Callable[[int], PinnedRequest], ApiKey, dict[int, bytes]]
     ("offset_commit", offset_commit, ApiKey.OFFSET_COMMIT, golden.OFFSET_COMMIT_REQUEST),
     ("offset_fetch", offset_fetch, ApiKey.OFFSET_FETCH, golden.OFFSET_FETCH_REQUEST),
     ("describe_groups", describe_groups, ApiKey.DESCRIBE_GROUPS, golden.DESCRIBE_GROUPS_REQUEST),
+    (
+        "consumer_group_heartbeat",
+        consumer_group_heartbeat,
+        ApiKey.CONSUMER_GROUP_HEARTBEAT,
+        golden.CONSUMER_GROUP_HEARTBEAT_REQUEST,
+    ),
+    (
+        "consumer_group_heartbeat_minimal",
+        consumer_group_heartbeat_minimal,
+        ApiKey.CONSUMER_GROUP_HEARTBEAT,
+        golden.CONSUMER_GROUP_HEARTBEAT_REQUEST_MINIMAL,
+    ),
     (
         "find_coordinator",
         find_coordinator,
@@ -200,6 +236,7 @@ def test_flexible_versions_match_kafka_specs() -> None:
         ApiKey.LEAVE_GROUP: 4,
         ApiKey.OFFSET_COMMIT: 8,
         ApiKey.OFFSET_FETCH: 6,
+        ApiKey.CONSUMER_GROUP_HEARTBEAT: 0,
         ApiKey.DESCRIBE_GROUPS: 5,
         ApiKey.FIND_COORDINATOR: 3,
     }
@@ -241,3 +278,10 @@ def test_leave_group_needs_a_member() -> None:
 def test_unimplemented_version_is_refused(api_key: int, version: int) -> None:
     with pytest.raises(ValueError, match=r"JoinGroup v\d+ is not implemented \(.*v5-v9\)"):
         request_class(api_key, version)
+
+
+def test_consumer_group_heartbeat_refuses_a_regex_before_v1() -> None:
+    with pytest.raises(ValueError, match="v1"):
+        build_consumer_group_heartbeat(
+            0, group_id="grp", member_id="m", member_epoch=0, subscribed_topic_regex="ord.*"
+        )

@@ -3,6 +3,7 @@ values GoldenGen.java set, and re-encode to the same bytes."""
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Callable
 from io import BytesIO
 from typing import Any
@@ -14,6 +15,7 @@ from staticconsumer.protocol import (
     AUTHORIZED_OPERATIONS_OMITTED,
     ApiKey,
     CommitPartitionResult,
+    ConsumerGroupHeartbeatResult,
     Coordinator,
     DescribedGroup,
     DescribedMember,
@@ -28,6 +30,8 @@ from staticconsumer.protocol import (
     OffsetCommitResult,
     OffsetFetchResult,
     SyncGroupResult,
+    TopicIdPartitions,
+    parse_consumer_group_heartbeat,
     parse_describe_groups,
     parse_find_coordinator,
     parse_heartbeat,
@@ -112,6 +116,27 @@ def offset_fetch_group_error(version: int) -> OffsetFetchResult:
     return OffsetFetchResult(error_code=14, partitions=(), throttle_time_ms=7)
 
 
+TOPIC_A = uuid.UUID("01020304-0506-0708-090a-0b0c0d0e0f10")
+TOPIC_B = uuid.UUID(int=5)
+
+
+def consumer_group_heartbeat(version: int) -> ConsumerGroupHeartbeatResult:
+    return ConsumerGroupHeartbeatResult(
+        error_code=0, error_message=None, member_id="m-uuid-1", member_epoch=8,
+        heartbeat_interval_ms=5000,
+        assignment=(TopicIdPartitions(TOPIC_B, (0, 2)), TopicIdPartitions(TOPIC_A, (1,))),
+        throttle_time_ms=7,
+    )  # fmt: skip
+
+
+def consumer_group_heartbeat_error(version: int) -> ConsumerGroupHeartbeatResult:
+    # UNRELEASED_INSTANCE_ID, and no assignment at all (a null struct).
+    return ConsumerGroupHeartbeatResult(
+        error_code=111, error_message="unreleased", member_id="m-uuid-1", member_epoch=8,
+        heartbeat_interval_ms=5000, assignment=None, throttle_time_ms=7,
+    )  # fmt: skip
+
+
 def describe_groups(version: int) -> DescribeGroupsResult:
     return DescribeGroupsResult(
         groups=(
@@ -188,6 +213,20 @@ CASES: list[tuple[str, Callable[[Any], Any], Callable[[int], Any], ApiKey, dict[
         offset_fetch_group_error,
         ApiKey.OFFSET_FETCH,
         golden.OFFSET_FETCH_RESPONSE_GROUP_ERROR,
+    ),
+    (
+        "consumer_group_heartbeat",
+        parse_consumer_group_heartbeat,
+        consumer_group_heartbeat,
+        ApiKey.CONSUMER_GROUP_HEARTBEAT,
+        golden.CONSUMER_GROUP_HEARTBEAT_RESPONSE,
+    ),
+    (
+        "consumer_group_heartbeat_error",
+        parse_consumer_group_heartbeat,
+        consumer_group_heartbeat_error,
+        ApiKey.CONSUMER_GROUP_HEARTBEAT,
+        golden.CONSUMER_GROUP_HEARTBEAT_RESPONSE_ERROR,
     ),
     (
         "describe_groups",

@@ -22,6 +22,9 @@ import org.apache.kafka.common.message.JoinGroupRequestData;
 import org.apache.kafka.common.message.JoinGroupResponseData;
 import org.apache.kafka.common.message.LeaveGroupRequestData;
 import org.apache.kafka.common.message.LeaveGroupResponseData;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.message.ConsumerGroupHeartbeatRequestData;
+import org.apache.kafka.common.message.ConsumerGroupHeartbeatResponseData;
 import org.apache.kafka.common.message.OffsetCommitRequestData;
 import org.apache.kafka.common.message.OffsetCommitResponseData;
 import org.apache.kafka.common.message.OffsetFetchRequestData;
@@ -365,6 +368,55 @@ public final class GoldenGen {
         return out;
     }
 
+    // ConsumerGroupHeartbeat (KIP-848): a static member joining with everything set (v1 adds the
+    // regex), a plain heartbeat with only the epoch, and answers with and without an assignment.
+    private static final Uuid TOPIC_A = new Uuid(0x0102030405060708L, 0x090a0b0c0d0e0f10L);
+    private static final Uuid TOPIC_B = new Uuid(0L, 5L);
+
+    private static Map<Integer, byte[]> consumerGroupHeartbeatRequest(boolean full) {
+        Map<Integer, byte[]> out = new TreeMap<>();
+        for (int v = 0; v <= 1; v++) {
+            ConsumerGroupHeartbeatRequestData data = new ConsumerGroupHeartbeatRequestData()
+                .setGroupId("grp").setMemberId("m-uuid-1").setMemberEpoch(full ? 0 : 7);
+            if (full) {
+                data.setInstanceId("inst-a").setRackId("rack-1").setRebalanceTimeoutMs(300000)
+                    .setSubscribedTopicNames(List.of("orders", "payments"))
+                    .setServerAssignor("uniform")
+                    .setTopicPartitions(List.of(
+                        new ConsumerGroupHeartbeatRequestData.TopicPartitions()
+                            .setTopicId(TOPIC_B).setPartitions(List.of(0, 2)),
+                        new ConsumerGroupHeartbeatRequestData.TopicPartitions()
+                            .setTopicId(TOPIC_A).setPartitions(List.of(1))));
+                if (v >= 1) {
+                    data.setSubscribedTopicRegex("ord.*");
+                }
+            }
+            out.put(v, body(data, v));
+        }
+        return out;
+    }
+
+    private static Map<Integer, byte[]> consumerGroupHeartbeatResponse(boolean assigned) {
+        Map<Integer, byte[]> out = new TreeMap<>();
+        for (int v = 0; v <= 1; v++) {
+            ConsumerGroupHeartbeatResponseData data = new ConsumerGroupHeartbeatResponseData()
+                .setThrottleTimeMs(7).setErrorCode((short) 0).setMemberId("m-uuid-1")
+                .setMemberEpoch(8).setHeartbeatIntervalMs(5000);
+            if (assigned) {
+                data.setAssignment(new ConsumerGroupHeartbeatResponseData.Assignment()
+                    .setTopicPartitions(List.of(
+                        new ConsumerGroupHeartbeatResponseData.TopicPartitions()
+                            .setTopicId(TOPIC_B).setPartitions(List.of(0, 2)),
+                        new ConsumerGroupHeartbeatResponseData.TopicPartitions()
+                            .setTopicId(TOPIC_A).setPartitions(List.of(1)))));
+            } else {
+                data.setErrorCode((short) 111).setErrorMessage("unreleased");
+            }
+            out.put(v, body(data, v));
+        }
+        return out;
+    }
+
     private static Map<Integer, byte[]> describeGroupsRequest() {
         Map<Integer, byte[]> out = new TreeMap<>();
         for (int v = 4; v <= 6; v++) {
@@ -522,6 +574,10 @@ public final class GoldenGen {
         table("OFFSET_FETCH_REQUEST", offsetFetchRequest());
         table("OFFSET_FETCH_RESPONSE", offsetFetchResponse(false));
         table("OFFSET_FETCH_RESPONSE_GROUP_ERROR", offsetFetchResponse(true));
+        table("CONSUMER_GROUP_HEARTBEAT_REQUEST", consumerGroupHeartbeatRequest(true));
+        table("CONSUMER_GROUP_HEARTBEAT_REQUEST_MINIMAL", consumerGroupHeartbeatRequest(false));
+        table("CONSUMER_GROUP_HEARTBEAT_RESPONSE", consumerGroupHeartbeatResponse(true));
+        table("CONSUMER_GROUP_HEARTBEAT_RESPONSE_ERROR", consumerGroupHeartbeatResponse(false));
         table("DESCRIBE_GROUPS_REQUEST", describeGroupsRequest());
         table("DESCRIBE_GROUPS_RESPONSE", describeGroupsResponse());
         table("FIND_COORDINATOR_REQUEST", findCoordinatorRequest());
