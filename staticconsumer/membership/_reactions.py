@@ -30,6 +30,8 @@ class Api(enum.Enum):
     OFFSET_COMMIT = "OffsetCommit"
     OFFSET_FETCH = "OffsetFetch"
     LEAVE_GROUP = "LeaveGroup"
+    #: The consumer group protocol (KIP-848); its reactions are in ``_consumer_group``.
+    CONSUMER_GROUP_HEARTBEAT = "ConsumerGroupHeartbeat"
 
 
 class Reaction(enum.Enum):
