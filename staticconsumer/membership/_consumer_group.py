@@ -125,7 +125,6 @@ class ConsumerGroupMember:
         self.member_epoch = JOIN_GROUP_MEMBER_EPOCH
         self.owned: Partitions = ()
         self.coordinator: int | None = None
-        self._interval_s = 0.0
         self._next_heartbeat: float | None = None
         self._in_flight = False
         self._owned_unsent = False
@@ -171,8 +170,7 @@ class ConsumerGroupMember:
             return self._on_error(answer.error_code, what, answer.now)
         self._unreleased_since = None
         self.member_epoch = answer.member_epoch
-        self._interval_s = answer.heartbeat_interval_ms / 1000
-        self._next_heartbeat = answer.now + self._interval_s
+        self._next_heartbeat = answer.now + answer.heartbeat_interval_ms / 1000
         if answer.assignment is None:
             if self.state is not ConsumerGroupState.RECONCILING:
                 self.state = ConsumerGroupState.STABLE
