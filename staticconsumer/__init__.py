@@ -31,6 +31,7 @@ from .events import (
     PartitionsRevoked,
     SessionExpired,
 )
+from .membership import Membership, MembershipState
 from .security import SecuritySettings
 
 __version__ = "0.1.0"
@@ -48,7 +49,9 @@ __all__ = [
     "InstanceId",
     "InvalidInstanceIdError",
     "JoinGroupReason",
+    "Membership",
     "MembershipEvent",
+    "MembershipState",
     "PartitionsAssigned",
     "PartitionsRevoked",
     "SecuritySettings",
