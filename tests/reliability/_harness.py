@@ -320,6 +320,7 @@ def figures(scenario: str, members: list[MemberProcess], producer: Producer,
     out.lost = len(producer.acked - {(p, o) for p, offsets in seen.items() for o in offsets})
     out.rebalances = sum(rebalances_of(m, since) for m in members)
     times: list[float] = []
+    stops: list[dict[str, Any]] = []
     for member in members:
         for event in member.events:
             if event["ev"] == "start_failed":
@@ -327,7 +328,9 @@ def figures(scenario: str, members: list[MemberProcess], producer: Producer,
             elif event["ev"] == "records":
                 times.append(event["t"])
             elif event["ev"] == "stopped":
-                out.last_positions.update({int(p): o for p, o in event["positions"].items()})
+                stops.append(event)
+    for event in sorted(stops, key=lambda e: e["t"]):  # the last owner of a partition wins
+        out.last_positions.update({int(p): o for p, o in event["positions"].items()})
     times = sorted(t for t in times if producer.started_at <= t <= producer.stopped_at)
     out.stall_s = max((b - a for a, b in itertools.pairwise(times)), default=0.0)
     return out

@@ -44,3 +44,12 @@ def test_duplicates_losses_and_stalls() -> None:
     assert out.consumed == {0: 5, 1: 1} and out.consumed != out.committed
     assert out.failed_starts == 1
     assert out.stall_s == 7.0
+
+
+def test_the_last_position_of_a_partition_comes_from_its_last_owner_to_stop() -> None:
+    producer = Producer("b", "t")
+    # m1 stopped early owning partition 0; m0 took it over and stopped last.
+    early = member("m1", [ev("stopped", 5, positions={"0": 37})])
+    late = member("m0", [ev("stopped", 9, positions={"0": 245, "1": 245})])
+    for order in ([early, late], [late, early]):
+        assert figures("s", order, producer, {}, since=0).last_positions == {0: 245, 1: 245}
