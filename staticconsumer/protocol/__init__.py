@@ -95,6 +95,7 @@ from staticconsumer.protocol.versions import (
     GroupApiVersions,
     api_versions_from_response,
     negotiate,
+    negotiate_consumer_group_heartbeat,
 )
 
 __all__ = [
@@ -156,6 +157,7 @@ __all__ = [
     "error_name",
     "group_partitions",
     "negotiate",
+    "negotiate_consumer_group_heartbeat",
     "parse_consumer_group_heartbeat",
     "parse_describe_groups",
     "parse_find_coordinator",

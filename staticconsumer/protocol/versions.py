@@ -109,3 +109,30 @@ def api_versions_from_response(response: Any) -> dict[int, tuple[int, int]]:
     if error_code != 0 or rows is None:
         raise ProtocolError(f"ApiVersions failed (error code {error_code}): {response!r}")
     return {int(key): (int(low), int(high)) for key, low, high in rows}
+
+
+def negotiate_consumer_group_heartbeat(broker_versions: Mapping[int, tuple[int, int]]) -> int:
+    """The ConsumerGroupHeartbeat (api key 68, KIP-848) version to send: the highest both sides
+    implement. A broker that does not announce the API (before Apache Kafka 4.0, or with
+    ``group.coordinator.rebalance.protocols`` lacking ``consumer``) gets an
+    :class:`~staticconsumer.errors.UnsupportedBrokerError` that says so; the classic protocol
+    (``group_protocol="classic"``) still works with it.
+    """
+    api_key = ApiKey.CONSUMER_GROUP_HEARTBEAT
+    ours_low, ours_high = IMPLEMENTED_VERSIONS[api_key]
+    broker = broker_versions.get(api_key)
+    label = f"{api_name(api_key)} (api key {int(api_key)})"
+    if broker is None:
+        raise UnsupportedBrokerError(
+            f"The broker does not announce {label}: group_protocol='consumer' (KIP-848) needs "
+            "Apache Kafka 4.0 or newer with 'consumer' in group.coordinator.rebalance.protocols; "
+            "use group_protocol='classic' with this broker"
+        )
+    broker_low, broker_high = broker
+    version = min(ours_high, broker_high)
+    if version < max(ours_low, broker_low):
+        raise UnsupportedBrokerError(
+            f"{label}: the broker supports v{broker_low}-v{broker_high}; "
+            f"staticconsumer implements v{ours_low}-v{ours_high}"
+        )
+    return version

@@ -11,6 +11,7 @@ from staticconsumer.protocol import (
     GroupApiVersions,
     api_versions_from_response,
     negotiate,
+    negotiate_consumer_group_heartbeat,
 )
 
 # What Apache Kafka 4.x announces for these APIs.
@@ -111,3 +112,28 @@ def test_api_versions_from_aiokafka_response() -> None:
     assert api_versions_from_response(response) == {int(k): v for k, v in KAFKA_4.items()}
     with pytest.raises(ProtocolError, match="error code 35"):
         api_versions_from_response(ApiVersionResponse_v1(35, [], 0))
+
+
+def test_consumer_group_heartbeat_takes_the_highest_common_version() -> None:
+    assert negotiate_consumer_group_heartbeat({ApiKey.CONSUMER_GROUP_HEARTBEAT: (0, 1)}) == 1
+    assert negotiate_consumer_group_heartbeat({ApiKey.CONSUMER_GROUP_HEARTBEAT: (0, 0)}) == 0
+    # A newer broker: we send the newest we implement.
+    assert negotiate_consumer_group_heartbeat({ApiKey.CONSUMER_GROUP_HEARTBEAT: (0, 7)}) == 1
+
+
+def test_broker_without_consumer_group_heartbeat_is_refused_naming_the_way_out() -> None:
+    with pytest.raises(UnsupportedBrokerError) as info:
+        negotiate_consumer_group_heartbeat(KAFKA_4)  # KAFKA_4 above lists no api key 68
+    message = str(info.value)
+    assert "ConsumerGroupHeartbeat (api key 68)" in message
+    assert "group.coordinator.rebalance.protocols" in message
+    assert "group_protocol='classic'" in message
+
+
+def test_broker_with_only_newer_consumer_group_heartbeat_is_refused() -> None:
+    with pytest.raises(UnsupportedBrokerError) as info:
+        negotiate_consumer_group_heartbeat({ApiKey.CONSUMER_GROUP_HEARTBEAT: (2, 3)})
+    assert str(info.value) == (
+        "ConsumerGroupHeartbeat (api key 68): the broker supports v2-v3; "
+        "staticconsumer implements v0-v1"
+    )
