@@ -1,22 +1,23 @@
-"""How the classic driver performs each action of the membership engine: build the request with
+"""How the classic driver performs each send of the membership engine: build the request with
 the negotiated version (``staticconsumer.protocol``), send it through the aiokafka seam, feed the
 parsed answer back to the engine, and run whatever that calls for in turn.
 
-The leader's assignment and the application's rebalance listener run here too: the engine only
-says *that* the leader must plan and *which* partitions are revoked or assigned.
+The leader's assignment runs here too: the engine only says *that* the leader must plan. What
+every engine asks for (events, partitions to and from the application) is ``_driver_base``'s.
 """
 
 from __future__ import annotations
 
 import asyncio
-import inspect
 import logging
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
+from typing_extensions import override
+
 from . import _compat
-from ._error_map import MemberContext, fenced_error, kafka_error
-from ._events import EventEmitter
+from ._driver_base import DriverBase
+from ._error_map import fenced_error
 from ._fence_diagnosis import holder_of_instance_id, session_timeout_error
 from ._membership import (
     any_member_rack,
@@ -29,20 +30,16 @@ from .events import InstanceFenced
 from .membership import (
     Action,
     Api,
-    Assign,
     AssignmentComputed,
     AssignmentFailed,
-    Backoff,
     BecomeFatal,
     ClassicMember,
     ComputeAssignment,
     Emit,
-    FindCoordinator,
     HeartbeatAnswered,
     Input,
     JoinGroupAnswered,
     LeaveGroupAnswered,
-    RaiseError,
     RequestFailed,
     Revoke,
     SendHeartbeat,
@@ -70,88 +67,40 @@ from .protocol import (
 log = logging.getLogger("staticconsumer")
 
 
+class ClassicActions(DriverBase):
+    """Performs the classic engine's sends; :class:`~staticconsumer._classic_driver.ClassicDriver`
+    adds the loop."""
 
-class ActionRunner:
-    """Performs engine actions; :class:`~staticconsumer._classic_driver.ClassicDriver` adds the
-    loop, commits and the fatal path."""
+    member: ClassicMember
 
     def __init__(
         self, member: ClassicMember, seam: _compat.ClientSeam, versions: GroupApiVersions, *,
-        client_id: str, client_rack: str | None, assignors: Sequence[Any],
-        session_timeout_ms: int, rebalance_timeout_ms: int, events: EventEmitter | None,
+        client_rack: str | None, assignors: Sequence[Any], session_timeout_ms: int,
+        rebalance_timeout_ms: int, **common: Any,
     ) -> None:  # fmt: skip
-        self.member = member
-        self.seam = seam
-        self.versions = versions
-        self.client_id = client_id
         self._client_rack = client_rack
         self._assignors = list(assignors)
         self._session_timeout_ms = session_timeout_ms
         self._rebalance_timeout_ms = rebalance_timeout_ms
-        self._events = events
+        super().__init__(member, seam, versions, **common)
 
-    # Provided by the driver.
-    async def find_coordinator(self) -> None: ...
-    async def backoff(self) -> None: ...
-    async def raise_to_user(self, error: Exception) -> None: ...
-    def fail(self, error: StaticConsumerError) -> None: ...
-    def context(self) -> MemberContext:
-        raise NotImplementedError
-
-    def start_commit_offsets_refresh_task(self, assignment: Any) -> None:
-        raise NotImplementedError
-
-    async def commit_consumed(self, partitions: Sequence[tuple[str, int]] | None) -> None: ...
-
-    def run_now(self, actions: Iterable[Action]) -> None:
-        """Perform actions that need no I/O (events) at once."""
-        for action in actions:
-            assert isinstance(action, Emit), f"{action!r} needs the event loop"
-            self._emit(action)
-
-    async def run(self, actions: Iterable[Action]) -> None:
-        """Perform ``actions`` in order, and the actions their answers call for."""
-        queue = list(actions)
-        while queue:
-            action = queue.pop(0)
-            queue[:0] = await self._perform(action)
-
-    async def _perform(self, action: Action) -> list[Action]:
-        if isinstance(action, Emit):
-            self._emit(action)
-        elif isinstance(action, FindCoordinator):
-            await self.find_coordinator()
-        elif isinstance(action, Backoff):
-            await self.backoff()
-        elif isinstance(action, SendJoinGroup):
+    @override
+    async def _perform(self, action: Any) -> list[Any]:
+        if isinstance(action, SendJoinGroup):
             return await self._join(action)
-        elif isinstance(action, ComputeAssignment):
+        if isinstance(action, ComputeAssignment):
             return await self._leader_step(action)
-        elif isinstance(action, SendSyncGroup):
+        if isinstance(action, SendSyncGroup):
             return await self._sync(action)
-        elif isinstance(action, SendHeartbeat):
+        if isinstance(action, SendHeartbeat):
             return await self._heartbeat(action)
-        elif isinstance(action, SendLeaveGroup):
+        if isinstance(action, SendLeaveGroup):
             return await self._leave(action)
-        elif isinstance(action, Revoke):
-            await self._revoke(action)
-        elif isinstance(action, Assign):
-            await self._assign(action)
-        elif isinstance(action, BecomeFatal):
-            self.fail(await self._fatal_error(action))
-        elif isinstance(action, RaiseError):
-            error = kafka_error(action.error_code, group_id=self.member.config.group_id,
-                                detail=action.detail)  # fmt: skip
-            await self.raise_to_user(error)
-        return []
+        return await super()._perform(action)
 
-    async def to_coordinator(self, request: Any) -> Any:
-        """Send ``request`` to the coordinator; aiokafka's ``KafkaError`` when there is no
-        answer (or no known coordinator)."""
-        node = self.member.coordinator
-        if node is None:
-            raise _compat.KafkaError("the coordinator is not known")
-        return await self.seam.send(node, request)
+    @override
+    def _revoke_stops_fetching(self, action: Revoke) -> bool:
+        return action.lost or self.member.rebalance_protocol.value == "eager"
 
     async def _send(self, api: Api, request: Any, parse: Any, make: Any) -> list[Action]:
         """Send to the coordinator; feed ``make(parse(response))`` or "no answer" to the engine."""
@@ -272,43 +221,9 @@ class ActionRunner:
 
         return await self._send(Api.LEAVE_GROUP, request, parse_leave_group, answer)
 
-    # -- partitions to and from the application ---------------------------------------------------
-
-    async def _revoke(self, action: Revoke) -> None:
-        if not action.lost:  # commit on revoke; never for partitions of a lost generation
-            try:
-                await self.commit_consumed(action.partitions)
-            except Exception as exc:
-                log.error("OffsetCommit before revoking %s failed, ignoring: %r",
-                          list(action.partitions), exc)  # fmt: skip
-        if self.member.rebalance_protocol.value == "eager" or action.lost:
-            self.seam.begin_reassignment()
-        log.info("Revoking previously assigned partitions %s for group %s (%s)",
-                 list(action.partitions), self.member.config.group_id, action.reason)  # fmt: skip
-        await self._call_listener("on_partitions_revoked", action.partitions)
-
-    async def _assign(self, action: Assign) -> None:
-        assignment = self.seam.assign(action.assigned)
-        self.start_commit_offsets_refresh_task(assignment)
-        log.info("Setting newly assigned partitions %s for group %s",
-                 list(action.assigned), self.member.config.group_id)  # fmt: skip
-        await self._call_listener("on_partitions_assigned", action.added)
-
-    async def _call_listener(self, method: str, partitions: Iterable[tuple[str, int]]) -> None:
-        listener = self.seam.listener()
-        if listener is None:
-            return
-        tps = {_compat.kafka_tp(t, p) for t, p in partitions}
-        try:
-            result = getattr(listener, method)(tps)
-            if inspect.isawaitable(result):
-                await result
-        except Exception:
-            log.exception("rebalance listener %s.%s failed for group %s", listener, method,
-                          self.member.config.group_id)  # fmt: skip
-
     # -- fatal errors -------------------------------------------------------------------------
 
+    @override
     async def _fatal_error(self, action: BecomeFatal) -> StaticConsumerError:
         if action.error_code == ErrorCode.INVALID_SESSION_TIMEOUT:
             return await session_timeout_error(
@@ -331,13 +246,3 @@ class ActionRunner:
             )
         )
         return error
-
-    def _emit(self, action: Emit) -> None:
-        if self._events is None:
-            return
-        cfg = self.member.config
-        self._events.emit(
-            action.kind, group_id=cfg.group_id, client_id=self.client_id,
-            group_instance_id=cfg.group_instance_id, member_id=action.member_id or None,
-            generation_id=max(action.generation_id, -1), **action.fields,
-        )  # fmt: skip

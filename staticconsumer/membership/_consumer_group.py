@@ -13,48 +13,71 @@ States::
     ACKNOWLEDGING --answer without a new assignment--> STABLE (heartbeat every interval)
     any --FENCED_MEMBER_EPOCH / UNKNOWN_MEMBER_ID--> partitions lost, JOINING at epoch 0
     any --FENCED_INSTANCE_ID (and what HEARTBEAT_REACTIONS marks fatal)--> FATAL (sticks)
+    STABLE --no poll for max_poll_interval_ms--> POLL_EXPIRED (left as on close, below; joins
+             again at epoch 0 once the application polls)
     close(): static member -> epoch -2 (keeps its assignment until the session times out),
              dynamic member or an explicit leave -> epoch -1
 
 Partitions are ``(topic, partition)`` by name here, as in the classic engine: the coordinator
 names topics by id (KIP-516), and the driver maps ids to names in answers and names to ids in
-requests. UNRELEASED_INSTANCE_ID (a restarted static member whose previous
-process did not leave) is retried with a backoff and a log line; once it lasted
-``unreleased_wait_ms`` it is raised to the application once, and retried still.
+requests. UNRELEASED_INSTANCE_ID (a restarted static member whose previous process did not
+leave) is retried with a backoff and a log line; once it lasted ``unreleased_wait_ms`` it is
+raised to the application once, and retried still. With ``takeover`` the member instead asks the
+driver once per refusal streak to remove the stale holder of its instance id (:class:`TakeOver`).
 
-Sources: Apache Kafka's ``ConsumerMembershipManager`` / ``AbstractMembershipManager`` and
-``AbstractHeartbeatRequestManager`` (member side) and ``GroupMetadataManager`` (coordinator
-side). Not yet driven by a driver: the reactions are to be checked against the broker.
+Commits carry the member epoch (OffsetCommit v9+); what their answers mean is
+:data:`COMMIT_REACTIONS`. OffsetFetch answers mean what they mean to a classic member.
+
+Sources: Apache Kafka's ``ConsumerMembershipManager`` / ``AbstractMembershipManager``,
+``AbstractHeartbeatRequestManager`` and ``CommitRequestManager`` (member side) and
+``GroupMetadataManager`` (coordinator side), checked against Apache Kafka 4.3.1.
 """
 
 from __future__ import annotations
 
 import enum
 import logging
+from collections.abc import Iterable
 from dataclasses import dataclass
 
+from .. import _reasons as why
+from ..events import (
+    REVOKED_CLOSE,
+    REVOKED_REBALANCE,
+    GroupJoined,
+    GroupLeft,
+    PartitionsAssigned,
+    PartitionsRevoked,
+    SessionExpired,
+)
 from ..protocol import (
     JOIN_GROUP_MEMBER_EPOCH,
     LEAVE_GROUP_MEMBER_EPOCH,
     LEAVE_GROUP_STATIC_MEMBER_EPOCH,
     ErrorCode,
     error_name,
+    truncate_reason,
 )
 from ._io import (
     Action,
     Assign,
     Backoff,
     BecomeFatal,
+    CommitOutcome,
+    Emit,
     FindCoordinator,
     Partitions,
     RaiseError,
     Revoke,
 )
 from ._reactions import Api, Reaction
+from ._state import offset_fetch_verdict
+from ._status import MembershipState, refine
 
 log = logging.getLogger("staticconsumer")
 
 _API = Api.CONSUMER_GROUP_HEARTBEAT
+REVOKED_LOST = "lost"
 
 #: What the member does about each ConsumerGroupHeartbeat error code (others: RAISE).
 HEARTBEAT_REACTIONS: dict[int, Reaction] = {
@@ -74,6 +97,19 @@ HEARTBEAT_REACTIONS: dict[int, Reaction] = {
     ErrorCode.GROUP_MAX_SIZE_REACHED: Reaction.FATAL,
 }
 
+#: What an OffsetCommit answer means to a consumer-protocol member (others: RAISE, the commit
+#: fails). A stale epoch is the heartbeat's news arriving late: the commit is sent again with the
+#: epoch the next heartbeat brings, as Java's CommitRequestManager does.
+COMMIT_REACTIONS: dict[int, Reaction] = {
+    ErrorCode.NONE: Reaction.OK,
+    ErrorCode.COORDINATOR_NOT_AVAILABLE: Reaction.FIND_COORDINATOR,
+    ErrorCode.NOT_COORDINATOR: Reaction.FIND_COORDINATOR,
+    ErrorCode.REQUEST_TIMED_OUT: Reaction.FIND_COORDINATOR,
+    ErrorCode.COORDINATOR_LOAD_IN_PROGRESS: Reaction.RETRY,
+    ErrorCode.STALE_MEMBER_EPOCH: Reaction.RETRY,
+    ErrorCode.FENCED_INSTANCE_ID: Reaction.FATAL,
+}
+
 
 class ConsumerGroupState(enum.Enum):
     UNSUBSCRIBED = "unsubscribed"
@@ -81,6 +117,7 @@ class ConsumerGroupState(enum.Enum):
     RECONCILING = "reconciling"
     ACKNOWLEDGING = "acknowledging"
     STABLE = "stable"
+    POLL_EXPIRED = "poll_expired"
     FATAL = "fatal"
     CLOSED = "closed"
 
@@ -90,21 +127,36 @@ class ConsumerGroupConfig:
     group_id: str
     member_id: str  # made by the client (KIP-1082), kept for the process's lifetime
     group_instance_id: str | None
-    rebalance_timeout_ms: int
+    rebalance_timeout_ms: int  # Java sends max.poll.interval.ms
     server_assignor: str | None = None
     rack_id: str | None = None
     unreleased_wait_ms: int = 45_000  # the broker's default group.consumer.session.timeout.ms
+    max_poll_interval_ms: int = 300_000
+    takeover: bool = False
 
 
 @dataclass(frozen=True)
 class SendConsumerGroupHeartbeat:
-    """A heartbeat at ``member_epoch``; ``full`` sends every field (a join), ``owned`` is what
-    the member owns now (None: unchanged since the last heartbeat)."""
+    """A heartbeat at ``member_epoch``; ``full`` sends every field (a join), ``topics`` the
+    subscription when it is new to the coordinator, ``owned`` what the member owns now (None:
+    unchanged since the last heartbeat)."""
 
     member_epoch: int
     full: bool
     topics: tuple[str, ...] | None
     owned: Partitions | None
+
+
+@dataclass(frozen=True)
+class TakeOver:
+    """Remove the member holding our instance id (LeaveGroup by ``group_instance_id``): the
+    application said the previous process is gone (``takeover``)."""
+
+    group_instance_id: str
+
+
+#: What this engine asks of its driver.
+CGAction = Action | SendConsumerGroupHeartbeat | TakeOver
 
 
 @dataclass(frozen=True)
@@ -125,80 +177,153 @@ class ConsumerGroupMember:
         self.member_epoch = JOIN_GROUP_MEMBER_EPOCH
         self.owned: Partitions = ()
         self.coordinator: int | None = None
+        #: The exception that finished this member, set by the driver after :class:`BecomeFatal`.
+        self.fatal_error: BaseException | None = None
         self._next_heartbeat: float | None = None
         self._in_flight = False
         self._owned_unsent = False
+        self._sent_topics: tuple[str, ...] | None = None
         self._unreleased_since: float | None = None
+        self._took_over = False
+        self._leaving: str | None = None  # reason of the leaving heartbeat in flight
+        self._leave_emits = False  # it leaves for good (epoch -1): GroupLeft once answered
+
+    @property
+    def member_id(self) -> str:
+        return self.config.member_id
+
+    @property
+    def generation_id(self) -> int:
+        """The member epoch: the consumer protocol's generation (``docs/membership-events.md``)."""
+        return self.member_epoch
+
+    @property
+    def is_static(self) -> bool:
+        return self.config.group_instance_id is not None
 
     @property
     def terminal(self) -> bool:
         return self.state in (ConsumerGroupState.FATAL, ConsumerGroupState.CLOSED)
 
-    def poll(
-        self, now: float, topics: tuple[str, ...]
-    ) -> list[Action | SendConsumerGroupHeartbeat]:
-        """What to do now: find the coordinator, join, acknowledge, or heartbeat when due."""
-        if self.terminal or self._in_flight or not topics:
+    # -- the clock ------------------------------------------------------------------------------
+
+    def poll(self, now: float, topics: Iterable[str], idle_s: float = 0.0) -> list[CGAction]:
+        """What to do now: find the coordinator, join, acknowledge, heartbeat when due, or
+        leave after ``max_poll_interval_ms`` without a poll by the application."""
+        subscribed = tuple(sorted(topics))
+        if self.terminal or self._in_flight or not subscribed:
             return []
+        if idle_s * 1000 >= self.config.max_poll_interval_ms and self.member_epoch > 0:
+            return self._poll_expired()
+        if self.state is ConsumerGroupState.POLL_EXPIRED:
+            if idle_s * 1000 >= self.config.max_poll_interval_ms:
+                return []
+            self.state = ConsumerGroupState.UNSUBSCRIBED
         if self.coordinator is None:
             return [FindCoordinator()]
         if self.state is ConsumerGroupState.UNSUBSCRIBED:
             self.state = ConsumerGroupState.JOINING
         joining = self.state is ConsumerGroupState.JOINING and self.member_epoch == 0
         acknowledging = self.state is ConsumerGroupState.RECONCILING
+        changed = subscribed != self._sent_topics
         due = self._next_heartbeat is None or now >= self._next_heartbeat
-        if not (joining or acknowledging or due):
+        if not (joining or acknowledging or changed or due):
             return []
         if acknowledging:
             self.state = ConsumerGroupState.ACKNOWLEDGING
         self._in_flight = True
         owned = self.owned if (joining or self._owned_unsent) else None
         self._owned_unsent = False
-        return [SendConsumerGroupHeartbeat(self.member_epoch, joining, topics if joining else None,
+        self._sent_topics = subscribed
+        return [SendConsumerGroupHeartbeat(self.member_epoch, joining,
+                                           subscribed if (joining or changed) else None,
                                            owned)]  # fmt: skip
+
+    def next_wakeup(self, now: float) -> float | None:
+        """Seconds until :meth:`poll` has a heartbeat to send, or None."""
+        if self._next_heartbeat is None or self.terminal:
+            return None
+        return max(0.0, self._next_heartbeat - now)
+
+    def _poll_expired(self) -> list[CGAction]:
+        """The application stopped polling: leave as a stopping member does (Java: -2 for a
+        static member, which keeps its partitions until the session times out; -1 otherwise),
+        partitions lost (nothing committed for them); join again when the application polls."""
+        log.warning(
+            "group %s: no poll for max_poll_interval_ms (%d ms): leaving the group (%s); the "
+            "member joins again when the application polls", self.config.group_id,
+            self.config.max_poll_interval_ms,
+            "static: its partitions wait for it until the session times out" if self.is_static
+            else "dynamic: its partitions go to the other members",
+        )  # fmt: skip
+        actions: list[CGAction] = [*self._lose()]
+        epoch = LEAVE_GROUP_STATIC_MEMBER_EPOCH if self.is_static else LEAVE_GROUP_MEMBER_EPOCH
+        self._leaving = why.LEAVE_REASON_POLL_TIMEOUT
+        self._leave_emits = not self.is_static
+        self.member_epoch = JOIN_GROUP_MEMBER_EPOCH
+        self.state = ConsumerGroupState.POLL_EXPIRED
+        self._in_flight = True
+        self._next_heartbeat = None
+        self._sent_topics = None
+        actions.append(SendConsumerGroupHeartbeat(epoch, False, None, None))
+        return actions
+
+    # -- answers -----------------------------------------------------------------------------
 
     def coordinator_found(self, node_id: int) -> None:
         self.coordinator = node_id
 
-    def handle(self, answer: ConsumerGroupHeartbeatAnswered) -> list[Action]:
+    def handle(self, answer: ConsumerGroupHeartbeatAnswered) -> list[CGAction]:
         """The coordinator's answer to the heartbeat in flight."""
         self._in_flight = False
-        if self.terminal:
+        if self._leaving is not None:
+            return self._left(answer.error_code)
+        if self.terminal or self.state is ConsumerGroupState.POLL_EXPIRED:
             return []
         what = HEARTBEAT_REACTIONS.get(answer.error_code, Reaction.RAISE)
         if what is not Reaction.OK:
             return self._on_error(answer.error_code, what, answer.now)
         self._unreleased_since = None
-        self.member_epoch = answer.member_epoch
+        self._took_over = False
+        actions: list[CGAction] = []
+        if answer.member_epoch != self.member_epoch:
+            self.member_epoch = answer.member_epoch
+            actions.append(self._emit(GroupJoined, leader=False,
+                                      protocol=self.config.server_assignor or ""))  # fmt: skip
         self._next_heartbeat = answer.now + answer.heartbeat_interval_ms / 1000
         if answer.assignment is None:
             if self.state is not ConsumerGroupState.RECONCILING:
                 self.state = ConsumerGroupState.STABLE
-            return []
-        return self._reconcile(tuple(sorted(answer.assignment)))
+            return actions
+        return actions + self._reconcile(tuple(sorted(answer.assignment)))
 
-    def no_answer(self, now: float) -> list[Action]:
+    def no_answer(self, now: float) -> list[CGAction]:
         """The heartbeat in flight got no answer: the coordinator is presumed dead."""
         self._in_flight = False
-        if self.terminal:
+        if self._leaving is not None:
+            return self._left(ErrorCode.COORDINATOR_NOT_AVAILABLE)
+        if self.terminal or self.state is ConsumerGroupState.POLL_EXPIRED:
             return []
         return self._on_error(ErrorCode.COORDINATOR_NOT_AVAILABLE, Reaction.FIND_COORDINATOR, now)
 
-    def _reconcile(self, target: Partitions) -> list[Action]:
+    def _reconcile(self, target: Partitions) -> list[CGAction]:
         """Revoke before assign (KIP-848), then acknowledge at the next poll."""
         gone = tuple(tp for tp in self.owned if tp not in target)
         added = tuple(tp for tp in target if tp not in self.owned)
-        actions: list[Action] = []
+        actions: list[CGAction] = []
         if gone:
-            actions.append(Revoke(gone, lost=False, reason="the coordinator moved them"))
+            actions += [self._emit(PartitionsRevoked, partitions=list(gone),
+                                   reason=REVOKED_REBALANCE),
+                        Revoke(gone, lost=False, reason=REVOKED_REBALANCE)]  # fmt: skip
         if gone or added or self.state is ConsumerGroupState.JOINING:
-            actions.append(Assign(target, added))
+            actions += [self._emit(PartitionsAssigned, partitions=list(target)),
+                        Assign(target, added)]  # fmt: skip
         self.owned = target
         self._owned_unsent = True
         self.state = ConsumerGroupState.RECONCILING
         return actions
 
-    def _on_error(self, code: int, what: Reaction, now: float) -> list[Action]:
+    def _on_error(self, code: int, what: Reaction, now: float) -> list[CGAction]:
         log.warning("ConsumerGroupHeartbeat for group %s failed: %s -> %s",
                     self.config.group_id, error_name(code), what.value)  # fmt: skip
         if what is Reaction.FATAL:
@@ -206,43 +331,164 @@ class ConsumerGroupMember:
             return [BecomeFatal(_API, code)]
         if what is Reaction.FIND_COORDINATOR:
             self.coordinator = None
+            self._sent_topics = None  # a new coordinator hears the whole subscription
             return [Backoff(), FindCoordinator()]
         if what is Reaction.RESET:
-            lost, self.owned = self.owned, ()
+            actions: list[CGAction] = [self._emit(SessionExpired, api=_API.value), *self._lose()]
             self.member_epoch = JOIN_GROUP_MEMBER_EPOCH
             self.state = ConsumerGroupState.JOINING
-            return [Revoke(lost, lost=True, reason="lost")] if lost else []
+            self._sent_topics = None
+            return actions
         if code == ErrorCode.UNRELEASED_INSTANCE_ID:
             return self._unreleased(now)
         if what is Reaction.RETRY:
             return [Backoff()]
         return [RaiseError(_API, code), Backoff()]
 
-    def _unreleased(self, now: float) -> list[Action]:
+    def _lose(self) -> list[CGAction]:
+        lost, self.owned = self.owned, ()
+        if not lost:
+            return []
+        return [self._emit(PartitionsRevoked, partitions=list(lost), reason=REVOKED_LOST),
+                Revoke(lost, lost=True, reason=REVOKED_LOST)]  # fmt: skip
+
+    def _unreleased(self, now: float) -> list[CGAction]:
         if self._unreleased_since is None:
             self._unreleased_since = now
             log.warning(
                 "group %s: instance id %s is still held by its previous member (it did not leave: "
-                "a crash?); asking again until the coordinator releases it, at the latest when "
-                "that member's session times out", self.config.group_id,
-                self.config.group_instance_id,
+                "a crash?); %s", self.config.group_id, self.config.group_instance_id,
+                "removing that member (takeover=True)" if self.config.takeover else
+                "asking again until the coordinator releases it, at the latest when that "
+                "member's session times out (takeover=True removes it at once)",
             )  # fmt: skip
+        if self.config.takeover and not self._took_over:
+            assert self.config.group_instance_id is not None
+            self._took_over = True
+            return [TakeOver(self.config.group_instance_id)]
         if (now - self._unreleased_since) * 1000 >= self.config.unreleased_wait_ms:
             self._unreleased_since = now
             return [RaiseError(_API, ErrorCode.UNRELEASED_INSTANCE_ID), Backoff()]
         return [Backoff()]
 
-    def close(self, leave_for_good: bool) -> list[Action | SendConsumerGroupHeartbeat]:
+    # -- commits and committed offsets ----------------------------------------------------------
+
+    def commit_identity(self, auto_assigned: bool = True) -> tuple[int, str] | None:
+        """Member epoch and member id an OffsetCommit carries now; None while the member holds
+        no epoch (joining, or lost its partitions). Partitions assigned by the application
+        (``assign()``) commit outside the group (epoch -1, no member id)."""
+        if not auto_assigned:
+            return LEAVE_GROUP_MEMBER_EPOCH, ""
+        if self.member_epoch > 0 and self.state in (
+            ConsumerGroupState.STABLE, ConsumerGroupState.RECONCILING,
+            ConsumerGroupState.ACKNOWLEDGING,
+        ):  # fmt: skip
+            return self.member_epoch, self.member_id
+        return None
+
+    def on_commit_answer(
+        self, code: int, generation_sent: int | None = None
+    ) -> tuple[CommitOutcome, list[Action]]:
+        """An OffsetCommit answer (first failed partition's code, or NONE), as
+        :data:`COMMIT_REACTIONS` says."""
+        if self.state is ConsumerGroupState.FATAL:
+            return CommitOutcome.FAILED, []
+        what = COMMIT_REACTIONS.get(code, Reaction.RAISE)
+        if what is Reaction.OK:
+            return CommitOutcome.DONE, []
+        log.warning("OffsetCommit for group %s: %s -> %s", self.config.group_id,
+                    error_name(code), what.value)  # fmt: skip
+        if what is Reaction.RETRY:
+            return CommitOutcome.RETRY, [Backoff()]
+        if what is Reaction.FIND_COORDINATOR:
+            self.coordinator = None
+            return CommitOutcome.RETRY, [Backoff(), FindCoordinator()]
+        if what is Reaction.FATAL:
+            self.state = ConsumerGroupState.FATAL
+            return CommitOutcome.FAILED, [BecomeFatal(Api.OFFSET_COMMIT, code)]
+        return CommitOutcome.FAILED, []
+
+    def commit_no_answer(self) -> tuple[CommitOutcome, list[Action]]:
+        return self.on_commit_answer(ErrorCode.COORDINATOR_NOT_AVAILABLE)
+
+    def on_offset_fetch_answer(
+        self, codes: Iterable[int]
+    ) -> tuple[CommitOutcome, int, list[Action]]:
+        """As the classic member's (``_state.offset_fetch_verdict``)."""
+        if self.terminal:
+            return CommitOutcome.FAILED, ErrorCode.NONE, []
+        outcome, code, find_coordinator = offset_fetch_verdict(codes, self.config.group_id)
+        if find_coordinator:
+            self.coordinator = None
+            return outcome, code, [Backoff(), FindCoordinator()]
+        return outcome, code, [Backoff()] if outcome is CommitOutcome.RETRY else []
+
+    def offset_fetch_no_answer(self) -> tuple[CommitOutcome, int, list[Action]]:
+        return self.on_offset_fetch_answer([ErrorCode.COORDINATOR_NOT_AVAILABLE])
+
+    def fatal(self, error: BaseException) -> None:
+        """Record the exception that finished the member (after :class:`BecomeFatal`)."""
+        self.state = ConsumerGroupState.FATAL
+        if self.fatal_error is None:
+            self.fatal_error = error
+
+    # -- the end ------------------------------------------------------------------------------
+
+    def close(self, leave_for_good: bool, reason: str | None = None) -> list[CGAction]:
         """The heartbeat that leaves: epoch -2 for a static member that only stops (it keeps its
         assignment until the session times out), -1 for a dynamic one or a leave for good."""
         if self.terminal:
             return []
-        was_member = (self.state is not ConsumerGroupState.UNSUBSCRIBED
-                      and self.coordinator is not None)  # fmt: skip
+        was_member = self.member_epoch > 0 and self.coordinator is not None
+        actions: list[CGAction] = []
+        if self.owned:
+            actions.append(self._emit(PartitionsRevoked, partitions=list(self.owned),
+                                      reason=REVOKED_CLOSE))  # fmt: skip
         self.state = ConsumerGroupState.CLOSED
         if not was_member:
-            return []
-        static = self.config.group_instance_id is not None
-        epoch = (LEAVE_GROUP_STATIC_MEMBER_EPOCH if static and not leave_for_good
+            return actions
+        epoch = (LEAVE_GROUP_STATIC_MEMBER_EPOCH if self.is_static and not leave_for_good
                  else LEAVE_GROUP_MEMBER_EPOCH)  # fmt: skip
-        return [SendConsumerGroupHeartbeat(epoch, False, None, None)]
+        self._leaving = reason or why.LEAVE_REASON_PREFIX
+        self._leave_emits = epoch == LEAVE_GROUP_MEMBER_EPOCH
+        self._in_flight = True
+        actions.append(SendConsumerGroupHeartbeat(epoch, False, None, None))
+        return actions
+
+    def _left(self, code: int) -> list[CGAction]:
+        reason, self._leaving = self._leaving, None
+        if code != ErrorCode.NONE:
+            log.warning("the leaving ConsumerGroupHeartbeat for group %s answered %s",
+                        self.config.group_id, error_name(code))  # fmt: skip
+            return []
+        if not self._leave_emits:  # a static member stopped for now: it is still a member
+            log.info("Stopped in group %s; the coordinator keeps the assignment of instance id "
+                     "%s until its session times out", self.config.group_id,
+                     self.config.group_instance_id)  # fmt: skip
+            return []
+        log.info("Left group %s (reason: %s)", self.config.group_id, reason)
+        return [self._emit(GroupLeft, reason=truncate_reason(reason) or reason)]
+
+    def _emit(self, kind: type, **fields: object) -> Emit:
+        return Emit(kind, self.member_id, self.member_epoch, dict(fields))
+
+
+#: The engine's states as the application sees them (``membership._status``).
+CONSUMER_GROUP_STATES: dict[ConsumerGroupState, MembershipState] = {
+    ConsumerGroupState.UNSUBSCRIBED: MembershipState.JOINING,
+    ConsumerGroupState.JOINING: MembershipState.JOINING,
+    ConsumerGroupState.RECONCILING: MembershipState.REBALANCING,
+    ConsumerGroupState.ACKNOWLEDGING: MembershipState.REBALANCING,
+    ConsumerGroupState.STABLE: MembershipState.STABLE,
+    ConsumerGroupState.POLL_EXPIRED: MembershipState.JOINING,
+    ConsumerGroupState.FATAL: MembershipState.FAILED,
+    ConsumerGroupState.CLOSED: MembershipState.STOPPED,
+}
+
+
+def consumer_group_state(
+    state: ConsumerGroupState, *, subscribed: bool, handing_over: bool, fenced: bool
+) -> MembershipState:
+    """:data:`CONSUMER_GROUP_STATES`, refined as every engine's are (``_status.refine``)."""
+    return refine(CONSUMER_GROUP_STATES[state], subscribed=subscribed,
+                  handing_over=handing_over, fenced=fenced)  # fmt: skip

@@ -50,6 +50,32 @@ class MemberConfig:
     rebalance_protocol: RebalanceProtocol = RebalanceProtocol.EAGER
 
 
+def offset_fetch_verdict(codes: Iterable[int], group_id: str) -> tuple[CommitOutcome, int, bool]:
+    """What an OffsetFetch answer's error codes (the group's, then each partition's) mean, for
+    either protocol: DONE when every offset in it can be used; RETRY when any code says "ask
+    again" (the answer is then not used at all: a partition without a usable row must never
+    start from ``auto_offset_reset``), with True when the coordinator must be found again first;
+    FAILED with the code to raise otherwise."""
+    retry: bool | None = None
+    for code in codes:
+        what = reaction(Api.OFFSET_FETCH, code)
+        if what is Reaction.OK:
+            continue
+        if what is Reaction.FIND_COORDINATOR:
+            log.warning("OffsetFetch for group %s: %s -> %s", group_id, error_name(code),
+                        what.value)  # fmt: skip
+            retry = True
+        elif what is Reaction.RETRY:
+            log.info("OffsetFetch for group %s: %s -> %s", group_id, error_name(code),
+                     what.value)  # fmt: skip
+            retry = retry or False
+        else:
+            return CommitOutcome.FAILED, code, False
+    if retry is not None:
+        return CommitOutcome.RETRY, ErrorCode.NONE, retry
+    return CommitOutcome.DONE, ErrorCode.NONE, False
+
+
 class MemberCore:
     """State, error reactions and commits of one classic group member (module docstring)."""
 
@@ -216,24 +242,10 @@ class MemberCore:
         request, not a commit (:class:`CommitOutcome` serves both)."""
         if self.terminal:
             return CommitOutcome.FAILED, ErrorCode.NONE, []
-        retry: list[Action] | None = None
-        for code in codes:
-            what = reaction(Api.OFFSET_FETCH, code)
-            if what is Reaction.OK:
-                continue
-            if what is Reaction.FIND_COORDINATOR:
-                log.warning("OffsetFetch for group %s: %s -> %s",
-                            self.config.group_id, error_name(code), what.value)  # fmt: skip
-                retry = self._coordinator_dead()
-            elif what is Reaction.RETRY:
-                log.info("OffsetFetch for group %s: %s -> %s",
-                         self.config.group_id, error_name(code), what.value)  # fmt: skip
-                retry = retry or [Backoff()]
-            else:
-                return CommitOutcome.FAILED, code, []
-        if retry is not None:
-            return CommitOutcome.RETRY, ErrorCode.NONE, retry
-        return CommitOutcome.DONE, ErrorCode.NONE, []
+        outcome, code, find_coordinator = offset_fetch_verdict(codes, self.config.group_id)
+        if find_coordinator:
+            return outcome, code, self._coordinator_dead()
+        return outcome, code, [Backoff()] if outcome is CommitOutcome.RETRY else []
 
     def offset_fetch_no_answer(self) -> tuple[CommitOutcome, int, list[Action]]:
         return CommitOutcome.RETRY, ErrorCode.NONE, self._on_no_answer(Api.OFFSET_FETCH)

@@ -99,15 +99,24 @@ def classic_state(
     * STABLE while the driver is still ``handing_over`` partitions (the rebalance listener is
       running) is ``rebalancing``: the application does not hold its assignment yet.
     """
-    if state is MemberState.FATAL:
-        return MembershipState.FENCED if fenced else MembershipState.FAILED
     mapped = CLASSIC_STATES[state]
+    if mapped is MembershipState.JOINING and generation_id >= 0 and subscribed:
+        mapped = MembershipState.REBALANCING
+    return refine(mapped, subscribed=subscribed, handing_over=handing_over, fenced=fenced)
+
+
+def refine(
+    mapped: MembershipState, *, subscribed: bool, handing_over: bool, fenced: bool
+) -> MembershipState:
+    """What every engine's mapped state becomes with what the state alone does not say: FAILED
+    because the member was ``fenced`` is ``fenced``; a member not ``subscribed`` is
+    ``unsubscribed``; STABLE while the driver is ``handing_over`` partitions is ``rebalancing``."""
+    if mapped is MembershipState.FAILED:
+        return MembershipState.FENCED if fenced else mapped
     if mapped is MembershipState.STOPPED:
         return mapped
     if not subscribed:
         return MembershipState.UNSUBSCRIBED
-    if mapped is MembershipState.JOINING and generation_id >= 0:
-        return MembershipState.REBALANCING
     if mapped is MembershipState.STABLE and handing_over:
         return MembershipState.REBALANCING
     return mapped

@@ -8,8 +8,10 @@ silent downgrade to a request that would leave the instance id out.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Any
 
 from staticconsumer.errors import ProtocolError, UnsupportedBrokerError
@@ -43,6 +45,10 @@ class GroupApiVersions:
     offset_fetch: int
     describe_groups: int
     find_coordinator: int
+    #: The broker's whole ApiVersions answer, for the APIs negotiated elsewhere (KIP-848's).
+    broker: Mapping[int, tuple[int, int]] = dataclasses.field(
+        default_factory=lambda: MappingProxyType({}), compare=False, repr=False
+    )
 
 
 _FIELDS: tuple[tuple[str, ApiKey], ...] = (
@@ -96,7 +102,7 @@ def negotiate(broker_versions: Mapping[int, tuple[int, int]]) -> GroupApiVersion
             "The broker cannot carry group.instance.id (KIP-345 needs Apache Kafka 2.3 or newer): "
             + "; ".join(problems)
         )
-    return GroupApiVersions(**chosen)
+    return GroupApiVersions(**chosen, broker=MappingProxyType(dict(broker_versions)))
 
 
 def api_versions_from_response(response: Any) -> dict[int, tuple[int, int]]:

@@ -1,7 +1,8 @@
-"""Offsets for the classic driver: commits (the application's, auto-commit, commit on revoke)
-and committed-offset fetches for aiokafka's fetcher. The engine decides what an answer means
-(:meth:`~staticconsumer.membership.ClassicMember.on_commit_answer`); the one error map decides
-what the caller sees (:func:`staticconsumer._error_map.commit_error`).
+"""Offsets for both drivers: commits (the application's, auto-commit, commit on revoke) and
+committed-offset fetches for aiokafka's fetcher. The engine decides what an answer means
+(``on_commit_answer``, ``on_offset_fetch_answer`` of either engine: a classic commit carries the
+generation, a consumer-protocol one the member epoch); the one error map decides what the caller
+sees (:func:`staticconsumer._error_map.commit_error`).
 """
 
 from __future__ import annotations
@@ -9,11 +10,10 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any
 
 from . import _compat
-from ._classic_actions import ActionRunner
 from ._error_map import commit_error, kafka_error
 from .membership import Backoff, CommitOutcome, FindCoordinator
 from .protocol import (
@@ -29,15 +29,33 @@ from .protocol import (
 log = logging.getLogger("staticconsumer")
 
 
-class OffsetKeeper(ActionRunner):
-    """Commits and committed offsets of one member (module docstring)."""
+class OffsetKeeper:
+    """Commits and committed offsets of one member (module docstring); a base of
+    :class:`~staticconsumer._driver_base.DriverBase`, which provides what is declared here."""
 
-    _auto_commit: bool
-    _auto_commit_interval: float
-    _next_auto_commit: float
+    member: Any
+    seam: _compat.ClientSeam
+    versions: Any
     _retry_backoff: float
-    _commit_lock: asyncio.Lock
-    _refresh_task: asyncio.Task[None] | None
+
+    if TYPE_CHECKING:
+
+        async def run(self, actions: Iterable[Any]) -> None: ...
+        async def to_coordinator(self, request: Any) -> Any: ...
+        async def find_coordinator(self) -> None: ...
+        async def raise_to_user(self, error: Exception) -> None: ...
+
+    def _init_offsets(self, enable_auto_commit: bool, auto_commit_interval_ms: int) -> None:
+        self._auto_commit = enable_auto_commit
+        self._auto_commit_interval = auto_commit_interval_ms / 1000
+        self._next_auto_commit = time.monotonic() + self._auto_commit_interval
+        self._commit_lock = asyncio.Lock()
+        self._refresh_task: asyncio.Task[None] | None = None
+
+    async def _stop_offsets(self) -> None:
+        if self._refresh_task is not None:
+            self._refresh_task.cancel()
+            await asyncio.gather(self._refresh_task, return_exceptions=True)
 
     async def _find_coordinator_if_unknown(self) -> None:
         if self.member.coordinator is None:
