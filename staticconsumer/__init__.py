@@ -18,6 +18,7 @@ from .errors import (
     InvalidInstanceIdError,
     SessionTimeoutOutOfRangeError,
     StaticConsumerError,
+    UnreleasedInstanceIdError,
     UnsupportedBrokerError,
 )
 from .events import (
@@ -59,6 +60,7 @@ __all__ = [
     "SessionTimeoutOutOfRangeError",
     "StaticConsumer",
     "StaticConsumerError",
+    "UnreleasedInstanceIdError",
     "UnsupportedBrokerError",
     "__version__",
 ]

@@ -12,7 +12,6 @@ close). ``commit()`` and ``committed()`` run on the caller's task and share the 
 from __future__ import annotations
 
 import logging
-import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -111,32 +110,12 @@ class ClassicDriver(ClassicActions):
     # -- the coordination loop --------------------------------------------------------------------
 
     @override
-    async def _coordination_loop(self) -> None:
-        subscription = None
-        while not self._closing and not self.member.terminal:
-            current = self.seam.current_subscription()
-            if current is None or not current.active:
-                await self._sleep(self._retry_backoff)
-                continue
-            if current is not subscription:
-                if subscription is not None:
-                    self.member.handle(JoinRequested(JOIN_REASON_SUBSCRIPTION_CHANGED))
-                subscription = current
-            if not self.seam.auto_assigned():
-                await self._find_coordinator_if_unknown()
-                await self._sleep(self._auto_commit_wait() or 1.0)
-                await self._auto_commit_if_due()
-                continue
-            now = time.monotonic()
-            actions = self.member.poll(now, self.seam.idle_seconds(), current.topics)
-            if actions:
-                await self.run(actions)
-                continue
-            await self._auto_commit_if_due()
-            wait = self.member.next_wakeup(time.monotonic())
-            await self._sleep(
-                min(x for x in (wait, self._auto_commit_wait(), 1.0) if x is not None)
-            )
+    def _poll_engine(self, now: float, topics: Any) -> list[Any]:
+        return list(self.member.poll(now, self.seam.idle_seconds(), topics))
+
+    @override
+    def _subscription_changed(self) -> None:
+        self.member.handle(JoinRequested(JOIN_REASON_SUBSCRIPTION_CHANGED))
 
     @override
     def _leave_actions(self) -> list[Any]:

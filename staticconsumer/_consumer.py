@@ -14,8 +14,10 @@ from . import _compat
 from ._auth_errors import consumer_security_error
 from ._classic_driver import ClassicDriver
 from ._compat import WakeMarker
+from ._consumer_group_driver import ConsumerGroupDriver
 from ._events import EventCallback, EventEmitter, event_options, producer_kwargs
 from ._events_publisher import EventPublisher
+from ._group_protocol import group_protocol_options
 from ._health import HealthServer, health_options
 from ._instance_id import InstanceId
 from ._reasons import LEAVE_REASON_PREFIX
@@ -24,6 +26,10 @@ from .membership import Lifecycle, Membership, membership_state, snapshot
 
 log = logging.getLogger("staticconsumer")
 T = TypeVar("T")
+#: How long a consumer-protocol member retries UNRELEASED_INSTANCE_ID before it also raises
+#: it to the application (and goes on retrying): the broker's default
+#: group.consumer.session.timeout.ms, after which the stale member is gone anyway.
+UNRELEASED_INSTANCE_WAIT_MS = 45_000
 
 FatalCallback = Callable[[StaticConsumerError], None]
 
@@ -130,6 +136,9 @@ class StaticConsumer(AIOKafkaConsumer):  # type: ignore[misc]  # aiokafka is unt
         events_producer_config: dict[str, Any] | None = None,
         health_port: int | None = None,
         health_host: str | None = None,
+        group_protocol: str = "classic",
+        group_remote_assignor: str | None = None,
+        instance_takeover: bool = False,
         **kwargs: Any,
     ) -> None:
         if group_instance_id is not None:
@@ -147,10 +156,15 @@ class StaticConsumer(AIOKafkaConsumer):  # type: ignore[misc]  # aiokafka is unt
             events_producer_config=events_producer_config, group_id=kwargs.get("group_id"),
         )  # fmt: skip
         health = health_options(health_port, health_host, group_id=kwargs.get("group_id"))
-        strategies = kwargs.get("partition_assignment_strategy")
-        if strategies is None:
-            strategies = default_assignors()
-        kwargs["partition_assignment_strategy"] = group_assignors(strategies)
+        self._group_protocol = group_protocol_options(
+            group_protocol, group_remote_assignor, instance_takeover,
+            group_instance_id=group_instance_id, kwargs=kwargs,
+        )  # fmt: skip
+        if not self._group_protocol.consumer:
+            strategies = kwargs.get("partition_assignment_strategy")
+            if strategies is None:
+                strategies = default_assignors()
+            kwargs["partition_assignment_strategy"] = group_assignors(strategies)
         super().__init__(*topics, group_instance_id=group_instance_id, **kwargs)
         self._user_on_fatal = on_fatal
         self._lifecycle = Lifecycle.NOT_STARTED
@@ -265,7 +279,22 @@ class StaticConsumer(AIOKafkaConsumer):  # type: ignore[misc]  # aiokafka is unt
                 raise ClusterUnavailableError(f"start() reached no broker: {exc}") from exc
             raise
 
-    def _make_driver(self, seam: _compat.ClientSeam, versions: Any) -> ClassicDriver:
+    def _make_driver(
+        self, seam: _compat.ClientSeam, versions: Any
+    ) -> ClassicDriver | ConsumerGroupDriver:
+        if self._group_protocol.consumer:
+            return ConsumerGroupDriver(
+                seam, versions, group_id=self._group_id,
+                group_instance_id=self._group_instance_id, client_rack=self._client_rack,
+                server_assignor=self._group_protocol.remote_assignor,
+                max_poll_interval_ms=self._max_poll_interval_ms,
+                takeover=self._group_protocol.instance_takeover,
+                unreleased_wait_ms=UNRELEASED_INSTANCE_WAIT_MS,
+                client_id=_compat.client_id_of(self), retry_backoff_ms=self._retry_backoff_ms,
+                enable_auto_commit=self._enable_auto_commit,
+                auto_commit_interval_ms=self._auto_commit_interval_ms, on_fatal=self._on_fatal,
+                events=self._events,
+            )  # fmt: skip
         return ClassicDriver(
             seam, versions, group_id=self._group_id, group_instance_id=self._group_instance_id,
             client_id=_compat.client_id_of(self), client_rack=self._client_rack,

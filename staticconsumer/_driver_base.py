@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 import logging
+import time
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -231,7 +232,39 @@ class DriverBase(OffsetKeeper):
             raise
 
     async def _coordination_loop(self) -> None:
+        """Find the coordinator, let the engine say what is due (join, heartbeat, leave),
+        auto-commit on its interval, sleep until the next of those or a wake-up."""
+        subscription = None
+        while not self._closing and not self.member.terminal:
+            current = self.seam.current_subscription()
+            if current is None or not current.active:
+                await self._sleep(self._retry_backoff)
+                continue
+            if current is not subscription:
+                if subscription is not None:
+                    self._subscription_changed()
+                subscription = current
+            if not self.seam.auto_assigned():
+                await self._find_coordinator_if_unknown()
+                await self._sleep(self._auto_commit_wait() or 1.0)
+                await self._auto_commit_if_due()
+                continue
+            actions = self._poll_engine(time.monotonic(), current.topics)
+            if actions:
+                await self.run(actions)
+                continue
+            await self._auto_commit_if_due()
+            wait = self.member.next_wakeup(time.monotonic())
+            await self._sleep(
+                min(x for x in (wait, self._auto_commit_wait(), 1.0) if x is not None)
+            )
+
+    def _poll_engine(self, now: float, topics: Any) -> list[Any]:
+        """The engine's next actions for the clock, the subscription and the fetcher's idle time."""
         raise NotImplementedError
+
+    def _subscription_changed(self) -> None:
+        """The application subscribed anew (the engine may need to say so)."""
 
     async def _sleep(self, seconds: float) -> None:
         if self._wake.is_set():

@@ -5,6 +5,8 @@ What a member *does* about a code is decided by the membership engine
 
 * FENCED_INSTANCE_ID → :class:`~staticconsumer.errors.FencedInstanceIdError` (fatal), saying what
   to check and, when the coordinator told us, who holds the instance id now;
+* UNRELEASED_INSTANCE_ID (KIP-848) → :class:`~staticconsumer.errors.UnreleasedInstanceIdError`
+  (not fatal: the member goes on asking);
 * a commit that lost its generation (UNKNOWN_MEMBER_ID, ILLEGAL_GENERATION, REBALANCE_IN_PROGRESS)
   → aiokafka's ``CommitFailedError``, raised ``from`` the code's own error, as a drop-in
   ``AIOKafkaConsumer`` raises it;
@@ -31,13 +33,16 @@ from .errors import (
     GroupAdminAuthorizationError,
     GroupAdminError,
     StaticConsumerError,
+    UnreleasedInstanceIdError,
 )
 from .protocol import ErrorCode, error_name
 
 #: Commit answers meaning "the group moved on without this member's generation".
 _COMMIT_FAILED = frozenset(
-    {ErrorCode.UNKNOWN_MEMBER_ID, ErrorCode.ILLEGAL_GENERATION, ErrorCode.REBALANCE_IN_PROGRESS}
-)
+    {ErrorCode.UNKNOWN_MEMBER_ID, ErrorCode.ILLEGAL_GENERATION, ErrorCode.REBALANCE_IN_PROGRESS,
+     # The consumer protocol's (KIP-848): the member's epoch is gone.
+     ErrorCode.FENCED_MEMBER_EPOCH, ErrorCode.STALE_MEMBER_EPOCH}
+)  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -74,6 +79,14 @@ def fenced_error(ctx: MemberContext, api: str, holder: str | None = None) -> Fen
 
 def kafka_error(code: int, *, group_id: str, detail: str = "") -> Exception:
     """aiokafka's exception for ``code`` (``GroupAuthorizationFailedError`` names the group)."""
+    if code == ErrorCode.UNRELEASED_INSTANCE_ID:
+        return UnreleasedInstanceIdError(
+            f"group {group_id!r}: the coordinator still holds this group_instance_id for a "
+            "previous member that did not leave (a crash?); asking again until its session "
+            "times out (the broker's group.consumer.session.timeout.ms). With "
+            "instance_takeover=True the stale member is removed at once",
+            group_id=group_id,
+        )
     error_type: type[Exception] = Errors.for_code(code)
     if error_type is Errors.GroupAuthorizationFailedError:
         return Errors.GroupAuthorizationFailedError(group_id)

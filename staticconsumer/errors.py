@@ -5,6 +5,8 @@ Every error this package raises on purpose is one of these::
     StaticConsumerError                      base; ``fatal`` says whether the consumer is finished
     ├── FencedInstanceIdError (fatal)        FENCED_INSTANCE_ID (82): another process holds our
     │                                        group.instance.id (KIP-345)
+    ├── UnreleasedInstanceIdError            UNRELEASED_INSTANCE_ID (111, KIP-848): a previous
+    │                                        member still holds our instance id; retried
     ├── UnsupportedBrokerError (fatal)       the broker cannot carry the instance id on an API
     ├── SessionTimeoutOutOfRangeError (fatal) session_timeout_ms outside the broker's
     │                                        group.min/max.session.timeout.ms
@@ -69,6 +71,18 @@ class FencedInstanceIdError(StaticConsumerError):
         self.api = api
         #: The member that now holds the instance id (client id and host), when it was found.
         self.holder: str | None = None
+
+
+class UnreleasedInstanceIdError(StaticConsumerError):
+    """``group_protocol="consumer"`` (KIP-848): the coordinator still gives our
+    ``group.instance.id`` to a previous member that did not leave (a crash: no epoch -2 was sent).
+    Not fatal: the member goes on asking until that member's session times out, and raises this
+    once per wait so the application knows why it has no partitions (``instance_takeover=True``
+    removes the stale member at once instead)."""
+
+    def __init__(self, message: str, *, group_id: str = "") -> None:
+        super().__init__(message)
+        self.group_id = group_id
 
 
 class UnsupportedBrokerError(StaticConsumerError):

@@ -8,6 +8,8 @@ are declared; older ones are aiokafka's business.
 ==============  ===  ==========  ========  =================================================
 API             key  versions    flexible  notes
 ==============  ===  ==========  ========  =================================================
+Metadata        3    12          9+        topic ids (KIP-516) for the consumer protocol,
+                                           which names topics by id; v12: nullable names
 FindCoordinator 10   1-4         3+        v4 batches keys (KIP-699)
 JoinGroup       11   5-9         6+        v7 response: protocol_type; v8: reason (KIP-800);
                                            v9 response: skip_assignment
@@ -49,6 +51,7 @@ from staticconsumer.protocol._wire import (
 class ApiKey(enum.IntEnum):
     """Kafka API keys of the requests this package builds (names as in Kafka's ``ApiKeys``)."""
 
+    METADATA = 3
     OFFSET_COMMIT = 8
     OFFSET_FETCH = 9
     FIND_COORDINATOR = 10
@@ -258,6 +261,45 @@ def _consumer_group_heartbeat(v: int) -> tuple[Schema, Schema]:
     return request, response
 
 
+def _metadata(v: int) -> tuple[Schema, Schema]:
+    w = Wire(flexible=True)
+    request = w.schema(
+        ("topics", w.array(("topic_id", Uuid), ("name", w.string))),
+        ("allow_auto_topic_creation", Boolean),
+        ("include_topic_authorized_operations", Boolean),
+    )
+    partitions = w.array(
+        ("error_code", Int16),
+        ("partition_index", Int32),
+        ("leader_id", Int32),
+        ("leader_epoch", Int32),
+        ("replica_nodes", w.array_of(Int32)),
+        ("isr_nodes", w.array_of(Int32)),
+        ("offline_replicas", w.array_of(Int32)),
+    )
+    response = w.schema(
+        ("throttle_time_ms", Int32),
+        (
+            "brokers",
+            w.array(("node_id", Int32), ("host", w.string), ("port", Int32), ("rack", w.string)),
+        ),
+        ("cluster_id", w.string),
+        ("controller_id", Int32),
+        (
+            "topics",
+            w.array(
+                ("error_code", Int16),
+                ("name", w.string),
+                ("topic_id", Uuid),
+                ("is_internal", Boolean),
+                ("partitions", partitions),
+                ("topic_authorized_operations", Int32),
+            ),
+        ),
+    )
+    return request, response
+
+
 def _describe_groups(v: int) -> tuple[Schema, Schema]:
     w = Wire(flexible=v >= 5)
     request = w.schema(
@@ -326,6 +368,7 @@ _Layout = Callable[[int], tuple[Schema, Schema]]
 
 # api key -> (name, implemented versions, first flexible version, schema function)
 _APIS: dict[int, tuple[str, range, int, _Layout]] = {
+    ApiKey.METADATA: ("Metadata", range(12, 13), 9, _metadata),
     ApiKey.OFFSET_COMMIT: ("OffsetCommit", range(7, 10), 8, _offset_commit),
     ApiKey.OFFSET_FETCH: ("OffsetFetch", range(5, 10), 6, _offset_fetch),
     ApiKey.FIND_COORDINATOR: ("FindCoordinator", range(1, 5), 3, _find_coordinator),
@@ -335,7 +378,10 @@ _APIS: dict[int, tuple[str, range, int, _Layout]] = {
     ApiKey.SYNC_GROUP: ("SyncGroup", range(3, 6), 4, _sync_group),
     ApiKey.DESCRIBE_GROUPS: ("DescribeGroups", range(4, 7), 5, _describe_groups),
     ApiKey.CONSUMER_GROUP_HEARTBEAT: (
-        "ConsumerGroupHeartbeat", range(0, 2), 0, _consumer_group_heartbeat
+        "ConsumerGroupHeartbeat",
+        range(0, 2),
+        0,
+        _consumer_group_heartbeat,
     ),
 }
 

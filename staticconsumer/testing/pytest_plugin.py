@@ -28,11 +28,17 @@ import pytest
 from ..errors import LocalKafkaError
 from ..localkafka import KafkaCluster, cluster_from_environment
 
-#: Broker configs for fast tests: no initial rebalance delay and short minimum session timeouts.
+#: Broker configs for fast tests: no initial rebalance delay and short minimum session timeouts;
+#: consumer groups (KIP-848) with a 10 s session and a 500 ms heartbeat interval (the broker's
+#: defaults are 45 s and 5 s, and their minimums 45 s and 5 s).
 DEFAULT_TEST_BROKER_CONFIG = {
     "group.initial.rebalance.delay.ms": "0",
     "group.min.session.timeout.ms": "1000",
     "offsets.topic.num.partitions": "10",
+    "group.consumer.min.session.timeout.ms": "1000",
+    "group.consumer.session.timeout.ms": "10000",
+    "group.consumer.min.heartbeat.interval.ms": "100",
+    "group.consumer.heartbeat.interval.ms": "500",
 }
 
 _counter = itertools.count()

@@ -90,6 +90,7 @@ def test_all_is_sorted_and_complete() -> None:
         "consumer_protocol",
         "error_codes",
         "group",
+        "metadata",
         "offset_fetch",
         "versions",
     }

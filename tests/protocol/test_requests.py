@@ -24,6 +24,7 @@ from staticconsumer.protocol import (
     build_heartbeat,
     build_join_group,
     build_leave_group,
+    build_metadata,
     build_offset_commit,
     build_offset_fetch,
     build_sync_group,
@@ -143,6 +144,10 @@ def consumer_group_heartbeat_minimal(version: int) -> PinnedRequest:
     )
 
 
+def metadata(version: int) -> PinnedRequest:
+    return build_metadata(version, ["orders", "gone"])
+
+
 def describe_groups(version: int) -> PinnedRequest:
     return build_describe_groups(
         version, group_ids=["grp", "other"], include_authorized_operations=True
@@ -168,6 +173,7 @@ CASES: list[tuple[str, Callable[[int], PinnedRequest], ApiKey, dict[int, bytes]]
     ("offset_commit", offset_commit, ApiKey.OFFSET_COMMIT, golden.OFFSET_COMMIT_REQUEST),
     ("offset_fetch", offset_fetch, ApiKey.OFFSET_FETCH, golden.OFFSET_FETCH_REQUEST),
     ("describe_groups", describe_groups, ApiKey.DESCRIBE_GROUPS, golden.DESCRIBE_GROUPS_REQUEST),
+    ("metadata", metadata, ApiKey.METADATA, golden.METADATA_REQUEST),
     (
         "consumer_group_heartbeat",
         consumer_group_heartbeat,
@@ -237,6 +243,7 @@ def test_flexible_versions_match_kafka_specs() -> None:
         ApiKey.OFFSET_COMMIT: 8,
         ApiKey.OFFSET_FETCH: 6,
         ApiKey.CONSUMER_GROUP_HEARTBEAT: 0,
+        ApiKey.METADATA: 9,
         ApiKey.DESCRIBE_GROUPS: 5,
         ApiKey.FIND_COORDINATOR: 3,
     }

@@ -27,6 +27,8 @@ from staticconsumer.protocol import (
     JoinGroupResult,
     LeaveGroupMemberResult,
     LeaveGroupResult,
+    MetadataResult,
+    MetadataTopic,
     OffsetCommitResult,
     OffsetFetchResult,
     SyncGroupResult,
@@ -37,6 +39,7 @@ from staticconsumer.protocol import (
     parse_heartbeat,
     parse_join_group,
     parse_leave_group,
+    parse_metadata,
     parse_offset_commit,
     parse_offset_fetch,
     parse_sync_group,
@@ -137,6 +140,12 @@ def consumer_group_heartbeat_error(version: int) -> ConsumerGroupHeartbeatResult
     )  # fmt: skip
 
 
+def metadata(version: int) -> MetadataResult:
+    # Partitions come sorted; a topic that does not exist has the zero id and no partitions.
+    return MetadataResult((MetadataTopic("orders", TOPIC_A, 0, False, (0, 1)),
+                           MetadataTopic("gone", uuid.UUID(int=0), 3, False, ())))  # fmt: skip
+
+
 def describe_groups(version: int) -> DescribeGroupsResult:
     return DescribeGroupsResult(
         groups=(
@@ -228,6 +237,7 @@ CASES: list[tuple[str, Callable[[Any], Any], Callable[[int], Any], ApiKey, dict[
         ApiKey.CONSUMER_GROUP_HEARTBEAT,
         golden.CONSUMER_GROUP_HEARTBEAT_RESPONSE_ERROR,
     ),
+    ("metadata", parse_metadata, metadata, ApiKey.METADATA, golden.METADATA_RESPONSE),
     (
         "describe_groups",
         parse_describe_groups,

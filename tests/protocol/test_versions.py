@@ -137,3 +137,12 @@ def test_broker_with_only_newer_consumer_group_heartbeat_is_refused() -> None:
         "ConsumerGroupHeartbeat (api key 68): the broker supports v2-v3; "
         "staticconsumer implements v0-v1"
     )
+
+
+def test_metadata_v12_is_needed_for_topic_ids() -> None:
+    from staticconsumer.protocol import negotiate_metadata
+
+    assert negotiate_metadata({ApiKey.METADATA: (0, 13)}) == 12
+    for broker in ({}, {ApiKey.METADATA: (0, 9)}):
+        with pytest.raises(UnsupportedBrokerError, match="KIP-516"):
+            negotiate_metadata(broker)

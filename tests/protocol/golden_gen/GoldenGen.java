@@ -22,6 +22,8 @@ import org.apache.kafka.common.message.JoinGroupRequestData;
 import org.apache.kafka.common.message.JoinGroupResponseData;
 import org.apache.kafka.common.message.LeaveGroupRequestData;
 import org.apache.kafka.common.message.LeaveGroupResponseData;
+import org.apache.kafka.common.message.MetadataRequestData;
+import org.apache.kafka.common.message.MetadataResponseData;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.message.ConsumerGroupHeartbeatRequestData;
 import org.apache.kafka.common.message.ConsumerGroupHeartbeatResponseData;
@@ -417,6 +419,34 @@ public final class GoldenGen {
         return out;
     }
 
+    // Metadata v12 (topic ids, KIP-516): two topics asked for by name; the answer names one with
+    // its id and partitions (out of order) and one that does not exist (the zero id).
+    private static Map<Integer, byte[]> metadataRequest() {
+        MetadataRequestData data = new MetadataRequestData()
+            .setAllowAutoTopicCreation(false).setIncludeTopicAuthorizedOperations(false);
+        data.topics().add(new MetadataRequestData.MetadataRequestTopic().setName("orders"));
+        data.topics().add(new MetadataRequestData.MetadataRequestTopic().setName("gone"));
+        return new TreeMap<>(Map.of(12, body(data, 12)));
+    }
+
+    private static Map<Integer, byte[]> metadataResponse() {
+        MetadataResponseData data = new MetadataResponseData().setThrottleTimeMs(7)
+            .setClusterId("cid").setControllerId(1);
+        data.brokers().add(new MetadataResponseData.MetadataResponseBroker()
+            .setNodeId(1).setHost("localhost").setPort(9092).setRack(null));
+        MetadataResponseData.MetadataResponseTopic orders = new MetadataResponseData.MetadataResponseTopic()
+            .setErrorCode((short) 0).setName("orders").setTopicId(TOPIC_A).setIsInternal(false);
+        for (int p : new int[] {1, 0}) {
+            orders.partitions().add(new MetadataResponseData.MetadataResponsePartition()
+                .setErrorCode((short) 0).setPartitionIndex(p).setLeaderId(1).setLeaderEpoch(0)
+                .setReplicaNodes(List.of(1)).setIsrNodes(List.of(1)).setOfflineReplicas(List.of()));
+        }
+        data.topics().add(orders);
+        data.topics().add(new MetadataResponseData.MetadataResponseTopic()
+            .setErrorCode((short) 3).setName("gone").setTopicId(Uuid.ZERO_UUID));
+        return new TreeMap<>(Map.of(12, body(data, 12)));
+    }
+
     private static Map<Integer, byte[]> describeGroupsRequest() {
         Map<Integer, byte[]> out = new TreeMap<>();
         for (int v = 4; v <= 6; v++) {
@@ -578,6 +608,8 @@ public final class GoldenGen {
         table("CONSUMER_GROUP_HEARTBEAT_REQUEST_MINIMAL", consumerGroupHeartbeatRequest(false));
         table("CONSUMER_GROUP_HEARTBEAT_RESPONSE", consumerGroupHeartbeatResponse(true));
         table("CONSUMER_GROUP_HEARTBEAT_RESPONSE_ERROR", consumerGroupHeartbeatResponse(false));
+        table("METADATA_REQUEST", metadataRequest());
+        table("METADATA_RESPONSE", metadataResponse());
         table("DESCRIBE_GROUPS_REQUEST", describeGroupsRequest());
         table("DESCRIBE_GROUPS_RESPONSE", describeGroupsResponse());
         table("FIND_COORDINATOR_REQUEST", findCoordinatorRequest());

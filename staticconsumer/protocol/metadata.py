@@ -1,0 +1,72 @@
+"""Build and read Metadata (api key 3) v12, for topic ids (KIP-516): the consumer group protocol
+(KIP-848) names topics by id, and aiokafka 0.14's metadata (up to v5) has none. Only what a
+member needs is read: each topic's name, id, error and partition indexes."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from staticconsumer.errors import UnsupportedBrokerError
+from staticconsumer.protocol._messages import IMPLEMENTED_VERSIONS, ApiKey, build_request
+from staticconsumer.protocol._wire import PinnedRequest, response_object
+
+#: The all-zero topic id: "no id" (a topic asked for by name that does not exist).
+ZERO_TOPIC_ID = uuid.UUID(int=0)
+
+
+@dataclass(frozen=True)
+class MetadataTopic:
+    name: str | None
+    topic_id: uuid.UUID
+    error_code: int
+    is_internal: bool
+    partitions: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class MetadataResult:
+    topics: tuple[MetadataTopic, ...]
+
+
+def build_metadata(
+    version: int, topics: Sequence[str] | None, *, allow_auto_topic_creation: bool = False
+) -> PinnedRequest:
+    """A Metadata request for ``topics`` by name (None: every topic)."""
+    fields: dict[str, Any] = {
+        "topics": None if topics is None else [
+            {"topic_id": ZERO_TOPIC_ID, "name": name} for name in topics
+        ],
+        "allow_auto_topic_creation": allow_auto_topic_creation,
+        "include_topic_authorized_operations": False,
+    }  # fmt: skip
+    return build_request(ApiKey.METADATA, version, fields)
+
+
+def parse_metadata(response: Any) -> MetadataResult:
+    """Read a Metadata response of an implemented version."""
+    obj = response_object(response, ApiKey.METADATA, "Metadata")
+    topics = tuple(
+        MetadataTopic(
+            name=topic["name"], topic_id=topic["topic_id"], error_code=topic["error_code"],
+            is_internal=bool(topic["is_internal"]),
+            partitions=tuple(sorted(p["partition_index"] for p in topic["partitions"] or ())),
+        )
+        for topic in obj["topics"] or ()
+    )  # fmt: skip
+    return MetadataResult(topics)
+
+
+def negotiate_metadata(broker_versions: Mapping[int, tuple[int, int]]) -> int:
+    """The Metadata version to send; a broker without v12 (Kafka 3.1+) is refused."""
+    ours_low, ours_high = IMPLEMENTED_VERSIONS[ApiKey.METADATA]
+    broker = broker_versions.get(ApiKey.METADATA)
+    if broker is None or min(ours_high, broker[1]) < max(ours_low, broker[0]):
+        served = "no version" if broker is None else f"v{broker[0]}-v{broker[1]}"
+        raise UnsupportedBrokerError(
+            f"Metadata (api key 3): the broker supports {served}; "
+            f"topic ids (KIP-516) for group_protocol='consumer' need v{ours_low}"
+        )
+    return min(ours_high, broker[1])

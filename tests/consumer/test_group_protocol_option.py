@@ -1,0 +1,65 @@
+"""``group_protocol`` and its companions checked at construction, as Java's ConsumerConfig checks
+``group.protocol`` (its lists CONSUMER_PROTOCOL_UNSUPPORTED_CONFIGS and
+CLASSIC_PROTOCOL_UNSUPPORTED_CONFIGS, Kafka 4.3.1). No broker needed: construction sends nothing."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from assignors import RangeAssignor
+from staticconsumer import ConfigurationError, StaticConsumer, UnreleasedInstanceIdError
+from staticconsumer._error_map import kafka_error
+from staticconsumer.protocol import ErrorCode
+
+
+def make(**kwargs: Any) -> StaticConsumer:
+    return StaticConsumer("t", bootstrap_servers="127.0.0.1:1", group_id="g", **kwargs)
+
+
+async def test_classic_stays_the_default_and_consumer_is_accepted() -> None:
+    assert make()._group_protocol.protocol == "classic"
+    consumer = make(group_protocol="consumer", group_remote_assignor="uniform",
+                    group_instance_id="a", instance_takeover=True)  # fmt: skip
+    assert consumer._group_protocol.consumer
+    assert consumer._group_protocol.remote_assignor == "uniform"
+    assert consumer._group_protocol.instance_takeover
+
+
+@pytest.mark.parametrize(("field", "value", "java_key"), [
+    ("partition_assignment_strategy", (RangeAssignor(),), "partition.assignment.strategy"),
+    ("session_timeout_ms", 10_000, "session.timeout.ms"),
+    ("heartbeat_interval_ms", 1000, "heartbeat.interval.ms"),
+])  # fmt: skip
+async def test_classic_only_options_are_refused_under_the_consumer_protocol(
+    field: str, value: Any, java_key: str
+) -> None:
+    with pytest.raises(ConfigurationError) as caught:
+        make(group_protocol="consumer", **{field: value})
+    message = str(caught.value)
+    assert field in message and java_key in message and "KIP-848" in message
+
+
+@pytest.mark.parametrize(("kwargs", "words"), [
+    ({"group_protocol": "Consumer"}, ["group.protocol", "'classic' or 'consumer'", "KIP-848"]),
+    ({"group_remote_assignor": "uniform"}, ["group.remote.assignor", "only to"]),
+    ({"instance_takeover": True, "group_instance_id": "a"}, ["instance_takeover", "KIP-345"]),
+    ({"group_protocol": "consumer", "group_remote_assignor": " "}, ["group.consumer.assignors"]),
+    ({"group_protocol": "consumer", "instance_takeover": True}, ["needs group_instance_id"]),
+    ({"group_protocol": "consumer", "instance_takeover": "yes", "group_instance_id": "a"},
+     ["True or False"]),
+])  # fmt: skip
+async def test_bad_combinations_name_the_field_and_why(
+    kwargs: dict[str, Any], words: list[str]
+) -> None:
+    with pytest.raises(ConfigurationError) as caught:
+        make(**kwargs)
+    for word in words:
+        assert word in str(caught.value)
+
+
+def test_unreleased_instance_id_is_a_typed_error_that_is_not_fatal() -> None:
+    error = kafka_error(ErrorCode.UNRELEASED_INSTANCE_ID, group_id="g")
+    assert isinstance(error, UnreleasedInstanceIdError) and not error.fatal
+    assert error.group_id == "g" and "instance_takeover=True" in str(error)

@@ -1,0 +1,267 @@
+"""Static membership on the consumer group protocol (KIP-848, ``group_protocol="consumer"``)
+against the real Apache Kafka group coordinator, which is the oracle for every rule here.
+
+The test broker runs consumer groups with a 10 s session and a 500 ms heartbeat interval
+(``DEFAULT_TEST_BROKER_CONFIG``)."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from aiokafka import TopicPartition
+
+from staticconsumer import (
+    MembershipState,
+    StaticConsumer,
+    UnreleasedInstanceIdError,
+)
+from staticconsumer._compat import coordinator_of
+
+from ._group import Member, Producer, Revocations, duplicates, owned, wait_until
+
+CONSUMER = {
+    "group_protocol": "consumer",
+    "auto_offset_reset": "earliest",
+    "enable_auto_commit": False,
+}
+SESSION_S = 10.0  # group.consumer.session.timeout.ms of the test broker
+
+
+async def start(topic: str, bootstrap: str, group: str, instance_id: str | None,
+                **overrides: Any) -> Member:  # fmt: skip
+    listener = Revocations()
+    consumer = StaticConsumer(
+        bootstrap_servers=bootstrap, group_id=group, group_instance_id=instance_id,
+        **{**CONSUMER, **overrides},
+    )
+    consumer.subscribe([topic], listener=listener)
+    await consumer.start()
+    member = Member(consumer, listener)
+    member.task = asyncio.create_task(member.run())
+    return member
+
+
+async def settled(members: list[Member], partitions: int, timeout_s: float = 60) -> None:
+    """Until every member is stable at one epoch, and together they own every partition once,
+    balanced (the broker's default ``uniform`` assignor): reconciliation is over."""
+
+    def done() -> bool:
+        states = {m.consumer.membership.state for m in members}
+        owners = [p for m in members for p in owned(m)]
+        sizes = [len(owned(m)) for m in members]
+        return (
+            states == {MembershipState.STABLE} and len(set(epochs(members))) == 1
+            and sorted(owners) == list(range(partitions)) and max(sizes) - min(sizes) <= 1
+        )  # fmt: skip
+
+    await wait_until(done, timeout_s, "a stable consumer group owning every partition once")
+
+
+def epochs(members: list[Member]) -> list[int]:
+    return [m.consumer.generation_id for m in members]
+
+
+async def crash(member: Member) -> None:
+    """Stop without the leaving heartbeat: to the coordinator this is a process that died."""
+    driver = coordinator_of(member.consumer)
+    driver._leave_actions = lambda: []
+    await member.stop()
+
+
+async def test_a_restarted_static_member_gets_its_partitions_back_and_nobody_else_notices(
+    kafka_bootstrap: str, topic_factory: Callable[..., str], unique_group_id: Callable[..., str]
+) -> None:
+    topic, group = topic_factory(partitions=9), unique_group_id()
+    members = [await start(topic, kafka_bootstrap, group, f"cg-{n}") for n in "ABC"]
+    try:
+        await settled(members, 9)
+        before = [(m.consumer.member_id, m.consumer.generation_id, owned(m)) for m in members]
+        revoked_before = [len(m.listener.revoked) for m in members[1:]]
+        await members[0].stop()  # static: epoch -2, the coordinator keeps A's assignment
+        await asyncio.sleep(1.0)  # heartbeats of B and C go on meanwhile
+        assert [owned(m) for m in members[1:]] == [b[2] for b in before[1:]]
+        members[0] = await start(topic, kafka_bootstrap, group, "cg-A")
+        await wait_until(lambda: owned(members[0]) == before[0][2], 30, "A's partitions back")
+        await asyncio.sleep(1.5)  # room for a (wrong) epoch bump to show up
+        after = [(m.consumer.member_id, m.consumer.generation_id, owned(m)) for m in members]
+        assert after[0][0] != before[0][0], "a new process makes a new member id (KIP-1082)"
+        for b, a in zip(before[1:], after[1:], strict=True):
+            assert a == b, "B and C: same member id, same epoch, same partitions"
+        assert [len(m.listener.revoked) for m in members[1:]] == revoked_before
+    finally:
+        for m in members:
+            await m.stop()
+
+
+async def test_leaving_for_good_hands_the_partitions_to_the_others(
+    kafka_bootstrap: str, topic_factory: Callable[..., str], unique_group_id: Callable[..., str]
+) -> None:
+    topic, group = topic_factory(partitions=4), unique_group_id()
+    a, b = [await start(topic, kafka_bootstrap, group, f"lv-{n}") for n in "ab"]
+    try:
+        await settled([a, b], 4)
+        epoch = b.consumer.generation_id
+        await a.stop(leave_group=True, reason="scale down")  # epoch -1
+        await wait_until(lambda: owned(b) == {0, 1, 2, 3}, 30, "b to own every partition")
+        assert b.consumer.generation_id > epoch
+    finally:
+        await b.stop()
+
+
+async def test_a_crashed_static_member_is_refused_until_released_and_stays_alive(
+    kafka_bootstrap: str, topic_factory: Callable[..., str], unique_group_id: Callable[..., str],
+    caplog: pytest.LogCaptureFixture,
+) -> None:  # fmt: skip
+    topic, group = topic_factory(partitions=4), unique_group_id()
+    a, b = [await start(topic, kafka_bootstrap, group, f"cr-{n}") for n in "ab"]
+    await settled([a, b], 4)
+    a_partitions = owned(a)
+    await crash(a)
+    caplog.set_level(logging.WARNING, logger="staticconsumer")
+    crashed_at = time.monotonic()
+    a2 = await start(topic, kafka_bootstrap, group, "cr-a")
+    try:
+        await wait_until(lambda: owned(a2) == a_partitions, 3 * SESSION_S, "a2 to get a's share")
+        waited = time.monotonic() - crashed_at
+        assert "still held by its previous member" in caplog.text  # it was refused, and said why
+        assert "UNRELEASED_INSTANCE_ID" in caplog.text
+        assert a2.consumer.fatal_error is None and a2.task is not None and not a2.task.done()
+        assert waited > SESSION_S / 2, "released only when the old member's session ran out"
+    finally:
+        await a2.stop()
+        await b.stop()
+
+
+async def test_takeover_removes_the_crashed_member_at_once(
+    kafka_bootstrap: str, topic_factory: Callable[..., str], unique_group_id: Callable[..., str],
+    caplog: pytest.LogCaptureFixture,
+) -> None:  # fmt: skip
+    topic, group = topic_factory(partitions=4), unique_group_id()
+    a, b = [await start(topic, kafka_bootstrap, group, f"to-{n}") for n in "ab"]
+    await settled([a, b], 4)
+    a_partitions = owned(a)
+    await crash(a)
+    caplog.set_level(logging.WARNING, logger="staticconsumer")
+    crashed_at = time.monotonic()
+    a2 = await start(topic, kafka_bootstrap, group, "to-a", instance_takeover=True)
+    try:
+        await wait_until(lambda: bool(owned(a2)), SESSION_S, "a2 to get partitions")
+        assert time.monotonic() - crashed_at < SESSION_S, "before the old session could expire"
+        await settled([a2, b], 4)
+        assert "takeover removed the previous holder" in caplog.text
+        assert owned(a2) == a_partitions or len(owned(a2)) == 2
+    finally:
+        await a2.stop()
+        await b.stop()
+
+
+async def test_a_second_live_process_with_the_same_instance_id_waits_and_the_first_goes_on(
+    kafka_bootstrap: str, topic_factory: Callable[..., str], unique_group_id: Callable[..., str]
+) -> None:
+    topic, group = topic_factory(partitions=2), unique_group_id()
+    first = await start(topic, kafka_bootstrap, group, "twin")
+    await settled([first], 2)
+    epoch = first.consumer.generation_id
+    second = StaticConsumer(topic, bootstrap_servers=kafka_bootstrap, group_id=group,
+                            group_instance_id="twin", **CONSUMER)  # fmt: skip
+    start_task = asyncio.create_task(second.start())
+    try:
+        await asyncio.sleep(3.0)
+        assert not start_task.done(), "the newcomer holds no partitions while the first is live"
+        assert first.consumer.fatal_error is None and owned(first) == {0, 1}
+        assert first.consumer.generation_id == epoch
+    finally:
+        start_task.cancel()
+        await asyncio.gather(start_task, return_exceptions=True)
+        await second.stop()
+        await first.stop()
+
+
+async def test_the_refused_newcomer_hears_why_once_the_wait_runs_out(
+    kafka_bootstrap: str, topic_factory: Callable[..., str], unique_group_id: Callable[..., str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:  # fmt: skip
+    monkeypatch.setattr("staticconsumer._consumer.UNRELEASED_INSTANCE_WAIT_MS", 1000)
+    topic, group = topic_factory(partitions=2), unique_group_id()
+    first = await start(topic, kafka_bootstrap, group, "twin2")
+    await settled([first], 2)
+    second = StaticConsumer(topic, bootstrap_servers=kafka_bootstrap, group_id=group,
+                            group_instance_id="twin2", **CONSUMER)  # fmt: skip
+    try:
+        with pytest.raises(UnreleasedInstanceIdError):
+            async with asyncio.timeout(20):
+                await second.start()
+        assert first.consumer.fatal_error is None
+    finally:
+        await second.stop()
+        await first.stop()
+
+
+async def test_commits_carry_the_member_epoch_and_consumed_equals_committed(
+    kafka_bootstrap: str, topic_factory: Callable[..., str], unique_group_id: Callable[..., str]
+) -> None:
+    topic, group = topic_factory(partitions=4), unique_group_id()
+    members = [await start(topic, kafka_bootstrap, group, f"cm-{n}") for n in range(2)]
+    async with Producer(kafka_bootstrap, topic) as producer:
+        await settled(members, 4)
+        await wait_until(lambda: len(producer.sent) > 100, 30, "records")
+    await wait_until(lambda: sum(len(m.seen) for m in members) >= len(producer.sent), 60,
+                     "every record consumed")  # fmt: skip
+    for m in members:
+        await m.stop()
+    consumed = [v for m in members for v in m.seen]
+    assert sorted(set(consumed)) == sorted(set(producer.sent)) and duplicates(consumed) == []
+    assert sum(m.commit_failures for m in members) == 0
+    reader = StaticConsumer(bootstrap_servers=kafka_bootstrap, group_id=group, **CONSUMER)
+    await reader.start()
+    try:
+        positions = [await reader.committed(TopicPartition(topic, p)) or 0 for p in range(4)]
+    finally:
+        await reader.stop()
+    assert sum(positions) == len(consumed), "committed position == records consumed"
+
+
+async def test_enforce_rebalance_is_refused_with_a_warning_as_java_does(
+    kafka_bootstrap: str, topic_factory: Callable[..., str], unique_group_id: Callable[..., str],
+    caplog: pytest.LogCaptureFixture,
+) -> None:  # fmt: skip
+    topic, group = topic_factory(partitions=2), unique_group_id()
+    m = await start(topic, kafka_bootstrap, group, "enf")
+    try:
+        await settled([m], 2)
+        epoch = m.consumer.generation_id
+        caplog.set_level(logging.WARNING, logger="staticconsumer")
+        await m.consumer.enforce_rebalance("new config")
+        assert "not supported by group_protocol='consumer'" in caplog.text
+        assert "new config" in caplog.text
+        await asyncio.sleep(1.5)
+        assert m.consumer.generation_id == epoch and owned(m) == {0, 1}
+    finally:
+        await m.stop()
+
+
+async def test_no_poll_for_max_poll_interval_leaves_and_the_next_poll_gets_the_partitions_back(
+    kafka_bootstrap: str, topic_factory: Callable[..., str], unique_group_id: Callable[..., str]
+) -> None:
+    topic, group = topic_factory(partitions=2), unique_group_id()
+    consumer = StaticConsumer(topic, bootstrap_servers=kafka_bootstrap, group_id=group,
+                              group_instance_id="slow", max_poll_interval_ms=2000,
+                              **CONSUMER)  # fmt: skip
+    await consumer.start()
+    try:
+        assert {tp.partition for tp in consumer.assignment()} == {0, 1}
+        await wait_until(lambda: consumer.membership.state is MembershipState.STABLE, 10,
+                         "the member to be stable")  # fmt: skip
+        await wait_until(lambda: consumer.assignment() == set(), 10,
+                         "the member to give its partitions up after max_poll_interval_ms")
+        assert consumer.membership.state is MembershipState.JOINING
+        async with asyncio.timeout(20):  # polling again: it joins at epoch 0
+            while {tp.partition for tp in consumer.assignment()} != {0, 1}:
+                await consumer.getmany(timeout_ms=100)  # the same partitions: kept for it
+    finally:
+        await consumer.stop()
