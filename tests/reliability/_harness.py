@@ -51,6 +51,7 @@ class Settings:
     static: bool = True
     auto_commit: bool = False
     session_timeout_ms: int = 45000
+    group_protocol: str = "classic"  # "consumer": KIP-848 (staticconsumer only)
 
 
 class MemberProcess:
@@ -72,7 +73,7 @@ class MemberProcess:
             sys.executable, "-m", "tests.reliability._member", "--kind", s.kind,
             "--bootstrap", s.bootstrap, "--topic", s.topic, "--group", s.group,
             "--instance-id", self.name if s.static else "",
-            "--session-timeout-ms", str(s.session_timeout_ms),
+            "--session-timeout-ms", str(s.session_timeout_ms), "--group-protocol", s.group_protocol,
         ]  # fmt: skip
         if s.auto_commit:
             argv.append("--auto-commit")

@@ -10,6 +10,7 @@ asked for their committed offsets.
 
 ``--kind staticconsumer`` runs :class:`staticconsumer.StaticConsumer`; ``--kind aiokafka`` runs
 plain ``aiokafka.AIOKafkaConsumer`` with the same settings, for the side-by-side figures.
+``--group-protocol consumer`` runs the StaticConsumer on KIP-848's consumer group protocol.
 """
 
 from __future__ import annotations
@@ -35,12 +36,14 @@ def emit(event: str, **fields: Any) -> None:
 class Listener(ConsumerRebalanceListener):  # type: ignore[misc]
     def __init__(self, pause_on_assign: bool) -> None:
         self.pause = pause_on_assign
+        self.consumer: Any = None
 
     def on_partitions_revoked(self, revoked: Any) -> None:
         emit("revoked", partitions=sorted(tp.partition for tp in revoked))
 
     def on_partitions_assigned(self, assigned: Any) -> None:
-        emit("assigned", partitions=sorted(tp.partition for tp in assigned))
+        member_id = getattr(self.consumer, "member_id", "")
+        emit("assigned", partitions=sorted(tp.partition for tp in assigned), member_id=member_id)
         if self.pause and assigned:
             self.pause = False
             sys.stdin.readline()  # blocks the event loop on purpose (module docstring)
@@ -61,6 +64,9 @@ def make_consumer(args: argparse.Namespace) -> Any:
     if args.kind == "staticconsumer":
         from staticconsumer import StaticConsumer
 
+        if args.group_protocol == "consumer":  # KIP-848: the broker owns these two
+            del common["session_timeout_ms"], common["heartbeat_interval_ms"]
+            common["group_protocol"] = "consumer"
         return StaticConsumer(group_instance_id=args.instance_id or None, **common)
     return AIOKafkaConsumer(group_instance_id=args.instance_id or None, **common)
 
@@ -69,7 +75,9 @@ async def consume(args: argparse.Namespace) -> int:
     stopping = asyncio.Event()
     asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stopping.set)
     consumer = make_consumer(args)
-    consumer.subscribe([args.topic], listener=Listener(args.pause_on_assign))
+    listener = Listener(args.pause_on_assign)
+    listener.consumer = consumer
+    consumer.subscribe([args.topic], listener=listener)
     began = time.monotonic()
     try:
         await consumer.start()
@@ -119,6 +127,7 @@ def main() -> int:
     parser.add_argument("--auto-commit", action="store_true")
     parser.add_argument("--session-timeout-ms", type=int, default=45000)
     parser.add_argument("--pause-on-assign", action="store_true")
+    parser.add_argument("--group-protocol", choices=["classic", "consumer"], default="classic")
     return asyncio.run(consume(parser.parse_args()))
 
 

@@ -76,11 +76,13 @@ Body = Callable[[Run], Awaitable[None]]
 
 async def run_scenario(name: str, cluster: LocalKafkaCluster, kind: str, body: Body, *,
                        log_dir: Path, static: bool = True, auto_commit: bool = False,
-                       session_timeout_ms: int = 45000) -> Figures:  # fmt: skip
+                       session_timeout_ms: int = 45000,
+                       group_protocol: str = "classic") -> Figures:  # fmt: skip
     topic = cluster.create_topic(f"reliability-{next(_names)}-{int(time.time() * 1000)}",
                                  partitions=PARTITIONS, replication_factor=3)  # fmt: skip
     settings = Settings(kind, cluster.bootstrap_servers, topic, f"group-{topic}", static=static,
-                        auto_commit=auto_commit, session_timeout_ms=session_timeout_ms)  # fmt: skip
+                        auto_commit=auto_commit, session_timeout_ms=session_timeout_ms,
+                        group_protocol=group_protocol)  # fmt: skip
     members = [MemberProcess(f"m{i}", settings, log_dir) for i in range(3)]
     producer = Producer(cluster.bootstrap_servers, topic)
     run = Run(cluster, settings, members, producer, {})
@@ -180,6 +182,24 @@ async def broker_rolling_bounce(run: Run) -> None:
         await asyncio.sleep(8)
         await wait_fully_replicated(run.cluster)  # a bounce, not an outage of a partition
     await run.consumed_more(1000)
+
+
+async def member_bounce_then_broker_rolling_bounce(run: Run) -> None:
+    """``test_static_consumer_persisted_after_rejoin``: one static member is bounced (clean stop,
+    started again: a new process, so a new member id under KIP-848), then every broker restarts
+    in turn; the coordinator must keep that member (its new id and its partitions) throughout.
+    ``extra["member_ids"]``: how many member ids the bounced member reported after its restart."""
+    member = run.members[0]
+    before = member.current_assignment()
+    await member.stop()
+    await member.start()
+    await member.wait_for(lambda e: e["ev"] == "started", 120)
+    await wait_until(lambda: member.current_assignment() == before, 60,
+                     "the bounced member's partitions back")  # fmt: skip
+    await broker_rolling_bounce(run)
+    spawned = max(i for i, e in enumerate(member.events) if e["ev"] == "spawned")
+    ids = {e.get("member_id") for e in member.events[spawned:] if e["ev"] == "assigned"}
+    run.extra["member_ids"] = float(len(ids))
 
 
 def consumer_failure(clean_shutdown: bool) -> Body:
