@@ -265,3 +265,53 @@ async def test_no_poll_for_max_poll_interval_leaves_and_the_next_poll_gets_the_p
                 await consumer.getmany(timeout_ms=100)  # the same partitions: kept for it
     finally:
         await consumer.stop()
+
+
+@pytest.mark.parametrize("static", [True, False], ids=["static", "dynamic"])
+async def test_rolling_bounce_with_a_live_producer(
+    static: bool, kafka_bootstrap: str, topic_factory: Callable[..., str],
+    unique_group_id: Callable[..., str],
+) -> None:  # fmt: skip
+    """Kafka's ``test_static_consumer_bounce`` for the consumer protocol: static members that stay
+    up see no epoch bump and no revocation while each member in turn restarts; nothing is lost,
+    nothing consumed twice, and the committed position equals the records consumed. Dynamic
+    members do revoke."""
+    topic, group = topic_factory(partitions=6), unique_group_id()
+    ids = [f"rb-{i}" if static else None for i in range(3)]
+    members = [await start(topic, kafka_bootstrap, group, iid) for iid in ids]
+    retired: list[Member] = []
+    bumps = revocations = 0
+    await settled(members, 6)
+    async with Producer(kafka_bootstrap, topic) as producer:
+        for _round in range(2):
+            for i in range(3):
+                stayers = [m for j, m in enumerate(members) if j != i]
+                epochs_before = epochs(stayers)
+                revoked_before = [len(m.listener.revoked) for m in stayers]
+                await members[i].stop()
+                retired.append(members[i])
+                await asyncio.sleep(1.5)  # a restart takes time: the others heartbeat meanwhile
+                members[i] = await start(topic, kafka_bootstrap, group, ids[i])
+                await settled(members, 6)
+                bumps += sum(a != b for a, b in zip(epochs(stayers), epochs_before, strict=True))
+                after = [len(m.listener.revoked) for m in stayers]
+                revocations += sum(after) - sum(revoked_before)
+    await wait_until(lambda: len({v for m in members + retired for v in m.seen})
+                     >= len(producer.sent), 60, "every record consumed")  # fmt: skip
+    for m in members:
+        await m.stop()
+    consumed = [v for m in members + retired for v in m.seen]
+    assert set(consumed) == set(producer.sent), "nothing lost"
+    if not static:
+        assert bumps > 0 and revocations > 0, "dynamic members rebalance and give partitions up"
+        return
+    assert (bumps, revocations) == (0, 0), "stayers: no epoch bump, no revocation"
+    assert sum(m.commit_failures for m in members + retired) == 0
+    assert duplicates(consumed) == [], "no record consumed twice"
+    reader = StaticConsumer(bootstrap_servers=kafka_bootstrap, group_id=group, **CONSUMER)
+    await reader.start()
+    try:
+        positions = [await reader.committed(TopicPartition(topic, p)) or 0 for p in range(6)]
+    finally:
+        await reader.stop()
+    assert sum(positions) == len(consumed), "committed position == records consumed"
