@@ -21,7 +21,12 @@ from ._group_protocol import group_protocol_options
 from ._health import HealthServer, health_options
 from ._instance_id import InstanceId
 from ._reasons import LEAVE_REASON_PREFIX
-from .errors import ClusterUnavailableError, ConfigurationError, StaticConsumerError
+from .errors import (
+    ClusterUnavailableError,
+    ConfigurationError,
+    StaticConsumerError,
+    UnreleasedInstanceIdError,
+)
 from .membership import Lifecycle, Membership, membership_state, snapshot
 
 log = logging.getLogger("staticconsumer")
@@ -267,7 +272,7 @@ class StaticConsumer(AIOKafkaConsumer):  # type: ignore[misc]  # aiokafka is unt
             if self._subscription.subscription is not None and (
                 self._subscription.partitions_auto_assigned()
             ):
-                await self._fatal_aware(_compat.wait_for_assignment(self))
+                await self._wait_for_assignment()
         except BaseException as exc:
             self._lifecycle = Lifecycle.STOPPED
             await super().stop()
@@ -278,6 +283,18 @@ class StaticConsumer(AIOKafkaConsumer):  # type: ignore[misc]  # aiokafka is unt
             if isinstance(exc, _compat.KafkaConnectionError):  # bootstrap found no broker
                 raise ClusterUnavailableError(f"start() reached no broker: {exc}") from exc
             raise
+
+    async def _wait_for_assignment(self) -> None:
+        """Until the first assignment. A consumer-protocol member refused with
+        UNRELEASED_INSTANCE_ID (its previous process crashed) stays alive and waits: the
+        coordinator releases the instance id when the old session expires; the wait is logged,
+        and bounded by that timeout (or by the caller's own ``asyncio.timeout``)."""
+        while True:
+            try:
+                await self._fatal_aware(_compat.wait_for_assignment(self))
+                return
+            except UnreleasedInstanceIdError as exc:
+                log.warning("start() goes on waiting for the coordinator: %s", exc)
 
     def _make_driver(
         self, seam: _compat.ClientSeam, versions: Any

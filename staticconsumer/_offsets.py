@@ -155,9 +155,10 @@ class OffsetKeeper:
 
     async def _fetch_committed(self, partitions: list[tuple[str, int]]) -> dict[Any, Any] | None:
         """One OffsetFetch; None when it is to be sent again (after the engine's backoff)."""
+        member_id, member_epoch = self.member.offset_fetch_identity()
         request = build_offset_fetch(
             self.versions.offset_fetch, group_id=self.member.config.group_id,
-            partitions=partitions,
+            partitions=partitions, member_id=member_id, member_epoch=member_epoch,
         )  # fmt: skip
         rows: dict[tuple[str, int], Any] = {}
         try:

@@ -423,6 +423,13 @@ class ConsumerGroupMember:
             return outcome, code, [Backoff(), FindCoordinator()]
         return outcome, code, [Backoff()] if outcome is CommitOutcome.RETRY else []
 
+    def offset_fetch_identity(self) -> tuple[str | None, int]:
+        """Member id and epoch an OffsetFetch v9+ carries (KIP-848: the coordinator checks the
+        epoch, as Java's consumer sends it); none while the member holds no epoch."""
+        if self.member_epoch > 0:
+            return self.member_id, self.member_epoch
+        return None, LEAVE_GROUP_MEMBER_EPOCH
+
     def offset_fetch_no_answer(self) -> tuple[CommitOutcome, int, list[Action]]:
         return self.on_offset_fetch_answer([ErrorCode.COORDINATOR_NOT_AVAILABLE])
 

@@ -68,6 +68,9 @@ TABLE: dict[int, dict[Api, Reaction]] = {
     # A transaction has a pending offset commit for the partition (KIP-447, require_stable):
     # the committed offset may still change, so ask again.
     ErrorCode.UNSTABLE_OFFSET_COMMIT: _row(_R.RAISE, _R.RAISE, _R.RAISE, _R.RAISE, _R.RETRY),
+    # KIP-848: an OffsetFetch carrying a member epoch the heartbeat has just moved past; the
+    # next fetch carries the new one (a classic member sends no epoch, so never sees it).
+    ErrorCode.STALE_MEMBER_EPOCH: _row(_R.RAISE, _R.RAISE, _R.RAISE, _R.RAISE, _R.RETRY),
     # A rebalance started. A heartbeat answered so is still a heartbeat that kept the session
     # alive; a commit answered so fails (CommitFailedError) and the member re-joins.
     ErrorCode.REBALANCE_IN_PROGRESS: _row(*[_R.REJOIN] * 4, _R.RAISE),

@@ -247,6 +247,10 @@ class MemberCore:
             return outcome, code, self._coordinator_dead()
         return outcome, code, [Backoff()] if outcome is CommitOutcome.RETRY else []
 
+    def offset_fetch_identity(self) -> tuple[str | None, int]:
+        """Member id and epoch an OffsetFetch carries: none for a classic member (as Java)."""
+        return None, NO_GENERATION
+
     def offset_fetch_no_answer(self) -> tuple[CommitOutcome, int, list[Action]]:
         return CommitOutcome.RETRY, ErrorCode.NONE, self._on_no_answer(Api.OFFSET_FETCH)
 

@@ -15,11 +15,7 @@ from typing import Any
 import pytest
 from aiokafka import TopicPartition
 
-from staticconsumer import (
-    MembershipState,
-    StaticConsumer,
-    UnreleasedInstanceIdError,
-)
+from staticconsumer import FencedInstanceIdError, MembershipState, StaticConsumer
 from staticconsumer._compat import coordinator_of
 
 from ._group import Member, Producer, Revocations, duplicates, owned, wait_until
@@ -33,16 +29,28 @@ SESSION_S = 10.0  # group.consumer.session.timeout.ms of the test broker
 
 
 async def start(topic: str, bootstrap: str, group: str, instance_id: str | None,
-                **overrides: Any) -> Member:  # fmt: skip
+                wait: bool = True, **overrides: Any) -> Member:  # fmt: skip
+    """A member consuming and committing; ``wait=False`` does not wait for ``start()`` (which
+    waits for the first assignment) but starts and consumes in the member's task."""
     listener = Revocations()
     consumer = StaticConsumer(
-        bootstrap_servers=bootstrap, group_id=group, group_instance_id=instance_id,
+        bootstrap_servers=bootstrap,
+        group_id=group,
+        group_instance_id=instance_id,
         **{**CONSUMER, **overrides},
     )
     consumer.subscribe([topic], listener=listener)
-    await consumer.start()
     member = Member(consumer, listener)
-    member.task = asyncio.create_task(member.run())
+    if wait:
+        await consumer.start()
+        member.task = asyncio.create_task(member.run())
+    else:
+
+        async def start_then_run() -> None:
+            await consumer.start()
+            await member.run()
+
+        member.task = asyncio.create_task(start_then_run())
     return member
 
 
@@ -90,6 +98,9 @@ async def test_a_restarted_static_member_gets_its_partitions_back_and_nobody_els
         await asyncio.sleep(1.5)  # room for a (wrong) epoch bump to show up
         after = [(m.consumer.member_id, m.consumer.generation_id, owned(m)) for m in members]
         assert after[0][0] != before[0][0], "a new process makes a new member id (KIP-1082)"
+        # The restarted member comes back at its old epoch: the report (which reads an epoch
+        # change as the consumer protocol's rebalance) sees a restart with no rebalance.
+        assert after[0][1] == before[0][1], "the restarted member's epoch is its old one"
         for b, a in zip(before[1:], after[1:], strict=True):
             assert a == b, "B and C: same member id, same epoch, same partitions"
         assert [len(m.listener.revoked) for m in members[1:]] == revoked_before
@@ -182,22 +193,27 @@ async def test_a_second_live_process_with_the_same_instance_id_waits_and_the_fir
         await first.stop()
 
 
-async def test_the_refused_newcomer_hears_why_once_the_wait_runs_out(
+async def test_a_refused_newcomer_waits_in_start_and_says_why_once_the_wait_runs_out(
     kafka_bootstrap: str, topic_factory: Callable[..., str], unique_group_id: Callable[..., str],
-    monkeypatch: pytest.MonkeyPatch,
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture,
 ) -> None:  # fmt: skip
     monkeypatch.setattr("staticconsumer._consumer.UNRELEASED_INSTANCE_WAIT_MS", 1000)
     topic, group = topic_factory(partitions=2), unique_group_id()
     first = await start(topic, kafka_bootstrap, group, "twin2")
     await settled([first], 2)
+    caplog.set_level(logging.WARNING, logger="staticconsumer")
     second = StaticConsumer(topic, bootstrap_servers=kafka_bootstrap, group_id=group,
                             group_instance_id="twin2", **CONSUMER)  # fmt: skip
+    starting = asyncio.create_task(second.start())
     try:
-        with pytest.raises(UnreleasedInstanceIdError):
-            async with asyncio.timeout(20):
-                await second.start()
-        assert first.consumer.fatal_error is None
+        await wait_until(lambda: "start() goes on waiting" in caplog.text, 20,
+                         "the UnreleasedInstanceIdError to be raised and logged")  # fmt: skip
+        assert "instance_takeover=True" in caplog.text
+        assert not starting.done(), "start() stays alive: the coordinator will release the id"
+        assert first.consumer.fatal_error is None and owned(first) == {0, 1}
     finally:
+        starting.cancel()
+        await asyncio.gather(starting, return_exceptions=True)
         await second.stop()
         await first.stop()
 
@@ -257,8 +273,11 @@ async def test_no_poll_for_max_poll_interval_leaves_and_the_next_poll_gets_the_p
         assert {tp.partition for tp in consumer.assignment()} == {0, 1}
         await wait_until(lambda: consumer.membership.state is MembershipState.STABLE, 10,
                          "the member to be stable")  # fmt: skip
-        await wait_until(lambda: consumer.assignment() == set(), 10,
-                         "the member to give its partitions up after max_poll_interval_ms")
+        await wait_until(
+            lambda: consumer.assignment() == set(),
+            10,
+            "the member to give its partitions up after max_poll_interval_ms",
+        )
         assert consumer.membership.state is MembershipState.JOINING
         async with asyncio.timeout(20):  # polling again: it joins at epoch 0
             while {tp.partition for tp in consumer.assignment()} != {0, 1}:
@@ -315,3 +334,60 @@ async def test_rolling_bounce_with_a_live_producer(
     finally:
         await reader.stop()
     assert sum(positions) == len(consumed), "committed position == records consumed"
+
+
+async def test_a_live_member_whose_instance_id_is_taken_over_is_fenced_and_the_other_goes_on(
+    kafka_bootstrap: str, topic_factory: Callable[..., str], unique_group_id: Callable[..., str]
+) -> None:
+    """Kafka's ``test_fencing_static_consumer`` at a stable group, consumer protocol: the
+    coordinator answers FENCED_INSTANCE_ID to the member it replaced; the fenced one dies exactly
+    as on the classic protocol, the rest keep going."""
+    topic, group = topic_factory(partitions=2), unique_group_id()
+    fired: list[Exception] = []
+    old = await start(topic, kafka_bootstrap, group, "fence", on_fatal=fired.append)
+    await settled([old], 2)
+    new = await start(topic, kafka_bootstrap, group, "fence", instance_takeover=True)
+    try:
+        await wait_until(lambda: old.consumer.fatal_error is not None, 20, "the old one fenced")
+        error = old.consumer.fatal_error
+        assert isinstance(error, FencedInstanceIdError) and error.fatal
+        assert error.api == "ConsumerGroupHeartbeat" and error.group_instance_id == "fence"
+        assert fired == [error], "on_fatal once"
+        for call in (old.consumer.getone(), old.consumer.getmany(), old.consumer.commit()):
+            with pytest.raises(FencedInstanceIdError):
+                await call
+        assert old.consumer.membership.state is MembershipState.FENCED
+        await settled([new], 2)
+        assert new.consumer.fatal_error is None
+    finally:
+        await new.stop()
+        if old.task is not None:
+            old.task.cancel()
+        await old.consumer.stop()
+
+
+async def test_conflicting_instance_ids_started_together_own_every_partition_once(
+    kafka_bootstrap: str, topic_factory: Callable[..., str], unique_group_id: Callable[..., str]
+) -> None:
+    """Kafka's ``test_fencing_static_consumer`` with every member started together: two
+    processes per instance id; one of each pair holds the instance id, the other is refused
+    (UNRELEASED_INSTANCE_ID) and waits, alive and holding nothing."""
+    topic, group = topic_factory(partitions=4), unique_group_id()
+    members = [await start(topic, kafka_bootstrap, group, f"dup-{i % 2}", wait=False)
+               for i in range(4)]  # fmt: skip
+    try:
+        await wait_until(lambda: sorted(len(owned(m)) for m in members) == [0, 0, 2, 2]
+                         and sorted(p for m in members for p in owned(m)) == [0, 1, 2, 3],
+                         60, "each partition owned once, one process per instance id")  # fmt: skip
+        holders = [m for m in members if owned(m)]
+        assert sorted(m.consumer.group_instance_id or "" for m in holders) == ["dup-0", "dup-1"]
+        await asyncio.sleep(2.0)  # the refused ones keep asking, and stay refused
+        assert sorted(len(owned(m)) for m in members) == [0, 0, 2, 2]
+        assert all(m.consumer.fatal_error is None for m in members)
+        assert all(m.task is not None and not m.task.done() for m in members)
+    finally:
+        for m in members:  # the refused ones are still in start(): cancel, then stop
+            assert m.task is not None
+            m.task.cancel()
+            await asyncio.gather(m.task, return_exceptions=True)
+            await m.consumer.stop()

@@ -318,3 +318,12 @@ def test_every_engine_state_maps_to_what_the_application_sees(state: ConsumerGro
     assert fenced is {MembershipState.FAILED: MembershipState.FENCED,
                       MembershipState.STOPPED: MembershipState.STOPPED}.get(
                           expected, MembershipState.UNSUBSCRIBED)  # fmt: skip
+
+
+def test_offset_fetches_carry_the_member_epoch_once_the_member_holds_one() -> None:
+    m = member()
+    assert m.offset_fetch_identity() == (None, -1)
+    stable(m, ("t", 0))
+    assert m.offset_fetch_identity() == ("m-uuid", 1)
+    # A fetch answered with a stale epoch is asked again (the heartbeat brings the new one).
+    assert m.on_offset_fetch_answer([ErrorCode.STALE_MEMBER_EPOCH])[0] is CommitOutcome.RETRY
