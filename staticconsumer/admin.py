@@ -29,10 +29,13 @@ member carries a reason (KIP-800, default ``"member was removed by an admin"``),
 writes to its log. The broker removes the known members and answers UNKNOWN_MEMBER_ID for each
 unknown one; the batch causes one rebalance.
 
-:func:`describe_group` uses DescribeGroups v4+ (negotiated), the first version that reports
-``group_instance_id``. An unknown group is described as state ``"Dead"`` with no members,
-whatever the broker's version: up to v5 the broker answers that way itself, v6 answers
-GROUP_ID_NOT_FOUND (KIP-1043) and we translate it.
+:func:`describe_group` describes a KIP-848 consumer group with ConsumerGroupDescribe (member
+epochs, assignments and target assignments; ``group_protocol == "consumer"``) and any other group
+with DescribeGroups v4+ (negotiated), the first version that reports ``group_instance_id``. An
+unknown group is described as state ``"Dead"`` with no members, whatever the broker's version: up
+to v5 the broker answers that way itself, v6 answers GROUP_ID_NOT_FOUND (KIP-1043) and we
+translate it. :func:`remove_members` works on both kinds of group: the coordinator removes a
+consumer group's static member by instance id too.
 
 Coordinator lookup and retries (NOT_COORDINATOR, COORDINATOR_NOT_AVAILABLE,
 COORDINATOR_LOAD_IN_PROGRESS) are described in :mod:`staticconsumer._admin_coordinator`.
@@ -56,13 +59,17 @@ from .errors import ConfigurationError, GroupAdminError, ProtocolError, UnknownM
 from .protocol import (
     CONSUMER_PROTOCOL_TYPE,
     UNKNOWN_MEMBER_ID,
+    DescribedTopicPartitions,
     ErrorCode,
     GroupApiVersions,
     MemberIdentity,
+    build_consumer_group_describe,
     build_describe_groups,
     build_leave_group,
     decode_assignment,
     error_name,
+    negotiate_consumer_group_describe,
+    parse_consumer_group_describe,
     parse_describe_groups,
     parse_leave_group,
 )
@@ -101,15 +108,25 @@ class GroupMemberDescription:
     client_id: str
     client_host: str
     assignment: tuple[tuple[str, int], ...]
+    #: Consumer groups (KIP-848) only: the member's epoch and the assignment the coordinator
+    #: wants it to reach (it differs from ``assignment`` while the member reconciles).
+    member_epoch: int | None = None
+    target_assignment: tuple[tuple[str, int], ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "member_id": self.member_id,
             "group_instance_id": self.group_instance_id,
             "client_id": self.client_id,
             "client_host": self.client_host,
             "assignment": [{"topic": t, "partition": p} for t, p in self.assignment],
         }
+        if self.member_epoch is not None:
+            out["member_epoch"] = self.member_epoch
+            out["target_assignment"] = [
+                {"topic": t, "partition": p} for t, p in self.target_assignment
+            ]
+        return out
 
 
 @dataclass(frozen=True)
@@ -122,16 +139,26 @@ class GroupDescription:
     protocol_type: str
     protocol: str
     members: tuple[GroupMemberDescription, ...]
+    #: ``"consumer"`` for a KIP-848 consumer group (described by ConsumerGroupDescribe; its
+    #: ``protocol`` is the broker assignor), ``"classic"`` otherwise.
+    group_protocol: str = "classic"
+    #: Consumer groups only: the group epoch (it moves on every membership change).
+    group_epoch: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready dict (``json.dumps(description.to_dict())``)."""
-        return {
+        """A JSON-ready dict (``json.dumps(description.to_dict())``); a consumer group's also
+        has ``group_protocol``, ``group_epoch`` and each member's epoch and target assignment."""
+        out: dict[str, Any] = {
             "group_id": self.group_id,
             "state": self.state,
             "protocol_type": self.protocol_type,
             "protocol": self.protocol,
             "members": [m.to_dict() for m in self.members],
         }
+        if self.group_epoch is not None:
+            out["group_protocol"] = self.group_protocol
+            out["group_epoch"] = self.group_epoch
+        return out
 
 
 @dataclass(frozen=True)
@@ -205,8 +232,53 @@ def _assignment(protocol_type: str, data: bytes, member_id: str) -> tuple[tuple[
         return ()
 
 
+def _sorted_members(
+    members: Iterable[GroupMemberDescription],
+) -> tuple[GroupMemberDescription, ...]:
+    def key(m: GroupMemberDescription) -> tuple[bool, str, str]:
+        return m.group_instance_id is None, m.group_instance_id or "", m.member_id
+
+    return tuple(sorted(members, key=key))
+
+
+def _by_name(assignment: Iterable[DescribedTopicPartitions]) -> tuple[tuple[str, int], ...]:
+    return tuple(sorted((t.topic_name, p) for t in assignment for p in t.partitions))
+
+
+async def _describe_consumer_group(
+    client: Any, node_id: int, version: int, group_id: str, timeout_s: float
+) -> GroupDescription | None:
+    """ConsumerGroupDescribe (KIP-848); None when the group is no consumer group (a classic
+    group or an unknown one: DescribeGroups says which)."""
+    request = build_consumer_group_describe(version, [group_id])
+    response = await send(
+        client, node_id, request, group_id=group_id, api="ConsumerGroupDescribe",
+        timeout_s=timeout_s,
+    )  # fmt: skip
+    groups = [g for g in parse_consumer_group_describe(response) if g.group_id == group_id]
+    if not groups or groups[0].error_code == ErrorCode.GROUP_ID_NOT_FOUND:
+        return None
+    g = groups[0]
+    check_code(group_id, "ConsumerGroupDescribe", g.error_code, g.error_message)
+    members = (
+        GroupMemberDescription(
+            member_id=m.member_id, group_instance_id=m.instance_id, client_id=m.client_id,
+            client_host=m.client_host, assignment=_by_name(m.assignment),
+            member_epoch=m.member_epoch, target_assignment=_by_name(m.target_assignment),
+        )
+        for m in g.members
+    )  # fmt: skip
+    return GroupDescription(group_id, g.group_state, CONSUMER_PROTOCOL_TYPE, g.assignor_name,
+                            _sorted_members(members), "consumer", g.group_epoch)  # fmt: skip
+
+
 def _describe_request(group_id: str, timeout_s: float, client: Any) -> Any:
     async def describe(node_id: int, versions: GroupApiVersions) -> GroupDescription:
+        version = negotiate_consumer_group_describe(versions.broker)
+        if version is not None:
+            found = await _describe_consumer_group(client, node_id, version, group_id, timeout_s)
+            if found is not None:
+                return found
         request = build_describe_groups(versions.describe_groups, group_ids=[group_id])
         response = await send(
             client, node_id, request, group_id=group_id, api="DescribeGroups",
@@ -219,7 +291,7 @@ def _describe_request(group_id: str, timeout_s: float, client: Any) -> Any:
         if g.error_code == ErrorCode.GROUP_ID_NOT_FOUND:  # v6+ (KIP-1043): same as "Dead"
             return GroupDescription(group_id, DEAD, "", "", ())
         check_code(group_id, "DescribeGroups", g.error_code, g.error_message)
-        members = tuple(
+        members = (
             GroupMemberDescription(
                 member_id=m.member_id,
                 group_instance_id=m.group_instance_id,
@@ -229,13 +301,8 @@ def _describe_request(group_id: str, timeout_s: float, client: Any) -> Any:
             )
             for m in g.members
         )
-        members = tuple(
-            sorted(
-                members,
-                key=lambda m: (m.group_instance_id is None, m.group_instance_id or "", m.member_id),
-            )
-        )
-        return GroupDescription(group_id, g.group_state, g.protocol_type, g.protocol_data, members)
+        return GroupDescription(group_id, g.group_state, g.protocol_type, g.protocol_data,
+                                _sorted_members(members))  # fmt: skip
 
     return describe
 

@@ -25,6 +25,8 @@ OffsetFetch     9    5-9         6+        v5: committed_leader_epoch (KIP-320);
 ConsumerGroup-  68   0-1         0+        the consumer group protocol (KIP-848): topics by
 Heartbeat                                  id; v1: subscribed_topic_regex, member ids made by
                                            the client (KIP-1082)
+ConsumerGroup-  69   0-1         0+        a consumer group's members, epochs, assignments
+Describe                                   and target assignments; v1: member_type
 ==============  ===  ==========  ========  =================================================
 """
 
@@ -62,6 +64,7 @@ class ApiKey(enum.IntEnum):
     DESCRIBE_GROUPS = 15
     API_VERSIONS = 18
     CONSUMER_GROUP_HEARTBEAT = 68
+    CONSUMER_GROUP_DESCRIBE = 69
 
 
 def _join_group(v: int) -> tuple[Schema, Schema]:
@@ -300,6 +303,47 @@ def _metadata(v: int) -> tuple[Schema, Schema]:
     return request, response
 
 
+def _consumer_group_describe(v: int) -> tuple[Schema, Schema]:
+    w = Wire(flexible=True)
+    request = w.schema(
+        ("group_ids", w.array_of(w.string)),
+        ("include_authorized_operations", Boolean),
+    )
+    topic = (("topic_id", Uuid), ("topic_name", w.string), ("partitions", w.array_of(Int32)))
+    assignment = w.schema(("topic_partitions", w.array(*topic)))
+    member = w.array(
+        ("member_id", w.string),
+        ("instance_id", w.string),
+        ("rack_id", w.string),
+        ("member_epoch", Int32),
+        ("client_id", w.string),
+        ("client_host", w.string),
+        ("subscribed_topic_names", w.array_of(w.string)),
+        ("subscribed_topic_regex", w.string),
+        ("assignment", assignment),
+        ("target_assignment", assignment),
+        *since(v, 1, ("member_type", Int8)),
+    )
+    response = w.schema(
+        ("throttle_time_ms", Int32),
+        (
+            "groups",
+            w.array(
+                ("error_code", Int16),
+                ("error_message", w.string),
+                ("group_id", w.string),
+                ("group_state", w.string),
+                ("group_epoch", Int32),
+                ("assignment_epoch", Int32),
+                ("assignor_name", w.string),
+                ("members", member),
+                ("authorized_operations", Int32),
+            ),
+        ),
+    )
+    return request, response
+
+
 def _describe_groups(v: int) -> tuple[Schema, Schema]:
     w = Wire(flexible=v >= 5)
     request = w.schema(
@@ -382,6 +426,12 @@ _APIS: dict[int, tuple[str, range, int, _Layout]] = {
         range(0, 2),
         0,
         _consumer_group_heartbeat,
+    ),
+    ApiKey.CONSUMER_GROUP_DESCRIBE: (
+        "ConsumerGroupDescribe",
+        range(0, 2),
+        0,
+        _consumer_group_describe,
     ),
 }
 

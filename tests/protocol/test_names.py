@@ -87,6 +87,7 @@ def test_all_is_sorted_and_complete() -> None:
         "admin",
         "commit",
         "consumer_group",
+        "consumer_group_describe",
         "consumer_protocol",
         "error_codes",
         "group",

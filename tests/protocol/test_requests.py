@@ -18,6 +18,7 @@ from staticconsumer.protocol import (
     MemberIdentity,
     PinnedRequest,
     TopicIdPartitions,
+    build_consumer_group_describe,
     build_consumer_group_heartbeat,
     build_describe_groups,
     build_find_coordinator,
@@ -144,6 +145,12 @@ def consumer_group_heartbeat_minimal(version: int) -> PinnedRequest:
     )
 
 
+def consumer_group_describe(version: int) -> PinnedRequest:
+    return build_consumer_group_describe(
+        version, ["grp", "other"], include_authorized_operations=True
+    )
+
+
 def metadata(version: int) -> PinnedRequest:
     return build_metadata(version, ["orders", "gone"])
 
@@ -174,6 +181,12 @@ CASES: list[tuple[str, Callable[[int], PinnedRequest], ApiKey, dict[int, bytes]]
     ("offset_fetch", offset_fetch, ApiKey.OFFSET_FETCH, golden.OFFSET_FETCH_REQUEST),
     ("describe_groups", describe_groups, ApiKey.DESCRIBE_GROUPS, golden.DESCRIBE_GROUPS_REQUEST),
     ("metadata", metadata, ApiKey.METADATA, golden.METADATA_REQUEST),
+    (
+        "consumer_group_describe",
+        consumer_group_describe,
+        ApiKey.CONSUMER_GROUP_DESCRIBE,
+        golden.CONSUMER_GROUP_DESCRIBE_REQUEST,
+    ),
     (
         "consumer_group_heartbeat",
         consumer_group_heartbeat,
@@ -244,6 +257,7 @@ def test_flexible_versions_match_kafka_specs() -> None:
         ApiKey.OFFSET_FETCH: 6,
         ApiKey.CONSUMER_GROUP_HEARTBEAT: 0,
         ApiKey.METADATA: 9,
+        ApiKey.CONSUMER_GROUP_DESCRIBE: 0,
         ApiKey.DESCRIBE_GROUPS: 5,
         ApiKey.FIND_COORDINATOR: 3,
     }

@@ -17,8 +17,11 @@ from staticconsumer.protocol import (
     CommitPartitionResult,
     ConsumerGroupHeartbeatResult,
     Coordinator,
+    DescribedConsumerGroup,
+    DescribedConsumerGroupMember,
     DescribedGroup,
     DescribedMember,
+    DescribedTopicPartitions,
     DescribeGroupsResult,
     FetchedOffset,
     FindCoordinatorResult,
@@ -33,6 +36,7 @@ from staticconsumer.protocol import (
     OffsetFetchResult,
     SyncGroupResult,
     TopicIdPartitions,
+    parse_consumer_group_describe,
     parse_consumer_group_heartbeat,
     parse_describe_groups,
     parse_find_coordinator,
@@ -140,6 +144,19 @@ def consumer_group_heartbeat_error(version: int) -> ConsumerGroupHeartbeatResult
     )  # fmt: skip
 
 
+def consumer_group_describe(version: int) -> tuple[DescribedConsumerGroup, ...]:
+    orders = DescribedTopicPartitions(TOPIC_A, "orders", (0, 1))
+    member = DescribedConsumerGroupMember(
+        "m-uuid-1", "inst-a", None, 8, "cid", "/127.0.0.1", ("orders",), None, (orders,),
+        (DescribedTopicPartitions(TOPIC_A, "orders", (1,)),), 1 if version >= 1 else -1,
+    )  # fmt: skip
+    return (
+        DescribedConsumerGroup(0, None, "grp", "Stable", 9, 9, "uniform", (member,), 0x0F),
+        DescribedConsumerGroup(69, "not a consumer group", "other", "", 0, 0, "", (),
+                               AUTHORIZED_OPERATIONS_OMITTED),
+    )  # fmt: skip
+
+
 def metadata(version: int) -> MetadataResult:
     # Partitions come sorted; a topic that does not exist has the zero id and no partitions.
     return MetadataResult((MetadataTopic("orders", TOPIC_A, 0, False, (0, 1)),
@@ -238,6 +255,13 @@ CASES: list[tuple[str, Callable[[Any], Any], Callable[[int], Any], ApiKey, dict[
         golden.CONSUMER_GROUP_HEARTBEAT_RESPONSE_ERROR,
     ),
     ("metadata", parse_metadata, metadata, ApiKey.METADATA, golden.METADATA_RESPONSE),
+    (
+        "consumer_group_describe",
+        parse_consumer_group_describe,
+        consumer_group_describe,
+        ApiKey.CONSUMER_GROUP_DESCRIBE,
+        golden.CONSUMER_GROUP_DESCRIBE_RESPONSE,
+    ),
     (
         "describe_groups",
         parse_describe_groups,

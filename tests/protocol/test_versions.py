@@ -146,3 +146,13 @@ def test_metadata_v12_is_needed_for_topic_ids() -> None:
     for broker in ({}, {ApiKey.METADATA: (0, 9)}):
         with pytest.raises(UnsupportedBrokerError, match="KIP-516"):
             negotiate_metadata(broker)
+
+
+def test_consumer_group_describe_is_optional_but_never_downgraded() -> None:
+    from staticconsumer.protocol import negotiate_consumer_group_describe
+
+    assert negotiate_consumer_group_describe({ApiKey.CONSUMER_GROUP_DESCRIBE: (0, 1)}) == 1
+    assert negotiate_consumer_group_describe({ApiKey.CONSUMER_GROUP_DESCRIBE: (0, 5)}) == 1
+    assert negotiate_consumer_group_describe({}) is None  # no consumer groups on this broker
+    with pytest.raises(UnsupportedBrokerError, match="ConsumerGroupDescribe"):
+        negotiate_consumer_group_describe({ApiKey.CONSUMER_GROUP_DESCRIBE: (2, 3)})

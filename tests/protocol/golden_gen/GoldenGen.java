@@ -25,6 +25,8 @@ import org.apache.kafka.common.message.LeaveGroupResponseData;
 import org.apache.kafka.common.message.MetadataRequestData;
 import org.apache.kafka.common.message.MetadataResponseData;
 import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.message.ConsumerGroupDescribeRequestData;
+import org.apache.kafka.common.message.ConsumerGroupDescribeResponseData;
 import org.apache.kafka.common.message.ConsumerGroupHeartbeatRequestData;
 import org.apache.kafka.common.message.ConsumerGroupHeartbeatResponseData;
 import org.apache.kafka.common.message.OffsetCommitRequestData;
@@ -419,6 +421,47 @@ public final class GoldenGen {
         return out;
     }
 
+    // ConsumerGroupDescribe (KIP-848): two groups asked for; the answer describes one static
+    // member with an assignment and a different target assignment, and one unknown group.
+    private static Map<Integer, byte[]> consumerGroupDescribeRequest() {
+        Map<Integer, byte[]> out = new TreeMap<>();
+        for (int v = 0; v <= 1; v++) {
+            out.put(v, body(new ConsumerGroupDescribeRequestData()
+                .setGroupIds(List.of("grp", "other")).setIncludeAuthorizedOperations(true), v));
+        }
+        return out;
+    }
+
+    private static Map<Integer, byte[]> consumerGroupDescribeResponse() {
+        Map<Integer, byte[]> out = new TreeMap<>();
+        for (int v = 0; v <= 1; v++) {
+            ConsumerGroupDescribeResponseData.Member member = new ConsumerGroupDescribeResponseData.Member()
+                .setMemberId("m-uuid-1").setInstanceId("inst-a").setRackId(null).setMemberEpoch(8)
+                .setClientId("cid").setClientHost("/127.0.0.1")
+                .setSubscribedTopicNames(List.of("orders")).setSubscribedTopicRegex(null)
+                .setAssignment(new ConsumerGroupDescribeResponseData.Assignment().setTopicPartitions(List.of(
+                    new ConsumerGroupDescribeResponseData.TopicPartitions()
+                        .setTopicId(TOPIC_A).setTopicName("orders").setPartitions(List.of(0, 1)))))
+                .setTargetAssignment(new ConsumerGroupDescribeResponseData.Assignment().setTopicPartitions(List.of(
+                    new ConsumerGroupDescribeResponseData.TopicPartitions()
+                        .setTopicId(TOPIC_A).setTopicName("orders").setPartitions(List.of(1)))));
+            if (v >= 1) {
+                member.setMemberType((byte) 1);
+            }
+            out.put(v, body(new ConsumerGroupDescribeResponseData().setThrottleTimeMs(7)
+                .setGroups(List.of(
+                    new ConsumerGroupDescribeResponseData.DescribedGroup()
+                        .setErrorCode((short) 0).setGroupId("grp").setGroupState("Stable")
+                        .setGroupEpoch(9).setAssignmentEpoch(9).setAssignorName("uniform")
+                        .setMembers(List.of(member)).setAuthorizedOperations(0x0f),
+                    new ConsumerGroupDescribeResponseData.DescribedGroup()
+                        .setErrorCode((short) 69).setErrorMessage("not a consumer group")
+                        .setGroupId("other").setGroupState("").setAssignorName("")
+                        .setMembers(List.of()))), v));
+        }
+        return out;
+    }
+
     // Metadata v12 (topic ids, KIP-516): two topics asked for by name; the answer names one with
     // its id and partitions (out of order) and one that does not exist (the zero id).
     private static Map<Integer, byte[]> metadataRequest() {
@@ -608,6 +651,8 @@ public final class GoldenGen {
         table("CONSUMER_GROUP_HEARTBEAT_REQUEST_MINIMAL", consumerGroupHeartbeatRequest(false));
         table("CONSUMER_GROUP_HEARTBEAT_RESPONSE", consumerGroupHeartbeatResponse(true));
         table("CONSUMER_GROUP_HEARTBEAT_RESPONSE_ERROR", consumerGroupHeartbeatResponse(false));
+        table("CONSUMER_GROUP_DESCRIBE_REQUEST", consumerGroupDescribeRequest());
+        table("CONSUMER_GROUP_DESCRIBE_RESPONSE", consumerGroupDescribeResponse());
         table("METADATA_REQUEST", metadataRequest());
         table("METADATA_RESPONSE", metadataResponse());
         table("DESCRIBE_GROUPS_REQUEST", describeGroupsRequest());

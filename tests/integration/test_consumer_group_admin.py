@@ -1,0 +1,66 @@
+"""Group admin on a KIP-848 consumer group (``group_protocol="consumer"``), on the real broker:
+``describe_group`` reads ConsumerGroupDescribe (member epochs, instance ids, assignments and
+target assignments) and ``remove_members`` removes a stopped static member by instance id, whose
+partitions then go to the others at once."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+
+from staticconsumer.admin import describe_group, remove_members
+
+from ._group import owned, wait_until
+from .test_consumer_protocol import settled, start
+
+
+async def test_describe_and_remove_members_of_a_consumer_group(
+    kafka_bootstrap: str, topic_factory: Callable[..., str], unique_group_id: Callable[..., str]
+) -> None:
+    topic, group = topic_factory(partitions=4), unique_group_id()
+    a, b = [await start(topic, kafka_bootstrap, group, f"adm-{n}") for n in "ab"]
+    try:
+        await settled([a, b], 4)
+        description = await describe_group(kafka_bootstrap, group)
+        assert description.group_protocol == "consumer" and description.state == "Stable"
+        assert description.protocol in ("uniform", "range")  # the broker assignor
+        assert description.group_epoch is not None and description.group_epoch > 0
+        by_id = {m.group_instance_id: m for m in description.members}
+        assert set(by_id) == {"adm-a", "adm-b"}
+        for member, consumer in ((by_id["adm-a"], a.consumer), (by_id["adm-b"], b.consumer)):
+            assert member.member_id == consumer.member_id
+            assert member.member_epoch == consumer.generation_id
+            mine = tuple(sorted((tp.topic, tp.partition) for tp in consumer.assignment()))
+            assert member.assignment == member.target_assignment == mine
+        document = description.to_dict()
+        assert document["group_protocol"] == "consumer"
+        assert document["members"][0]["member_epoch"] == by_id["adm-a"].member_epoch
+
+        await b.stop()  # epoch -2: its partitions wait for it
+        await asyncio.sleep(1.5)
+        assert len(owned(a)) == 2
+        result = await remove_members(kafka_bootstrap, group, ["adm-b"], reason="scale down")
+        assert result.removed == ("adm-b",)
+        await wait_until(lambda: owned(a) == {0, 1, 2, 3}, 15, "a to own every partition")
+        after = await describe_group(kafka_bootstrap, group)
+        assert [m.group_instance_id for m in after.members] == ["adm-a"]
+    finally:
+        await a.stop()
+        await b.stop()
+
+
+async def test_a_classic_group_is_still_described_by_describe_groups(
+    kafka_bootstrap: str, topic_factory: Callable[..., str], unique_group_id: Callable[..., str]
+) -> None:
+    from ._group import start_member, wait_stable
+
+    topic, group = topic_factory(partitions=2), unique_group_id()
+    m = await start_member(topic, kafka_bootstrap, group, "classic-a")
+    try:
+        await wait_stable([m], 2)
+        description = await describe_group(kafka_bootstrap, group)
+        assert description.group_protocol == "classic" and description.group_epoch is None
+        assert description.protocol == "range" and len(description.members) == 1
+        assert "group_epoch" not in description.to_dict()
+    finally:
+        await m.stop()
