@@ -14,6 +14,7 @@ from . import _compat
 from ._auth_errors import consumer_security_error
 from ._classic_driver import ClassicDriver
 from ._compat import WakeMarker
+from ._consumer_extras import Observability, make_driver
 from ._consumer_group_driver import ConsumerGroupDriver
 from ._events import EventCallback, EventEmitter, event_options, producer_kwargs
 from ._events_publisher import EventPublisher
@@ -27,7 +28,7 @@ from .errors import (
     StaticConsumerError,
     UnreleasedInstanceIdError,
 )
-from .membership import Lifecycle, Membership, membership_state, snapshot
+from .membership import Lifecycle
 
 log = logging.getLogger("staticconsumer")
 T = TypeVar("T")
@@ -87,7 +88,7 @@ def _is_group_assignor(obj: Any) -> bool:
     )
 
 
-class StaticConsumer(AIOKafkaConsumer):  # type: ignore[misc]  # aiokafka is untyped
+class StaticConsumer(Observability, AIOKafkaConsumer):  # type: ignore[misc]  # aiokafka is untyped
     """A drop-in :class:`aiokafka.AIOKafkaConsumer` for static group members (KIP-345).
 
     Every ``AIOKafkaConsumer`` argument and method works. What changes:
@@ -127,6 +128,9 @@ class StaticConsumer(AIOKafkaConsumer):  # type: ignore[misc]  # aiokafka is unt
       Kubernetes probes over HTTP on ``health_host`` (default ``"0.0.0.0"``) from :meth:`start`
       until :meth:`stop`: ``GET /readyz`` is 200 only while the member holds its assignment,
       ``GET /livez`` is 503 once it is fenced or failed (``docs/kubernetes.md``).
+    * ``group_protocol="consumer"`` (Java ``group.protocol``, KIP-848; default ``"classic"``)
+      runs the member on the consumer group protocol, with ``group_remote_assignor`` and the
+      opt-in ``instance_takeover`` (``docs/consumer-protocol.md``).
     """
 
     def __init__(
@@ -218,47 +222,6 @@ class StaticConsumer(AIOKafkaConsumer):  # type: ignore[misc]  # aiokafka is unt
         driver = _compat.coordinator_of(self)
         return driver.fatal_error if driver is not None else None
 
-    @property
-    def membership(self) -> Membership:
-        """This member's state, generation and assignment now (a new value on each read)."""
-        driver = _compat.coordinator_of(self)
-        engine = driver.membership_state() if driver is not None else None
-        return snapshot(
-            membership_state(self._lifecycle, engine, group=self._group_id is not None),
-            group_id=self._group_id,
-            group_instance_id=self.group_instance_id, member_id=self.member_id,
-            generation_id=self.generation_id, owned=driver.owned if driver is not None else (),
-        )  # fmt: skip
-
-    @property
-    def health_address(self) -> tuple[str, int] | None:
-        """``(host, port)`` the health endpoint listens on (``health_port=0``: the port taken),
-        while the consumer runs; None without ``health_port``, before start and after stop."""
-        return self._health.address if self._health is not None else None
-
-    # -- membership events -----------------------------------------------------------------------
-
-    @property
-    def events_dropped(self) -> int:
-        """Events not published to ``events_topic``: the buffer was full, or they were still
-        buffered when :meth:`stop` ran out of ``events_flush_timeout_ms``."""
-        return self._events_publisher.dropped if self._events_publisher is not None else 0
-
-    @property
-    def events_publish_errors(self) -> int:
-        """Events the producer failed to deliver, plus failed attempts to start the producer."""
-        return self._events_publisher.publish_errors if self._events_publisher is not None else 0
-
-    @property
-    def events_published(self) -> int:
-        """Events the producer delivered to ``events_topic``."""
-        return self._events_publisher.published if self._events_publisher is not None else 0
-
-    @property
-    def events_callback_errors(self) -> int:
-        """Exceptions raised by ``on_event`` (each logged, none propagated)."""
-        return self._events.callback_errors if self._events is not None else 0
-
     # -- lifecycle -------------------------------------------------------------------------------
 
     async def start(self) -> None:
@@ -299,31 +262,7 @@ class StaticConsumer(AIOKafkaConsumer):  # type: ignore[misc]  # aiokafka is unt
     def _make_driver(
         self, seam: _compat.ClientSeam, versions: Any
     ) -> ClassicDriver | ConsumerGroupDriver:
-        if self._group_protocol.consumer:
-            return ConsumerGroupDriver(
-                seam, versions, group_id=self._group_id,
-                group_instance_id=self._group_instance_id, client_rack=self._client_rack,
-                server_assignor=self._group_protocol.remote_assignor,
-                max_poll_interval_ms=self._max_poll_interval_ms,
-                takeover=self._group_protocol.instance_takeover,
-                unreleased_wait_ms=UNRELEASED_INSTANCE_WAIT_MS,
-                client_id=_compat.client_id_of(self), retry_backoff_ms=self._retry_backoff_ms,
-                enable_auto_commit=self._enable_auto_commit,
-                auto_commit_interval_ms=self._auto_commit_interval_ms, on_fatal=self._on_fatal,
-                events=self._events,
-            )  # fmt: skip
-        return ClassicDriver(
-            seam, versions, group_id=self._group_id, group_instance_id=self._group_instance_id,
-            client_id=_compat.client_id_of(self), client_rack=self._client_rack,
-            assignors=self._partition_assignment_strategy,
-            session_timeout_ms=self._session_timeout_ms,
-            heartbeat_interval_ms=self._heartbeat_interval_ms,
-            rebalance_timeout_ms=self._rebalance_timeout_ms,
-            max_poll_interval_ms=self._max_poll_interval_ms,
-            retry_backoff_ms=self._retry_backoff_ms, enable_auto_commit=self._enable_auto_commit,
-            auto_commit_interval_ms=self._auto_commit_interval_ms, on_fatal=self._on_fatal,
-            events=self._events,
-        )  # fmt: skip
+        return make_driver(self, seam, versions, UNRELEASED_INSTANCE_WAIT_MS)
 
     async def stop(self, leave_group: bool = False, reason: str | None = None) -> None:
         """Stop consuming. A static member stays in the group (no LeaveGroup) unless

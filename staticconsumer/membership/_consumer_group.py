@@ -26,7 +26,8 @@ raised to the application once, and retried still. With ``takeover`` the member 
 driver once per refusal streak to remove the stale holder of its instance id (:class:`TakeOver`).
 
 Commits carry the member epoch (OffsetCommit v9+); what their answers mean is
-:data:`COMMIT_REACTIONS`. OffsetFetch answers mean what they mean to a classic member.
+``_consumer_group_offsets.COMMIT_REACTIONS``. OffsetFetch answers mean what they mean to a classic
+member.
 
 Sources: Apache Kafka's ``ConsumerMembershipManager`` / ``AbstractMembershipManager``,
 ``AbstractHeartbeatRequestManager`` and ``CommitRequestManager`` (member side) and
@@ -35,7 +36,6 @@ Sources: Apache Kafka's ``ConsumerMembershipManager`` / ``AbstractMembershipMana
 
 from __future__ import annotations
 
-import enum
 import logging
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -58,12 +58,12 @@ from ..protocol import (
     error_name,
     truncate_reason,
 )
+from ._consumer_group_offsets import ConsumerGroupOffsets, ConsumerGroupState
 from ._io import (
     Action,
     Assign,
     Backoff,
     BecomeFatal,
-    CommitOutcome,
     Emit,
     FindCoordinator,
     Partitions,
@@ -71,7 +71,6 @@ from ._io import (
     Revoke,
 )
 from ._reactions import Api, Reaction
-from ._state import offset_fetch_verdict
 from ._status import MembershipState, refine
 
 log = logging.getLogger("staticconsumer")
@@ -96,30 +95,6 @@ HEARTBEAT_REACTIONS: dict[int, Reaction] = {
     ErrorCode.UNSUPPORTED_ASSIGNOR: Reaction.FATAL,
     ErrorCode.GROUP_MAX_SIZE_REACHED: Reaction.FATAL,
 }
-
-#: What an OffsetCommit answer means to a consumer-protocol member (others: RAISE, the commit
-#: fails). A stale epoch is the heartbeat's news arriving late: the commit is sent again with the
-#: epoch the next heartbeat brings, as Java's CommitRequestManager does.
-COMMIT_REACTIONS: dict[int, Reaction] = {
-    ErrorCode.NONE: Reaction.OK,
-    ErrorCode.COORDINATOR_NOT_AVAILABLE: Reaction.FIND_COORDINATOR,
-    ErrorCode.NOT_COORDINATOR: Reaction.FIND_COORDINATOR,
-    ErrorCode.REQUEST_TIMED_OUT: Reaction.FIND_COORDINATOR,
-    ErrorCode.COORDINATOR_LOAD_IN_PROGRESS: Reaction.RETRY,
-    ErrorCode.STALE_MEMBER_EPOCH: Reaction.RETRY,
-    ErrorCode.FENCED_INSTANCE_ID: Reaction.FATAL,
-}
-
-
-class ConsumerGroupState(enum.Enum):
-    UNSUBSCRIBED = "unsubscribed"
-    JOINING = "joining"
-    RECONCILING = "reconciling"
-    ACKNOWLEDGING = "acknowledging"
-    STABLE = "stable"
-    POLL_EXPIRED = "poll_expired"
-    FATAL = "fatal"
-    CLOSED = "closed"
 
 
 @dataclass(frozen=True)
@@ -168,8 +143,9 @@ class ConsumerGroupHeartbeatAnswered:
     assignment: Partitions | None = None
 
 
-class ConsumerGroupMember:
-    """The member's state machine (module docstring)."""
+class ConsumerGroupMember(ConsumerGroupOffsets):
+    """The member's state machine (module docstring); commits and committed offsets are
+    :class:`~._consumer_group_offsets.ConsumerGroupOffsets`'."""
 
     def __init__(self, config: ConsumerGroupConfig) -> None:
         self.config = config
@@ -189,10 +165,6 @@ class ConsumerGroupMember:
         self._leave_emits = False  # it leaves for good (epoch -1): GroupLeft once answered
 
     @property
-    def member_id(self) -> str:
-        return self.config.member_id
-
-    @property
     def generation_id(self) -> int:
         """The member epoch: the consumer protocol's generation (``docs/membership-events.md``)."""
         return self.member_epoch
@@ -200,10 +172,6 @@ class ConsumerGroupMember:
     @property
     def is_static(self) -> bool:
         return self.config.group_instance_id is not None
-
-    @property
-    def terminal(self) -> bool:
-        return self.state in (ConsumerGroupState.FATAL, ConsumerGroupState.CLOSED)
 
     # -- the clock ------------------------------------------------------------------------------
 
@@ -370,68 +338,6 @@ class ConsumerGroupMember:
             self._unreleased_since = now
             return [RaiseError(_API, ErrorCode.UNRELEASED_INSTANCE_ID), Backoff()]
         return [Backoff()]
-
-    # -- commits and committed offsets ----------------------------------------------------------
-
-    def commit_identity(self, auto_assigned: bool = True) -> tuple[int, str] | None:
-        """Member epoch and member id an OffsetCommit carries now; None while the member holds
-        no epoch (joining, or lost its partitions). Partitions assigned by the application
-        (``assign()``) commit outside the group (epoch -1, no member id)."""
-        if not auto_assigned:
-            return LEAVE_GROUP_MEMBER_EPOCH, ""
-        if self.member_epoch > 0 and self.state in (
-            ConsumerGroupState.STABLE, ConsumerGroupState.RECONCILING,
-            ConsumerGroupState.ACKNOWLEDGING,
-        ):  # fmt: skip
-            return self.member_epoch, self.member_id
-        return None
-
-    def on_commit_answer(
-        self, code: int, generation_sent: int | None = None
-    ) -> tuple[CommitOutcome, list[Action]]:
-        """An OffsetCommit answer (first failed partition's code, or NONE), as
-        :data:`COMMIT_REACTIONS` says."""
-        if self.state is ConsumerGroupState.FATAL:
-            return CommitOutcome.FAILED, []
-        what = COMMIT_REACTIONS.get(code, Reaction.RAISE)
-        if what is Reaction.OK:
-            return CommitOutcome.DONE, []
-        log.warning("OffsetCommit for group %s: %s -> %s", self.config.group_id,
-                    error_name(code), what.value)  # fmt: skip
-        if what is Reaction.RETRY:
-            return CommitOutcome.RETRY, [Backoff()]
-        if what is Reaction.FIND_COORDINATOR:
-            self.coordinator = None
-            return CommitOutcome.RETRY, [Backoff(), FindCoordinator()]
-        if what is Reaction.FATAL:
-            self.state = ConsumerGroupState.FATAL
-            return CommitOutcome.FAILED, [BecomeFatal(Api.OFFSET_COMMIT, code)]
-        return CommitOutcome.FAILED, []
-
-    def commit_no_answer(self) -> tuple[CommitOutcome, list[Action]]:
-        return self.on_commit_answer(ErrorCode.COORDINATOR_NOT_AVAILABLE)
-
-    def on_offset_fetch_answer(
-        self, codes: Iterable[int]
-    ) -> tuple[CommitOutcome, int, list[Action]]:
-        """As the classic member's (``_state.offset_fetch_verdict``)."""
-        if self.terminal:
-            return CommitOutcome.FAILED, ErrorCode.NONE, []
-        outcome, code, find_coordinator = offset_fetch_verdict(codes, self.config.group_id)
-        if find_coordinator:
-            self.coordinator = None
-            return outcome, code, [Backoff(), FindCoordinator()]
-        return outcome, code, [Backoff()] if outcome is CommitOutcome.RETRY else []
-
-    def offset_fetch_identity(self) -> tuple[str | None, int]:
-        """Member id and epoch an OffsetFetch v9+ carries (KIP-848: the coordinator checks the
-        epoch, as Java's consumer sends it); none while the member holds no epoch."""
-        if self.member_epoch > 0:
-            return self.member_id, self.member_epoch
-        return None, LEAVE_GROUP_MEMBER_EPOCH
-
-    def offset_fetch_no_answer(self) -> tuple[CommitOutcome, int, list[Action]]:
-        return self.on_offset_fetch_answer([ErrorCode.COORDINATOR_NOT_AVAILABLE])
 
     def fatal(self, error: BaseException) -> None:
         """Record the exception that finished the member (after :class:`BecomeFatal`)."""

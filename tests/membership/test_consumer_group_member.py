@@ -24,7 +24,6 @@ from staticconsumer.membership import (
     Revoke,
 )
 from staticconsumer.membership._consumer_group import (
-    COMMIT_REACTIONS,
     HEARTBEAT_REACTIONS,
     ConsumerGroupConfig,
     ConsumerGroupHeartbeatAnswered,
@@ -33,6 +32,7 @@ from staticconsumer.membership._consumer_group import (
     SendConsumerGroupHeartbeat,
     TakeOver,
 )
+from staticconsumer.membership._consumer_group_offsets import COMMIT_REACTIONS
 from staticconsumer.membership._reactions import Api
 from staticconsumer.protocol import ErrorCode
 

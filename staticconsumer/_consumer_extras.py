@@ -1,0 +1,94 @@
+"""What StaticConsumer delegates so that its class stays a readable drop-in: choosing and
+building the driver of its ``group_protocol``, and what it tells about itself (membership,
+health endpoint, event counters)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import _compat
+from ._classic_driver import ClassicDriver
+from ._consumer_group_driver import ConsumerGroupDriver
+from ._events import EventEmitter
+from ._events_publisher import EventPublisher
+from ._health import HealthServer
+from .membership import Lifecycle, Membership, membership_state, snapshot
+
+
+def make_driver(
+    consumer: Any, seam: _compat.ClientSeam, versions: Any, unreleased_wait_ms: int
+) -> ClassicDriver | ConsumerGroupDriver:
+    """The driver of ``consumer``'s ``group_protocol``, from the consumer's settings."""
+    c = consumer
+    common: dict[str, Any] = dict(
+        group_id=c._group_id, group_instance_id=c._group_instance_id, client_rack=c._client_rack,
+        max_poll_interval_ms=c._max_poll_interval_ms, client_id=_compat.client_id_of(c),
+        retry_backoff_ms=c._retry_backoff_ms, enable_auto_commit=c._enable_auto_commit,
+        auto_commit_interval_ms=c._auto_commit_interval_ms, on_fatal=c._on_fatal,
+        events=c._events,
+    )  # fmt: skip
+    if c._group_protocol.consumer:
+        return ConsumerGroupDriver(
+            seam, versions, server_assignor=c._group_protocol.remote_assignor,
+            takeover=c._group_protocol.instance_takeover, unreleased_wait_ms=unreleased_wait_ms,
+            **common,
+        )  # fmt: skip
+    return ClassicDriver(
+        seam, versions, assignors=c._partition_assignment_strategy,
+        session_timeout_ms=c._session_timeout_ms, heartbeat_interval_ms=c._heartbeat_interval_ms,
+        rebalance_timeout_ms=c._rebalance_timeout_ms, **common,
+    )  # fmt: skip
+
+
+class Observability:
+    """What ``StaticConsumer`` tells about itself: its membership as a value, the health
+    endpoint's address, and the counters of its membership events
+    (``docs/membership-events.md``)."""
+
+    _events: EventEmitter | None
+    _events_publisher: EventPublisher | None
+    _health: HealthServer | None
+    _lifecycle: Lifecycle
+    _group_id: str | None
+    _group_instance_id: str | None
+
+    @property
+    def membership(self) -> Membership:
+        """This member's state, generation and assignment now (a new value on each read)."""
+        driver = _compat.coordinator_of(self)
+        engine = driver.membership_state() if driver is not None else None
+        return snapshot(
+            membership_state(self._lifecycle, engine, group=self._group_id is not None),
+            group_id=self._group_id,
+            group_instance_id=self._group_instance_id,
+            member_id=driver.member_id if driver is not None else "",
+            generation_id=driver.generation if driver is not None else -1,
+            owned=driver.owned if driver is not None else (),
+        )  # fmt: skip
+
+    @property
+    def health_address(self) -> tuple[str, int] | None:
+        """``(host, port)`` the health endpoint listens on (``health_port=0``: the port taken),
+        while the consumer runs; None without ``health_port``, before start and after stop."""
+        return self._health.address if self._health is not None else None
+
+    @property
+    def events_dropped(self) -> int:
+        """Events not published to ``events_topic``: the buffer was full, or they were still
+        buffered when :meth:`stop` ran out of ``events_flush_timeout_ms``."""
+        return self._events_publisher.dropped if self._events_publisher is not None else 0
+
+    @property
+    def events_publish_errors(self) -> int:
+        """Events the producer failed to deliver, plus failed attempts to start the producer."""
+        return self._events_publisher.publish_errors if self._events_publisher is not None else 0
+
+    @property
+    def events_published(self) -> int:
+        """Events the producer delivered to ``events_topic``."""
+        return self._events_publisher.published if self._events_publisher is not None else 0
+
+    @property
+    def events_callback_errors(self) -> int:
+        """Exceptions raised by ``on_event`` (each logged, none propagated)."""
+        return self._events.callback_errors if self._events is not None else 0
