@@ -64,3 +64,23 @@ async def test_a_classic_group_is_still_described_by_describe_groups(
         assert "group_epoch" not in description.to_dict()
     finally:
         await m.stop()
+
+
+async def test_a_live_member_removed_by_an_admin_loses_its_partitions_and_joins_again(
+    kafka_bootstrap: str, topic_factory: Callable[..., str], unique_group_id: Callable[..., str]
+) -> None:
+    """The coordinator forgets the member (UNKNOWN_MEMBER_ID / FENCED_MEMBER_EPOCH on its next
+    heartbeat): not fatal; its partitions are revoked as lost (nothing committed for them), and
+    it joins again at epoch 0 with the same member id and gets partitions back."""
+    topic, group = topic_factory(partitions=2), unique_group_id()
+    m = await start(topic, kafka_bootstrap, group, "removed")
+    try:
+        await settled([m], 2)
+        member_id, lost_before = m.consumer.member_id, len(m.listener.revoked)
+        await remove_members(kafka_bootstrap, group, ["removed"], reason="test")
+        await wait_until(lambda: len(m.listener.revoked) > lost_before, 15,
+                         "the partitions to be revoked as lost")  # fmt: skip
+        await settled([m], 2)
+        assert m.consumer.fatal_error is None and m.consumer.member_id == member_id
+    finally:
+        await m.stop()
