@@ -6,9 +6,9 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from .admin import GroupDescription, ReconcilePlan
+from .admin import GroupDescription, GroupMemberDescription, ReconcilePlan
 
-_HEADERS = ("INSTANCE ID", "MEMBER ID", "CLIENT ID", "HOST", "ASSIGNMENT")
+_HEADERS: tuple[str, ...] = ("INSTANCE ID", "MEMBER ID", "CLIENT ID", "HOST", "ASSIGNMENT")
 
 
 def format_assignment(assignment: Sequence[tuple[str, int]]) -> str:
@@ -17,33 +17,40 @@ def format_assignment(assignment: Sequence[tuple[str, int]]) -> str:
 
 
 def format_table(description: GroupDescription) -> str:
-    """A readable table: group, state and protocol, then one row per member."""
+    """A readable table: group, state and protocol, then one row per member. A consumer group
+    (KIP-848) also shows its group epoch, each member's epoch, and the target assignment of a
+    member still reconciling."""
     protocol = description.protocol or "-"
     if description.protocol_type and description.protocol_type != "consumer":
         protocol = f"{protocol} ({description.protocol_type})"
+    consumer_group = description.group_epoch is not None
+    if consumer_group:
+        protocol = f"{protocol} (consumer group protocol, KIP-848)"
     lines = [
         f"GROUP     {description.group_id}",
         f"STATE     {description.state}",
         f"PROTOCOL  {protocol}",
         f"MEMBERS   {len(description.members)}",
     ]
+    if consumer_group:
+        lines.append(f"EPOCH     {description.group_epoch}")
     if not description.members:
         return "\n".join(lines) + "\n"
-    rows = [
-        (
-            m.group_instance_id or "-",
-            m.member_id,
-            m.client_id,
-            m.client_host,
-            format_assignment(m.assignment),
-        )
-        for m in description.members
-    ]
-    widths = [max(len(r[i]) for r in (_HEADERS, *rows)) for i in range(len(_HEADERS))]
+    headers = (*_HEADERS, "EPOCH") if consumer_group else _HEADERS
+    rows = [_row(m, consumer_group) for m in description.members]
+    widths = [max(len(r[i]) for r in (headers, *rows)) for i in range(len(headers))]
     lines.append("")
-    for row in (_HEADERS, *rows):
+    for row in (headers, *rows):
         lines.append("  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip())
     return "\n".join(lines) + "\n"
+
+
+def _row(m: GroupMemberDescription, consumer_group: bool) -> tuple[str, ...]:
+    assignment = format_assignment(m.assignment)
+    if consumer_group and m.target_assignment != m.assignment:
+        assignment += f" (target {format_assignment(m.target_assignment)})"
+    row = (m.group_instance_id or "-", m.member_id, m.client_id, m.client_host, assignment)
+    return (*row, str(m.member_epoch)) if consumer_group else row
 
 
 def format_json(document: Any) -> str:

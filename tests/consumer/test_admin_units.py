@@ -284,3 +284,18 @@ def test_cli_invalid_instance_ids_exit_2(
         argv += ["--instance-id", i]
     assert main(argv) == EXIT_USAGE
     assert "instance" in capsys.readouterr().err
+
+
+def test_table_of_a_consumer_group_shows_epochs_and_targets() -> None:
+    member = GroupMemberDescription("m-1", "svc-0", "cid", "/10.0.0.1", (("t", 0), ("t", 1)),
+                                    member_epoch=7, target_assignment=(("t", 1),))  # fmt: skip
+    settled = GroupMemberDescription("m-2", "svc-1", "cid", "/10.0.0.2", (("t", 2),),
+                                     member_epoch=8, target_assignment=(("t", 2),))  # fmt: skip
+    table = format_table(
+        GroupDescription("g", "Reconciling", "consumer", "uniform", (member, settled), "consumer", 8)
+    ).splitlines()
+    assert table[2] == "PROTOCOL  uniform (consumer group protocol, KIP-848)"
+    assert table[4] == "EPOCH     8"
+    assert table[6].split()[-1] == "EPOCH"
+    assert table[7].split()[-4:] == ["t-0,t-1", "(target", "t-1)", "7"]
+    assert table[8].split()[-2:] == ["t-2", "8"]
