@@ -57,11 +57,26 @@ class JavaPeers:
             self.events.append(json.loads(line))
 
     async def start(
-        self, group: str, instance: str, topics: Sequence[str], *, cooperative: bool = False
-    ) -> None:
+        self, group: str, instance: str, topics: Sequence[str], *, cooperative: bool = False,
+        group_protocol: str = "classic",
+    ) -> None:  # fmt: skip
+        """Start a static consumer: classic with "range" (or ``cooperative``: Java's
+        CooperativeStickyAssignor), or ``group_protocol="consumer"`` (KIP-848, the broker
+        assigns)."""
+        modes = {("classic", False): "", ("classic", True): " cooperative",
+                 ("consumer", False): " consumer"}  # fmt: skip
+        mode = modes.get((group_protocol, cooperative))
+        if mode is None:
+            raise ValueError(f"no such Java peer: {group_protocol=}, {cooperative=}")
+        await self._command(f"start {group} {instance} {','.join(topics)}{mode}")
+
+    async def close(self, instance: str) -> None:
+        """Close ``instance``'s consumer as Java's default ``close()`` does; "closed" follows."""
+        await self._command(f"close {instance}")
+
+    async def _command(self, line: str) -> None:
         assert self.process.stdin is not None
-        mode = " cooperative" if cooperative else ""
-        self.process.stdin.write(f"start {group} {instance} {','.join(topics)}{mode}\n".encode())
+        self.process.stdin.write(f"{line}\n".encode())
         await self.process.stdin.drain()
 
     def assigned(self, group: str, instance: str) -> dict[str, Any] | None:
@@ -120,7 +135,10 @@ class RecordingRange(RangeAssignor):
         self.planned: list[list[str | None]] = []
 
     def plan(
-        self, members: Sequence[Member], partitions_per_topic: Mapping[str, int], *,
+        self,
+        members: Sequence[Member],
+        partitions_per_topic: Mapping[str, int],
+        *,
         partition_racks: Any = None,
     ) -> dict[str, TopicPartitions]:
         self.planned.append(sorted(m.group_instance_id or "" for m in members))

@@ -1,25 +1,36 @@
-// Java KafkaConsumers (kafka-clients, classic group protocol, static members, "range") as group
-// peers for tests/integration/test_java_interop.py. One JVM runs any number of consumers, each on
-// its own thread.
+// Java KafkaConsumers (kafka-clients, static members) as group peers for the tests in
+// tests/integration/test_java_*.py. One JVM runs any number of consumers, each on its own thread.
+// By default they use the classic group protocol with "range"; "cooperative" picks Java's
+// CooperativeStickyAssignor, and "consumer" the KIP-848 consumer group protocol.
 //
 // Usage: java InteropConsumer <bootstrap servers>
 // Stdin, one command a line:
-//   start <group> <group.instance.id> <topic,topic,...> [cooperative]
-//                                                         start one consumer and subscribe, with
-//                                                         "range" or (cooperative) Java's
-//                                                         CooperativeStickyAssignor
+//   start <group> <group.instance.id> <topic,topic,...> [cooperative|consumer]
+//                                                         start one consumer and subscribe:
+//                                                         classic protocol with "range" or
+//                                                         (cooperative) Java's
+//                                                         CooperativeStickyAssignor, or
+//                                                         (consumer) group.protocol=consumer,
+//                                                         the broker assigning (Java refuses
+//                                                         partition.assignment.strategy,
+//                                                         session.timeout.ms and
+//                                                         heartbeat.interval.ms with it)
+//   close <group.instance.id>                             close that instance's consumer
 //   stop                                                  close every consumer, then exit
-// End of stdin counts as "stop". Consumers close without LeaveGroup (static members keep their
-// place in the group until their session times out).
+// End of stdin counts as "stop". Consumers close with Java's default close: a static member keeps
+// its place in the group (classic: no LeaveGroup, it stays until its session times out; consumer
+// protocol: a leaving heartbeat with member epoch -2, the coordinator keeps its assignment).
 //
 // Stdout, one JSON object a line:
 //   {"event":"assigned","group":..,"instance":..,"member_id":..,"generation":N,"partitions":[["t",0],..]}
-//       after every onPartitionsAssigned (the consumer's whole assignment after the call)
+//       after every onPartitionsAssigned (the consumer's whole assignment after the call; with the
+//       consumer protocol Java passes only the added partitions, and "generation" is the member
+//       epoch)
 //   {"event":"revoked","group":..,"instance":..,"generation":N,"partitions":[["t",0],..]}
 //       on every onPartitionsRevoked with a non-empty set (the revoked partitions only)
 //   {"event":"led","group":..,"instance":..,"members":{"<member id>":"<instance id>",..}}
-//       whenever this consumer, as group leader, ran the assignor
-//   {"event":"error","instance":..,"error":".."}    a consumer thread died
+//       whenever this consumer, as group leader, ran the assignor (classic protocol only)
+//   {"event":"error","instance":..,"error":".."}    a consumer thread died, or a bad command
 //   {"event":"closed","instance":..}                 a consumer closed
 //
 // The assignors are Java's own; ObservedRange and ObservedCooperative only report that they ran.
@@ -98,9 +109,17 @@ public final class InteropConsumer {
             + ",\"members\":" + members.append('}') + "}");
     }
 
-    private static final List<Thread> THREADS = new ArrayList<>();
-    private static final List<KafkaConsumer<byte[], byte[]>> CONSUMERS = new ArrayList<>();
-    private static final AtomicBoolean RUNNING = new AtomicBoolean(true);
+    /** One consumer, its thread, and whether it should keep polling. */
+    private record Running(String instance, KafkaConsumer<byte[], byte[]> consumer, Thread thread,
+                           AtomicBoolean polling) {
+        void close() {
+            polling.set(false);
+            consumer.wakeup();
+        }
+    }
+
+    private static final List<Running> CONSUMERS = new ArrayList<>();
+    private static final List<String> MODES = List.of("cooperative", "consumer");
 
     public static void main(String[] args) throws Exception {
         String bootstrap = args[0];
@@ -110,45 +129,69 @@ public final class InteropConsumer {
             String[] f = line.trim().split(" ");
             if (f[0].equals("stop"))
                 break;
-            if (f[0].equals("start") && (f.length == 4 || (f.length == 5 && f[4].equals("cooperative"))))
-                start(bootstrap, f[1], f[2], List.of(f[3].split(",")), f.length == 5);
+            if (f[0].equals("start") && (f.length == 4 || (f.length == 5 && MODES.contains(f[4]))))
+                start(bootstrap, f[1], f[2], List.of(f[3].split(",")), f.length == 5 ? f[4] : "range");
+            else if (f[0].equals("close") && f.length == 2)
+                close(f[1]);
             else if (!f[0].isEmpty())
                 emit("{\"event\":\"error\",\"instance\":\"\",\"error\":" + quote("bad command: " + line) + "}");
         }
-        RUNNING.set(false);
+        List<Running> all;
         synchronized (CONSUMERS) {
-            CONSUMERS.forEach(KafkaConsumer::wakeup);
+            all = new ArrayList<>(CONSUMERS);
         }
-        for (Thread thread : THREADS)
-            thread.join(30_000);
+        all.forEach(Running::close);
+        for (Running running : all)
+            running.thread().join(30_000);
+    }
+
+    /** Close the consumers of {@code instance} (at most one is expected); "closed" follows. */
+    private static void close(String instance) {
+        List<Running> closing = new ArrayList<>();
+        synchronized (CONSUMERS) {
+            for (Running running : CONSUMERS) {
+                if (running.instance().equals(instance) && running.polling().get())
+                    closing.add(running);
+            }
+        }
+        if (closing.isEmpty())
+            emit("{\"event\":\"error\",\"instance\":" + quote(instance) + ",\"error\":"
+                + quote("close: no running consumer") + "}");
+        closing.forEach(Running::close);
     }
 
     private static void start(String bootstrap, String group, String instance, List<String> topics,
-                              boolean cooperative) {
+                              String mode) {
         Properties props = new Properties();
         props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         props.put(ConsumerConfig.GROUP_ID_CONFIG, group);
         props.put(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG, instance);
         props.put(ConsumerConfig.CLIENT_ID_CONFIG, instance);
-        props.put(ConsumerConfig.GROUP_PROTOCOL_CONFIG, "classic");
-        props.put(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG,
-            (cooperative ? ObservedCooperative.class : ObservedRange.class).getName());
-        props.put(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, "10000");
-        props.put(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, "300");
+        if (mode.equals("consumer")) {
+            // The broker assigns, and owns the session timeout and the heartbeat interval.
+            props.put(ConsumerConfig.GROUP_PROTOCOL_CONFIG, "consumer");
+        } else {
+            props.put(ConsumerConfig.GROUP_PROTOCOL_CONFIG, "classic");
+            props.put(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG,
+                (mode.equals("cooperative") ? ObservedCooperative.class : ObservedRange.class).getName());
+            props.put(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, "10000");
+            props.put(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, "300");
+        }
         props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
         props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
         props.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
         props.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
         KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(props);
+        AtomicBoolean polling = new AtomicBoolean(true);
+        Thread thread = new Thread(() -> run(consumer, polling, group, instance, topics), "consumer-" + instance);
         synchronized (CONSUMERS) {
-            CONSUMERS.add(consumer);
+            CONSUMERS.add(new Running(instance, consumer, thread, polling));
         }
-        Thread thread = new Thread(() -> run(consumer, group, instance, topics), "consumer-" + instance);
-        THREADS.add(thread);
         thread.start();
     }
 
-    private static void run(KafkaConsumer<byte[], byte[]> consumer, String group, String instance, List<String> topics) {
+    private static void run(KafkaConsumer<byte[], byte[]> consumer, AtomicBoolean polling, String group,
+                            String instance, List<String> topics) {
         try {
             consumer.subscribe(topics, new ConsumerRebalanceListener() {
                 @Override
@@ -168,14 +211,17 @@ public final class InteropConsumer {
                         + metadata.generationId() + ",\"partitions\":" + partitionList(consumer.assignment()) + "}");
                 }
             });
-            while (RUNNING.get())
+            while (polling.get())
                 consumer.poll(Duration.ofMillis(100));
         } catch (WakeupException stopping) {
-            // "stop" or end of stdin
+            // "close", "stop" or end of stdin
         } catch (Throwable e) {
             emit("{\"event\":\"error\",\"instance\":" + quote(instance) + ",\"error\":" + quote(e.toString()) + "}");
         } finally {
             consumer.close(Duration.ofSeconds(5));
+            synchronized (CONSUMERS) {
+                CONSUMERS.removeIf(running -> running.polling() == polling);
+            }
             emit("{\"event\":\"closed\",\"instance\":" + quote(instance) + "}");
         }
     }
