@@ -291,9 +291,9 @@ def test_table_of_a_consumer_group_shows_epochs_and_targets() -> None:
                                     member_epoch=7, target_assignment=(("t", 1),))  # fmt: skip
     settled = GroupMemberDescription("m-2", "svc-1", "cid", "/10.0.0.2", (("t", 2),),
                                      member_epoch=8, target_assignment=(("t", 2),))  # fmt: skip
-    table = format_table(
-        GroupDescription("g", "Reconciling", "consumer", "uniform", (member, settled), "consumer", 8)
-    ).splitlines()
+    group = GroupDescription("g", "Reconciling", "consumer", "uniform", (member, settled),
+                             "consumer", 8)  # fmt: skip
+    table = format_table(group).splitlines()
     assert table[2] == "PROTOCOL  uniform (consumer group protocol, KIP-848)"
     assert table[4] == "EPOCH     8"
     assert table[6].split()[-1] == "EPOCH"
