@@ -23,6 +23,7 @@ from typing_extensions import override
 from . import _compat
 from ._driver_base import DriverBase
 from ._error_map import fenced_error
+from ._fence_diagnosis import consumer_group_holder
 from ._reasons import ADMIN_REMOVE_REASON
 from .errors import StaticConsumerError, UnsupportedBrokerError
 from .events import InstanceFenced
@@ -44,6 +45,7 @@ from .protocol import (
     build_leave_group,
     build_metadata,
     error_name,
+    negotiate_consumer_group_describe,
     negotiate_consumer_group_heartbeat,
     negotiate_metadata,
     parse_consumer_group_heartbeat,
@@ -246,9 +248,11 @@ class ConsumerGroupDriver(DriverBase):
                 f"{action.api.value} for group {self.member.config.group_id!r} failed fatally: "
                 f"{error_name(action.error_code)}"
             )
-        self._emit(Emit(InstanceFenced, self.member.member_id, self.member.member_epoch,
-                        {"api": action.api.value, "other_holder": None}))  # fmt: skip
-        return fenced_error(self.context(), action.api.value)
+        version = negotiate_consumer_group_describe(self.versions.broker)
+        holder = await consumer_group_holder(self.seam, version, self.member)
+        fields = {"api": action.api.value, "other_holder": holder and holder[0]}
+        self._emit(Emit(InstanceFenced, self.member.member_id, self.member.member_epoch, fields))
+        return fenced_error(self.context(), action.api.value, holder and holder[1])
 
     @override
     def _leave_actions(self) -> list[Any]:

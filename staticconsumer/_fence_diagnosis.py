@@ -13,7 +13,13 @@ from . import _compat
 from ._broker_config import session_timeout_bounds
 from .errors import SessionTimeoutOutOfRangeError
 from .membership import ClassicMember
-from .protocol import GroupApiVersions, build_describe_groups, parse_describe_groups
+from .protocol import (
+    GroupApiVersions,
+    build_consumer_group_describe,
+    build_describe_groups,
+    parse_consumer_group_describe,
+    parse_describe_groups,
+)
 
 log = logging.getLogger("staticconsumer")
 
@@ -45,6 +51,31 @@ async def holder_of_instance_id(
                 return m.member_id, (
                     f"member {m.member_id} (client id {m.client_id!r}, "
                     f"host {m.client_host}, as reported by the coordinator)"
+                )
+    return None
+
+
+async def consumer_group_holder(
+    seam: _compat.ClientSeam, version: int | None, member: Any
+) -> tuple[str, str] | None:
+    """As :func:`holder_of_instance_id`, for a KIP-848 consumer group (ConsumerGroupDescribe)."""
+    cfg = member.config
+    if member.coordinator is None or version is None:
+        return None
+    request = build_consumer_group_describe(version, [cfg.group_id])
+    try:
+        response = await asyncio.wait_for(seam.send(member.coordinator, request),
+                                          FENCE_DIAGNOSIS_S)  # fmt: skip
+        groups = parse_consumer_group_describe(response)
+    except Exception as exc:  # diagnosis must never hide the fence itself
+        log.debug("could not describe group %s after the fence: %r", cfg.group_id, exc)
+        return None
+    for group in groups:
+        for m in group.members:
+            if m.instance_id == cfg.group_instance_id and m.member_id != member.member_id:
+                return m.member_id, (
+                    f"member {m.member_id} (client id {m.client_id!r}, host {m.client_host}, "
+                    f"epoch {m.member_epoch}, as reported by the coordinator)"
                 )
     return None
 

@@ -357,6 +357,8 @@ async def test_a_live_member_whose_instance_id_is_taken_over_is_fenced_and_the_o
         assert isinstance(error, FencedInstanceIdError) and error.fatal
         assert error.api == "ConsumerGroupHeartbeat" and error.group_instance_id == "fence"
         assert fired == [error], "on_fatal once"
+        # Fence diagnosis (ConsumerGroupDescribe): the holder now is the new process's member.
+        assert error.holder is not None and new.consumer.member_id in error.holder, str(error)
         for call in (old.consumer.getone(), old.consumer.getmany(), old.consumer.commit()):
             with pytest.raises(FencedInstanceIdError):
                 await call
