@@ -7,7 +7,7 @@
 
 from __future__ import annotations
 
-from ._consumer import StaticConsumer
+from ._consumer.static_consumer import StaticConsumer
 from ._instance_id import InstanceId
 from .errors import (
     AuthenticationError,

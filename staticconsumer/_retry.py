@@ -3,7 +3,7 @@
 Each is a small factory around tenacity, so that what is retried, how often, how long apart and
 when it stops reads in one place. The caller adds only what is its own (a log line, a sleep that
 its ``stop()`` can interrupt). The admin calls' coordinator policy lives with them in
-``_admin_coordinator.py`` (it is part of that module's contract).
+``_admin/coordinator.py`` (it is part of that module's contract).
 
 ========================= =============================================== =====================
 policy                    retries                                         gives up

@@ -38,7 +38,7 @@ translate it. :func:`remove_members` works on both kinds of group: the coordinat
 consumer group's static member by instance id too.
 
 Coordinator lookup and retries (NOT_COORDINATOR, COORDINATOR_NOT_AVAILABLE,
-COORDINATOR_LOAD_IN_PROGRESS) are described in :mod:`staticconsumer._admin_coordinator`.
+COORDINATOR_LOAD_IN_PROGRESS) are described in :mod:`staticconsumer._admin.coordinator`.
 """
 
 from __future__ import annotations
@@ -50,12 +50,12 @@ from typing import Any
 
 import aiokafka.errors as Errors
 
-from ._admin_coordinator import check_code, send, with_coordinator
-from ._auth_errors import explain_bootstrap_failure, who
+from ._admin.coordinator import check_code, send, with_coordinator
 from ._compat import close_client, open_admin_client
+from ._compat.auth import explain_bootstrap_failure, who
 from ._instance_id import InstanceId
-from ._reasons import ADMIN_REMOVE_REASON
 from .errors import ConfigurationError, GroupAdminError, ProtocolError, UnknownMemberError
+from .membership._reasons import ADMIN_REMOVE_REASON
 from .protocol import (
     CONSUMER_PROTOCOL_TYPE,
     UNKNOWN_MEMBER_ID,
@@ -488,4 +488,4 @@ async def remove_members(
 
 
 # reconcile() is built on the functions above (a scale-down: describe, then one removal batch).
-from ._reconcile import ReconcilePlan, desired_count_ids, reconcile  # noqa: E402
+from ._admin.reconcile import ReconcilePlan, desired_count_ids, reconcile  # noqa: E402

@@ -3,7 +3,7 @@
 * :class:`CoordinatorSeam` is what ``AIOKafkaConsumer`` and its ``Fetcher`` see as their group
   coordinator (``consumer._coordinator``). It subclasses aiokafka's small ``BaseCoordinator`` only
   for pattern subscriptions and the topic-metadata snapshot, and forwards everything else to our
-  driver (``staticconsumer._classic_driver``); aiokafka's own 1,500-line ``GroupCoordinator`` is
+  driver (``staticconsumer.drivers``); aiokafka's own 1,500-line ``GroupCoordinator`` is
   not used.
 * :class:`ClientSeam` gives the driver what it needs from aiokafka's client and subscription
   state as plain calls: send to a node, find the coordinator, hand partitions to the fetcher.

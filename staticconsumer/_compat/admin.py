@@ -1,6 +1,6 @@
 """The admin code's touch points with aiokafka: a bare ``AIOKafkaClient`` as an opaque handle.
 
-``staticconsumer.admin`` and ``staticconsumer._admin_coordinator`` reach brokers only through
+``staticconsumer.admin`` and ``staticconsumer._admin.coordinator`` reach brokers only through
 these functions (pinned to the aiokafka versions in :mod:`staticconsumer._compat`).
 """
 

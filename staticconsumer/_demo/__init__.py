@@ -124,7 +124,7 @@ def run_demo(args: argparse.Namespace) -> int:
     if args.events_topic is not None:
         import inspect
 
-        from .._consumer import StaticConsumer
+        from .._consumer.static_consumer import StaticConsumer
 
         if "events_topic" not in inspect.signature(StaticConsumer.__init__).parameters:
             raise ConfigurationError(

@@ -12,7 +12,7 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from .._cli_security import add_command_config, security_from_args
+from ..cli.security import add_command_config, security_from_args
 from ._deps import require_spark
 from ._time import parse_time_ms
 

@@ -8,7 +8,7 @@
 * :mod:`._status` — :class:`Membership`, the member's state as the application sees it, and the
   one table from engine states to :class:`MembershipState`.
 
-No asyncio and no aiokafka here: ``staticconsumer._classic_driver`` performs the actions.
+No asyncio and no aiokafka here: the drivers (``staticconsumer.drivers``) perform the actions.
 """
 
 from ._classic import ClassicMember

@@ -2,7 +2,7 @@
 
 :class:`ClassicMember` takes plain inputs (:mod:`._io`: parsed responses, "no answer", the
 application's requests, the clock) and returns the actions the driver must perform. It never
-touches a socket, a future or aiokafka; it is driven by ``staticconsumer._classic_driver``.
+touches a socket, a future or aiokafka; it is driven by ``staticconsumer.drivers.classic``.
 
 States (:class:`MemberState`)::
 
@@ -24,7 +24,6 @@ from __future__ import annotations
 import logging
 from collections.abc import Collection
 
-from .. import _reasons as why
 from ..errors import ProtocolError
 from ..events import (
     REVOKED_CLOSE,
@@ -37,6 +36,7 @@ from ..events import (
     PartitionsRevoked,
 )
 from ..protocol import ErrorCode, decode_assignment, error_name, truncate_reason
+from . import _reasons as why
 from ._io import (
     Action,
     Assign,

@@ -40,7 +40,6 @@ import logging
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from .. import _reasons as why
 from ..events import (
     REVOKED_CLOSE,
     REVOKED_REBALANCE,
@@ -58,6 +57,7 @@ from ..protocol import (
     error_name,
     truncate_reason,
 )
+from . import _reasons as why
 from ._consumer_group_offsets import ConsumerGroupOffsets, ConsumerGroupState
 from ._io import (
     Action,

@@ -12,9 +12,9 @@ import logging
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from .. import _reasons as why
 from ..events import PartitionsRevoked, SessionExpired
 from ..protocol import ErrorCode, error_name
+from . import _reasons as why
 from ._io import (
     Action,
     Backoff,

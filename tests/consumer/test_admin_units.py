@@ -7,14 +7,7 @@ from typing import Any
 
 import pytest
 
-from staticconsumer import _admin_coordinator as coord
-from staticconsumer._admin_render import (
-    format_assignment,
-    format_json,
-    format_removal,
-    format_table,
-    removal_document,
-)
+from staticconsumer._admin import coordinator as coord
 from staticconsumer.admin import (
     GroupDescription,
     GroupMemberDescription,
@@ -24,6 +17,13 @@ from staticconsumer.admin import (
     remove_members,
 )
 from staticconsumer.cli import EXIT_USAGE, main
+from staticconsumer.cli.render import (
+    format_assignment,
+    format_json,
+    format_removal,
+    format_table,
+    removal_document,
+)
 from staticconsumer.errors import (
     ConfigurationError,
     GroupAdminError,

@@ -13,8 +13,8 @@ import pytest
 
 import staticconsumer
 from staticconsumer import ConfigurationError, StaticConsumer
-from staticconsumer._events import EventEmitter, event_options, producer_kwargs
-from staticconsumer._events_publisher import EventPublisher
+from staticconsumer._observability.emitter import EventEmitter, event_options, producer_kwargs
+from staticconsumer._observability.publisher import EventPublisher
 from staticconsumer.errors import ProtocolError
 from staticconsumer.events import (
     EVENT_TYPES,

@@ -11,7 +11,7 @@ import pytest
 from aiokafka.errors import KafkaError
 
 from staticconsumer import ConfigurationError, StaticConsumer, StaticConsumerError
-from staticconsumer._health import (
+from staticconsumer._observability.health import (
     LIVE_PATH,
     READY_PATH,
     HealthOptions,

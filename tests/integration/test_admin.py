@@ -13,7 +13,6 @@ from pathlib import Path
 
 import pytest
 
-from staticconsumer._reasons import ADMIN_REMOVE_REASON
 from staticconsumer.admin import (
     GroupDescription,
     GroupMemberDescription,
@@ -22,6 +21,7 @@ from staticconsumer.admin import (
 )
 from staticconsumer.errors import UnknownMemberError
 from staticconsumer.localkafka import KafkaCluster
+from staticconsumer.membership._reasons import ADMIN_REMOVE_REASON
 
 from ._group import Member, owned, start_member, wait_stable, wait_until
 

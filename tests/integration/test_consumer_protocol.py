@@ -201,7 +201,9 @@ async def test_a_refused_newcomer_waits_in_start_and_says_why_once_the_wait_runs
     kafka_bootstrap: str, topic_factory: Callable[..., str], unique_group_id: Callable[..., str],
     monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture,
 ) -> None:  # fmt: skip
-    monkeypatch.setattr("staticconsumer._consumer.UNRELEASED_INSTANCE_WAIT_MS", 1000)
+    monkeypatch.setattr(
+        "staticconsumer._consumer.static_consumer.UNRELEASED_INSTANCE_WAIT_MS", 1000
+    )
     topic, group = topic_factory(partitions=2), unique_group_id()
     first = await start(topic, kafka_bootstrap, group, "twin2")
     await settled([first], 2)

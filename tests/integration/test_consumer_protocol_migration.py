@@ -12,7 +12,7 @@ from aiokafka import TopicPartition
 
 from staticconsumer import MembershipState, StaticConsumer
 from staticconsumer._compat import coordinator_of
-from staticconsumer._consumer_group_driver import ConsumerGroupDriver
+from staticconsumer.drivers.consumer_group import ConsumerGroupDriver
 
 from ._group import Member, Producer, duplicates, owned, start_member, wait_until
 from .test_consumer_protocol import CONSUMER, start

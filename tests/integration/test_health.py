@@ -12,7 +12,7 @@ from typing import Any
 from aiokafka import ConsumerRebalanceListener
 
 from staticconsumer import JoinGroupReason, MembershipEvent, StaticConsumer
-from staticconsumer._health import LIVE_PATH, READY_PATH
+from staticconsumer._observability.health import LIVE_PATH, READY_PATH
 from staticconsumer.membership import Membership, MembershipState
 
 from .._http import Answer, http_request

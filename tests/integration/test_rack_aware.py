@@ -22,9 +22,9 @@ from aiokafka.protocol.metadata import MetadataResponse_v1
 
 from assignors import Member, MemberAssignment, RangeAssignor, assign_range
 from staticconsumer import _compat
-from staticconsumer import _membership as m
 from staticconsumer.errors import LocalKafkaError
 from staticconsumer.localkafka import LocalKafkaCluster, _probe
+from staticconsumer.membership import _plan as m
 from staticconsumer.protocol import Subscription, decode_assignment
 from staticconsumer.testing.pytest_plugin import DEFAULT_TEST_BROKER_CONFIG
 

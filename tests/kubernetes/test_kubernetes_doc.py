@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from staticconsumer import StaticConsumer
-from staticconsumer._health import LIVE_PATH, READY_PATH
+from staticconsumer._observability.health import LIVE_PATH, READY_PATH
 from staticconsumer.admin import describe_group, reconcile
 from staticconsumer.errors import ConfigurationError
 from staticconsumer.localkafka import KafkaCluster

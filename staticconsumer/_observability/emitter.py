@@ -21,8 +21,8 @@ from typing import Any, TypeVar
 
 from aiokafka import AIOKafkaProducer
 
-from .errors import ConfigurationError
-from .events import MembershipEvent
+from ..errors import ConfigurationError
+from ..events import MembershipEvent
 
 log = logging.getLogger("staticconsumer")
 

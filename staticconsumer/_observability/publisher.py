@@ -20,8 +20,8 @@ from typing import Any, Protocol
 
 from tenacity import RetryCallState
 
-from . import _retry
-from .events import MembershipEvent
+from .. import _retry
+from ..events import MembershipEvent
 
 log = logging.getLogger("staticconsumer")
 

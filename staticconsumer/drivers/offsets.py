@@ -13,10 +13,10 @@ import time
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from . import _compat
-from ._error_map import commit_error, kafka_error
-from .membership import Backoff, CommitOutcome, FindCoordinator
-from .protocol import (
+from .. import _compat
+from .._error_map import commit_error, kafka_error
+from ..membership import Backoff, CommitOutcome, FindCoordinator
+from ..protocol import (
     NO_COMMITTED_OFFSET,
     CommitOffset,
     ErrorCode,

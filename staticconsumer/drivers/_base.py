@@ -17,13 +17,12 @@ import time
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from . import _compat
-from ._compat import WakeMarker
-from ._error_map import MemberContext, kafka_error
-from ._events import EventEmitter
-from ._offsets import OffsetKeeper
-from .errors import StaticConsumerError
-from .membership import (
+from .. import _compat
+from .._compat import WakeMarker
+from .._error_map import MemberContext, kafka_error
+from .._observability.emitter import EventEmitter
+from ..errors import StaticConsumerError
+from ..membership import (
     Assign,
     Backoff,
     BecomeFatal,
@@ -33,7 +32,8 @@ from .membership import (
     RaiseError,
     Revoke,
 )
-from .protocol import ErrorCode
+from ..protocol import ErrorCode
+from .offsets import OffsetKeeper
 
 log = logging.getLogger("staticconsumer")
 

@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .errors import ConfigurationError
+from ..errors import ConfigurationError
 
 CLASSIC = "classic"
 CONSUMER = "consumer"

@@ -9,11 +9,11 @@ import asyncio
 import logging
 from typing import Any
 
-from . import _compat
-from ._broker_config import session_timeout_bounds
-from .errors import SessionTimeoutOutOfRangeError
-from .membership import ClassicMember
-from .protocol import (
+from .. import _compat
+from .._compat.broker_config import session_timeout_bounds
+from ..errors import SessionTimeoutOutOfRangeError
+from ..membership import ClassicMember
+from ..protocol import (
     GroupApiVersions,
     build_consumer_group_describe,
     build_describe_groups,

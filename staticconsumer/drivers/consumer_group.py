@@ -20,15 +20,12 @@ from typing import Any
 
 from typing_extensions import override
 
-from . import _compat
-from ._driver_base import DriverBase
-from ._error_map import fenced_error
-from ._fence_diagnosis import consumer_group_holder
-from ._reasons import ADMIN_REMOVE_REASON
-from .errors import StaticConsumerError, UnsupportedBrokerError
-from .events import InstanceFenced
-from .membership import BecomeFatal, Emit, MembershipState, Partitions, Revoke
-from .membership._consumer_group import (
+from .. import _compat
+from .._error_map import fenced_error
+from ..errors import StaticConsumerError, UnsupportedBrokerError
+from ..events import InstanceFenced
+from ..membership import BecomeFatal, Emit, MembershipState, Partitions, Revoke
+from ..membership._consumer_group import (
     ConsumerGroupConfig,
     ConsumerGroupHeartbeatAnswered,
     ConsumerGroupMember,
@@ -36,7 +33,8 @@ from .membership._consumer_group import (
     TakeOver,
     consumer_group_state,
 )
-from .protocol import (
+from ..membership._reasons import ADMIN_REMOVE_REASON
+from ..protocol import (
     ErrorCode,
     GroupApiVersions,
     MemberIdentity,
@@ -52,6 +50,8 @@ from .protocol import (
     parse_leave_group,
     parse_metadata,
 )
+from ._base import DriverBase
+from .fence_diagnosis import consumer_group_holder
 
 log = logging.getLogger("staticconsumer")
 

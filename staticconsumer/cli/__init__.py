@@ -13,8 +13,8 @@ import sys
 import threading
 from collections.abc import Callable, Sequence
 
-from ._cli_security import add_command_config, security_from_args
-from .errors import LocalKafkaError, StaticConsumerError
+from ..errors import LocalKafkaError, StaticConsumerError
+from .security import add_command_config, security_from_args
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 log = logging.getLogger("staticconsumer.cli")
@@ -31,7 +31,7 @@ def _broker_config(values: Sequence[str]) -> dict[str, str]:
 
 
 def _local_kafka(args: argparse.Namespace) -> int:
-    from .localkafka import cluster_from_environment
+    from ..localkafka import cluster_from_environment
 
     cluster = cluster_from_environment(
         args.brokers, kafka_version=args.kafka_version,
@@ -63,8 +63,8 @@ def _local_kafka(args: argparse.Namespace) -> int:
 
 
 def _prefetch(args: argparse.Namespace) -> int:
-    from .localkafka import DEFAULT_KAFKA_VERSION, resolve_jars
-    from .localkafka._java import kafka_coordinates
+    from ..localkafka import DEFAULT_KAFKA_VERSION, resolve_jars
+    from ..localkafka._java import kafka_coordinates
 
     for version in args.kafka_version or [DEFAULT_KAFKA_VERSION]:
         jars = resolve_jars(kafka_coordinates(version))
@@ -78,8 +78,8 @@ def _prefetch(args: argparse.Namespace) -> int:
 def _describe_group(args: argparse.Namespace) -> int:
     import asyncio
 
-    from ._admin_render import format_json, format_table
-    from .admin import describe_group
+    from ..admin import describe_group
+    from .render import format_json, format_table
 
     security = security_from_args(args)
     description = asyncio.run(
@@ -96,8 +96,8 @@ def _describe_group(args: argparse.Namespace) -> int:
 def _remove_members(args: argparse.Namespace) -> int:
     import asyncio
 
-    from ._admin_render import format_json, format_removal, removal_document
-    from .admin import try_remove_members
+    from ..admin import try_remove_members
+    from .render import format_json, format_removal, removal_document
 
     removal = try_remove_members(
         args.bootstrap_servers, args.group, args.instance_id, args.reason, timeout_s=args.timeout,
@@ -116,9 +116,9 @@ def _remove_members(args: argparse.Namespace) -> int:
 def _reconcile_members(args: argparse.Namespace) -> int:
     import asyncio
 
-    from ._admin_render import format_json, format_reconcile
-    from ._reasons import ADMIN_REMOVE_REASON
-    from .admin import desired_count_ids, reconcile
+    from ..admin import desired_count_ids, reconcile
+    from ..membership._reasons import ADMIN_REMOVE_REASON
+    from .render import format_json, format_reconcile
 
     if args.desired is not None:
         desired = tuple(i.strip() for i in args.desired.split(",") if i.strip())
@@ -269,10 +269,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     prefetch.set_defaults(run=_prefetch)
     _add_admin_commands(commands)
-    from ._demo import add_demo_command  # the demo (issue 6) registers its own sub-command
+    from .._demo import add_demo_command  # the demo (issue 6) registers its own sub-command
 
     add_demo_command(commands)
-    from .analytics.cli import add_report_command  # the Spark report (issue 7); pyspark is lazy
+    from ..analytics.cli import add_report_command  # the Spark report (issue 7); pyspark is lazy
 
     add_report_command(commands)
     return parser

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 
-from .security import JAVA_KEYS, SecuritySettings
+from ..security import JAVA_KEYS, SecuritySettings
 
 
 def add_command_config(parser: argparse.ArgumentParser) -> None:

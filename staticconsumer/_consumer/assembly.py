@@ -6,13 +6,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import _compat
-from ._classic_driver import ClassicDriver
-from ._consumer_group_driver import ConsumerGroupDriver
-from ._events import EventEmitter
-from ._events_publisher import EventPublisher
-from ._health import HealthServer
-from .membership import Lifecycle, Membership, membership_state, snapshot
+from .. import _compat
+from .._observability.emitter import EventEmitter
+from .._observability.health import HealthServer
+from .._observability.publisher import EventPublisher
+from ..drivers.classic import ClassicDriver
+from ..drivers.consumer_group import ConsumerGroupDriver
+from ..membership import Lifecycle, Membership, membership_state, snapshot
 
 
 def make_driver(

@@ -26,10 +26,10 @@ from tenacity import (
     wait_exponential,
 )
 
-from ._compat import any_known_node, ensure_node_metadata, negotiate_versions, send_to_node
-from ._error_map import admin_error
-from .errors import ClusterUnavailableError, GroupAdminError
-from .protocol import (
+from .._compat import any_known_node, ensure_node_metadata, negotiate_versions, send_to_node
+from .._error_map import admin_error
+from ..errors import ClusterUnavailableError, GroupAdminError
+from ..protocol import (
     CoordinatorType,
     ErrorCode,
     GroupApiVersions,

@@ -22,11 +22,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from ._instance_id import InstanceId
-from ._reasons import ADMIN_REMOVE_REASON
-from .admin import DEFAULT_TIMEOUT_S, describe_group, try_remove_members
-from .errors import ConfigurationError
-from .security import SecuritySettings
+from .._instance_id import InstanceId
+from ..admin import DEFAULT_TIMEOUT_S, describe_group, try_remove_members
+from ..errors import ConfigurationError
+from ..membership._reasons import ADMIN_REMOVE_REASON
+from ..security import SecuritySettings
 
 log = logging.getLogger("staticconsumer.admin")
 _THREAD_SUFFIX = re.compile(r"-thread-\d+$")

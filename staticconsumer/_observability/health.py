@@ -20,8 +20,8 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from .errors import ConfigurationError, StaticConsumerError
-from .membership import Membership
+from ..errors import ConfigurationError, StaticConsumerError
+from ..membership import Membership
 
 log = logging.getLogger("staticconsumer")
 

@@ -15,19 +15,11 @@ from typing import Any
 
 from typing_extensions import override
 
-from . import _compat
-from ._driver_base import DriverBase
-from ._error_map import fenced_error
-from ._fence_diagnosis import holder_of_instance_id, session_timeout_error
-from ._membership import (
-    any_member_rack,
-    plan_with_group_assignor,
-    subscription_bytes,
-    user_data_for,
-)
-from .errors import StaticConsumerError
-from .events import InstanceFenced
-from .membership import (
+from .. import _compat
+from .._error_map import fenced_error
+from ..errors import StaticConsumerError
+from ..events import InstanceFenced
+from ..membership import (
     Action,
     Api,
     AssignmentComputed,
@@ -48,7 +40,13 @@ from .membership import (
     SendSyncGroup,
     SyncGroupAnswered,
 )
-from .protocol import (
+from ..membership._plan import (
+    any_member_rack,
+    plan_with_group_assignor,
+    subscription_bytes,
+    user_data_for,
+)
+from ..protocol import (
     CONSUMER_PROTOCOL_TYPE,
     ErrorCode,
     GroupApiVersions,
@@ -63,6 +61,8 @@ from .protocol import (
     parse_leave_group,
     parse_sync_group,
 )
+from ._base import DriverBase
+from .fence_diagnosis import holder_of_instance_id, session_timeout_error
 
 log = logging.getLogger("staticconsumer")
 

@@ -6,7 +6,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from .admin import GroupDescription, GroupMemberDescription, ReconcilePlan
+from ..admin import GroupDescription, GroupMemberDescription, ReconcilePlan
 
 _HEADERS: tuple[str, ...] = ("INSTANCE ID", "MEMBER ID", "CLIENT ID", "HOST", "ASSIGNMENT")
 

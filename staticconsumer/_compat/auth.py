@@ -16,9 +16,9 @@ from typing import Any
 
 import aiokafka.errors as Errors
 
-from ._compat import bootstrap_failure_cause, client_principal
-from ._error_map import security_error
-from .errors import StaticConsumerError
+from .._error_map import security_error
+from ..errors import StaticConsumerError
+from . import bootstrap_failure_cause, client_principal
 
 
 def who(settings: Any) -> str:

@@ -17,12 +17,10 @@ from typing import Any
 
 from typing_extensions import override
 
-from . import _compat
-from ._classic_actions import ClassicActions
-from ._events import EventEmitter
-from ._reasons import JOIN_REASON_METADATA_CHANGED, JOIN_REASON_SUBSCRIPTION_CHANGED
-from .errors import StaticConsumerError
-from .membership import (
+from .. import _compat
+from .._observability.emitter import EventEmitter
+from ..errors import StaticConsumerError
+from ..membership import (
     ClassicMember,
     CoordinatorFound,
     JoinRequested,
@@ -31,9 +29,11 @@ from .membership import (
     RebalanceProtocol,
     classic_state,
 )
-from .protocol import (
+from ..membership._reasons import JOIN_REASON_METADATA_CHANGED, JOIN_REASON_SUBSCRIPTION_CHANGED
+from ..protocol import (
     GroupApiVersions,
 )
+from ._classic_actions import ClassicActions
 
 log = logging.getLogger("staticconsumer")
 

@@ -10,25 +10,25 @@ from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
 
 from assignors import GroupAssignor, RangeAssignor, RoundRobinAssignor
 
-from . import _compat
-from ._auth_errors import consumer_security_error
-from ._classic_driver import ClassicDriver
-from ._compat import WakeMarker
-from ._consumer_extras import Observability, make_driver
-from ._consumer_group_driver import ConsumerGroupDriver
-from ._events import EventCallback, EventEmitter, event_options, producer_kwargs
-from ._events_publisher import EventPublisher
-from ._group_protocol import group_protocol_options
-from ._health import HealthServer, health_options
-from ._instance_id import InstanceId
-from ._reasons import LEAVE_REASON_PREFIX
-from .errors import (
+from .. import _compat
+from .._compat import WakeMarker
+from .._compat.auth import consumer_security_error
+from .._instance_id import InstanceId
+from .._observability.emitter import EventCallback, EventEmitter, event_options, producer_kwargs
+from .._observability.health import HealthServer, health_options
+from .._observability.publisher import EventPublisher
+from ..drivers.classic import ClassicDriver
+from ..drivers.consumer_group import ConsumerGroupDriver
+from ..errors import (
     ClusterUnavailableError,
     ConfigurationError,
     StaticConsumerError,
     UnreleasedInstanceIdError,
 )
-from .membership import Lifecycle
+from ..membership import Lifecycle
+from ..membership._reasons import LEAVE_REASON_PREFIX
+from .assembly import Observability, make_driver
+from .options import group_protocol_options
 
 log = logging.getLogger("staticconsumer")
 T = TypeVar("T")

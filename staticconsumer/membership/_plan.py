@@ -15,7 +15,7 @@ from typing import Any
 
 from assignors import GroupAssignor, Member
 
-from .protocol import (
+from ..protocol import (
     Assignment,
     Subscription,
     encode_assignment,

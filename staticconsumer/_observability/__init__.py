@@ -1,0 +1,3 @@
+"""What a consumer tells about itself: membership events (emitter and the events-topic
+publisher) and the health endpoint. Internal: the public faces are ``staticconsumer.events``,
+``StaticConsumer.membership`` and ``StaticConsumer(health_port=...)``."""
