@@ -23,10 +23,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from .._instance_id import InstanceId
-from ..admin import DEFAULT_TIMEOUT_S, describe_group, try_remove_members
 from ..errors import ConfigurationError
 from ..membership._reasons import ADMIN_REMOVE_REASON
 from ..security import SecuritySettings
+from .client import DEFAULT_TIMEOUT_S
+from .describe import describe_group
+from .remove import try_remove_members
 
 log = logging.getLogger("staticconsumer.admin")
 _THREAD_SUFFIX = re.compile(r"-thread-\d+$")

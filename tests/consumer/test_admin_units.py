@@ -8,11 +8,11 @@ from typing import Any
 import pytest
 
 from staticconsumer._admin import coordinator as coord
+from staticconsumer._admin.remove import _raise_for_failures
 from staticconsumer.admin import (
     GroupDescription,
     GroupMemberDescription,
     RemovalOutcome,
-    _raise_for_failures,
     describe_group,
     remove_members,
 )

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from staticconsumer.admin import (
+    DEFAULT_REMOVE_REASON,
     GroupDescription,
     GroupMemberDescription,
     describe_group,
@@ -21,7 +22,6 @@ from staticconsumer.admin import (
 )
 from staticconsumer.errors import UnknownMemberError
 from staticconsumer.localkafka import KafkaCluster
-from staticconsumer.membership._reasons import ADMIN_REMOVE_REASON
 
 from ._group import Member, owned, start_member, wait_stable, wait_until
 
@@ -94,7 +94,7 @@ async def test_remove_default_reason_is_javas(
 
     def logged() -> bool:
         logs = kafka_cluster.logs()
-        return _left_with_reason(logs, group, "default-reason-a", ADMIN_REMOVE_REASON)
+        return _left_with_reason(logs, group, "default-reason-a", DEFAULT_REMOVE_REASON)
 
     await wait_until(logged, 10, "the broker to log the default reason")
 

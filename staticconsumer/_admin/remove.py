@@ -1,0 +1,180 @@
+"""Remove static members by ``group.instance.id`` (KIP-345): one LeaveGroup v3+ batch with
+member id ``""`` and a reason (KIP-800).
+
+Internal: the public face is :mod:`staticconsumer.admin` (its docstring says more).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+import aiokafka.errors as Errors
+
+from .._compat import close_client
+from .._instance_id import InstanceId
+from ..errors import ConfigurationError, GroupAdminError, UnknownMemberError
+from ..membership._reasons import ADMIN_REMOVE_REASON
+from ..protocol import (
+    UNKNOWN_MEMBER_ID,
+    ErrorCode,
+    GroupApiVersions,
+    MemberIdentity,
+    build_leave_group,
+    error_name,
+    parse_leave_group,
+)
+from ..security import SecuritySettings
+from .client import DEFAULT_TIMEOUT_S, check_common, open_client
+from .coordinator import check_code, send, with_coordinator
+
+log = logging.getLogger("staticconsumer.admin")
+
+
+@dataclass(frozen=True)
+class RemoveMembersResult:
+    """What :func:`remove_members` did: every instance id it was given was removed."""
+
+    group_id: str
+    removed: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class RemovalOutcome:
+    """What :func:`try_remove_members` did, per instance id, in the order given: ``removed``
+    ids, and ``failed`` pairs of ``(instance id, Kafka error name)``, e.g.
+    ``("svc-9", "UNKNOWN_MEMBER_ID")``."""
+
+    group_id: str
+    removed: tuple[str, ...]
+    failed: tuple[tuple[str, str], ...]
+
+
+def check_instance_ids(instance_ids: object) -> tuple[str, ...]:
+    if isinstance(instance_ids, str) or not isinstance(instance_ids, Iterable):
+        raise ConfigurationError(
+            "instance_ids must be a list of group.instance.id strings (KIP-345), "
+            f"got {instance_ids!r}"
+        )
+    ids = tuple(instance_ids)
+    if not ids:
+        raise ConfigurationError("instance_ids must name at least one group.instance.id")
+    for value in ids:
+        InstanceId.validate(value, field="instance_ids")
+    duplicates = sorted({i for i in ids if ids.count(i) > 1})
+    if duplicates:
+        raise ConfigurationError(f"instance_ids lists {', '.join(duplicates)} more than once")
+    return ids
+
+
+async def try_remove_members(
+    bootstrap_servers: str | list[str],
+    group_id: str,
+    instance_ids: Iterable[str],
+    reason: str | None = None,
+    *,
+    timeout_s: float = DEFAULT_TIMEOUT_S,
+    security: SecuritySettings | None = None,
+    **security_kwargs: Any,
+) -> RemovalOutcome:
+    """:func:`remove_members`, but an instance id the broker refused (e.g. UNKNOWN_MEMBER_ID)
+    is reported in :attr:`RemovalOutcome.failed` instead of raised. Raises, as
+    :func:`remove_members` does, for invalid arguments (``ConfigurationError``, before any I/O)
+    and for failures of the whole request (``GroupAdminError``)."""
+    check_common(bootstrap_servers, group_id, timeout_s)
+    ids = check_instance_ids(instance_ids)
+    if reason is not None and not isinstance(reason, str):
+        raise ConfigurationError(f"reason must be a str or None, got {reason!r}")
+    why = reason or ADMIN_REMOVE_REASON
+    settings = SecuritySettings.coerce(security, **security_kwargs)
+    log.info("removing %s from group %r (reason: %s)", ", ".join(ids), group_id, why)
+
+    client = await open_client(bootstrap_servers, timeout_s, settings)
+
+    async def leave(node_id: int, versions: GroupApiVersions) -> RemovalOutcome:
+        request = build_leave_group(
+            versions.leave_group,
+            group_id=group_id,
+            members=[MemberIdentity(UNKNOWN_MEMBER_ID, i, why) for i in ids],
+        )
+        response = await send(
+            client, node_id, request, group_id=group_id, api="LeaveGroup", timeout_s=timeout_s
+        )
+        result = parse_leave_group(response)
+        if result.error_code == ErrorCode.UNKNOWN_MEMBER_ID:
+            # The coordinator does not know the group at all: none of the ids is a member.
+            return RemovalOutcome(
+                group_id, (), tuple((i, error_name(result.error_code)) for i in ids)
+            )
+        check_code(group_id, "LeaveGroup", result.error_code)
+        codes = {m.group_instance_id: m.error_code for m in result.members}
+        missing = [i for i in ids if i not in codes]
+        if missing:
+            raise GroupAdminError(
+                f"LeaveGroup for group {group_id!r}: the broker did not answer for {missing}"
+            )
+        removed = tuple(i for i in ids if codes[i] == ErrorCode.NONE)
+        failed = tuple((i, error_name(codes[i])) for i in ids if codes[i] != ErrorCode.NONE)
+        return RemovalOutcome(group_id, removed, failed)
+
+    try:
+        outcome: RemovalOutcome = await with_coordinator(
+            client, group_id, leave, timeout_s=timeout_s
+        )
+    except Errors.KafkaError as exc:
+        raise GroupAdminError(f"LeaveGroup for group {group_id!r} failed: {exc!r}") from exc
+    finally:
+        await close_client(client)
+    if outcome.removed:
+        log.info("removed %s from group %r", ", ".join(outcome.removed), group_id)
+    for instance_id, name in outcome.failed:
+        log.warning("could not remove %s from group %r: %s", instance_id, group_id, name)
+    return outcome
+
+
+def _raise_for_failures(outcome: RemovalOutcome) -> None:
+    if not outcome.failed:
+        return
+    group = outcome.group_id
+    done = f"; removed: {', '.join(outcome.removed)}" if outcome.removed else "; none removed"
+    unknown = tuple(i for i, name in outcome.failed if name == ErrorCode.UNKNOWN_MEMBER_ID.name)
+    if len(unknown) == len(outcome.failed):
+        raise UnknownMemberError(
+            f"group {group!r} has no member with group.instance.id {', '.join(unknown)}{done}",
+            instance_ids=unknown,
+        )
+    listed = ", ".join(f"{i} ({name})" for i, name in outcome.failed)
+    raise GroupAdminError(f"LeaveGroup for group {group!r} failed for {listed}{done}")
+
+
+async def remove_members(
+    bootstrap_servers: str | list[str],
+    group_id: str,
+    instance_ids: Iterable[str],
+    reason: str | None = None,
+    *,
+    timeout_s: float = DEFAULT_TIMEOUT_S,
+    security: SecuritySettings | None = None,
+    **security_kwargs: Any,
+) -> RemoveMembersResult:
+    """Remove static members from ``group_id`` by ``group.instance.id`` (KIP-345), in one
+    LeaveGroup batch; the group rebalances once, at once, instead of after the session timeout.
+
+    ``reason`` (default ``"member was removed by an admin"``, as Java's admin client) is sent to
+    the broker on LeaveGroup v5+ (KIP-800), truncated to 255 characters, and shows up in its log.
+
+    Raises :class:`~staticconsumer.errors.ConfigurationError` (a ``ValueError``) before any I/O
+    for an empty list, an invalid instance id or a duplicate;
+    :class:`~staticconsumer.errors.UnknownMemberError` naming the instance ids the group does
+    not have (``.instance_ids``) — the known ones in the same call ARE removed;
+    :class:`~staticconsumer.errors.GroupAdminError` for any other failure.
+    """
+    outcome = await try_remove_members(
+        bootstrap_servers, group_id, instance_ids, reason, timeout_s=timeout_s,
+        security=security, **security_kwargs,
+    )  # fmt: skip
+    _raise_for_failures(outcome)
+    return RemoveMembersResult(group_id, outcome.removed)
+
