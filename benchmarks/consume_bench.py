@@ -77,7 +77,7 @@ async def consume(cls: type[Any], mode: str, bootstrap: str, topic: str, records
 
 async def run(bootstrap: str, records: int, rounds: int) -> dict[tuple[str, str], list[float]]:
     topic = f"consume-bench-{uuid.uuid4().hex[:8]}"
-    from staticconsumer.localkafka._probe import create_topic
+    from staticconsumer.localkafka import create_topic
 
     await create_topic(bootstrap, topic, partitions=PARTITIONS)
     print(f"producing {records:,} records to {topic} ({PARTITIONS} partitions)", file=sys.stderr)

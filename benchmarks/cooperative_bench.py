@@ -138,7 +138,7 @@ async def stable(members: list[Member]) -> None:
 async def scenario(
     bootstrap: str, name: str, strategy: Any, revoke_s: float
 ) -> dict[str, float]:
-    from staticconsumer.localkafka._probe import create_topic
+    from staticconsumer.localkafka import create_topic
 
     topic, group = f"coop-bench-{uuid.uuid4().hex[:8]}", f"coop-bench-{uuid.uuid4().hex[:8]}"
     await create_topic(bootstrap, topic, partitions=PARTITIONS)

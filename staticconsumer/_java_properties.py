@@ -134,12 +134,3 @@ def jaas_config(mechanism: str, username: str, password: str) -> str:
 
 def _quote(value: str) -> str:
     return value.replace("\\", "\\\\").replace('"', '\\"')
-
-
-def jaas_for_broker_plain(username: str, password: str, users: dict[str, str]) -> str:
-    """A broker's PLAIN listener config: its own login and the ``user_<name>`` it accepts."""
-    accepted = " ".join(f'user_{name}="{_quote(secret)}"' for name, secret in users.items())
-    return (
-        f'{PLAIN_MODULE} required username="{_quote(username)}" '
-        f'password="{_quote(password)}" {accepted};'
-    )

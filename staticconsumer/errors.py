@@ -21,23 +21,43 @@ Every error this package raises on purpose is one of these::
     │                                        request_timeout_ms (bootstrap, or every broker down)
     └── ProtocolError                        a response could not be decoded
 
-    LocalKafkaError                          the local Apache Kafka launcher (a test harness, not
-    │                                        the consumer) could not give a broker
-    ├── NoBrokerAvailableError               no KAFKA_BOOTSTRAP_SERVERS, no Docker, no Java 17+
-    ├── KafkaResolutionError                 Maven / Maven Central could not supply the jars
-    └── BrokerStartError                     a broker did not become ready in time
-
     ConfigurationError (ValueError)          misuse caught at construction
     └── InvalidInstanceIdError               a group.instance.id Kafka would reject
 
 Misuse errors are ``ValueError`` subclasses so that ``except ValueError`` keeps working; they are
 raised before any I/O. Runtime failures of the consumer and the admin calls derive from
-:class:`StaticConsumerError`. The launcher's failures have their own base, so that an application's
-``except StaticConsumerError`` around its consumer never swallows a test-harness failure (and a
-harness's ``except LocalKafkaError`` never swallows a consumer's).
+:class:`StaticConsumerError`.
+
+The local Kafka launcher's tree (``LocalKafkaError`` and its subclasses) belongs to the tooling
+and is drawn in :mod:`staticconsumer.localkafka.errors`. Its old names here
+(``staticconsumer.errors.LocalKafkaError``, ``NoBrokerAvailableError``, ``KafkaResolutionError``,
+``BrokerStartError``) still work: they are the same classes, looked up on first use by the module
+``__getattr__`` below, so that importing this module (and ``import staticconsumer``) does not load
+the launcher.
 """
 
 from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # the launcher's tree, re-exported lazily (see the module docstring)
+    pass
+
+#: Old names of the launcher's errors -> the tooling module that defines them now.
+_MOVED = {
+    "BrokerStartError": "staticconsumer.localkafka.errors",
+    "KafkaResolutionError": "staticconsumer.localkafka.errors",
+    "LocalKafkaError": "staticconsumer.localkafka.errors",
+    "NoBrokerAvailableError": "staticconsumer.localkafka.errors",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _MOVED.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(module), name)
 
 
 class StaticConsumerError(Exception):
@@ -140,27 +160,6 @@ class ClusterUnavailableError(StaticConsumerError):
 
 class ProtocolError(StaticConsumerError):
     """Bytes from the broker or from another member could not be decoded."""
-
-
-class LocalKafkaError(Exception):
-    """The local Apache Kafka launcher could not provide a broker.
-
-    Deliberately not a :class:`StaticConsumerError`: the launcher is a test harness (the pytest
-    fixtures, ``staticconsumer local-kafka``), not the consumer. None of its errors is ``fatal``
-    to a consumer.
-    """
-
-
-class NoBrokerAvailableError(LocalKafkaError):
-    """None of the ways to get a broker is available on this machine."""
-
-
-class KafkaResolutionError(LocalKafkaError):
-    """The Apache Kafka jars could not be resolved from Maven Central."""
-
-
-class BrokerStartError(LocalKafkaError):
-    """A broker process did not start or did not become ready in time."""
 
 
 class ConfigurationError(ValueError):

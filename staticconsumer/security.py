@@ -5,8 +5,9 @@ Python APIs take aiokafka's keyword names (``security_protocol``, ``ssl_context`
 ``sasl_oauth_token_provider``, ...); the CLI takes ``--command-config FILE`` with the Java client's
 property names, as Kafka's own tools do (:meth:`SecuritySettings.from_properties`). Both end up as
 one :class:`SecuritySettings`, which gives aiokafka its keyword arguments
-(:meth:`~SecuritySettings.aiokafka_kwargs`) and Spark's Kafka source its ``kafka.``-prefixed
-options (:meth:`~SecuritySettings.spark_options`)::
+(:meth:`~SecuritySettings.aiokafka_kwargs`) and Java clients their properties
+(:meth:`~SecuritySettings.java_properties`; Spark's Kafka source takes them ``kafka.``-prefixed:
+:func:`staticconsumer.analytics.spark_options`)::
 
     settings = SecuritySettings(security_protocol="SASL_SSL", sasl_mechanism="SCRAM-SHA-512",
                                 sasl_plain_username="svc", sasl_plain_password=secret,
@@ -315,10 +316,6 @@ class SecuritySettings:
                 mechanism, str(self.sasl_plain_username), str(self.sasl_plain_password)
             )
         return props
-
-    def spark_options(self) -> dict[str, str]:
-        """:meth:`java_properties` with Spark's ``kafka.`` prefix, for ``.option(...)``."""
-        return {f"kafka.{key}": value for key, value in self.java_properties().items()}
 
     def secrets(self) -> tuple[str, ...]:
         """The secret values (for tests and log scrubbing): passwords that are set."""

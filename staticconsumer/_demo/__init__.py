@@ -111,8 +111,7 @@ def add_demo_command(commands: Any) -> None:
 
 
 def run_demo(args: argparse.Namespace) -> int:
-    from ..localkafka import ExternalCluster, cluster_from_environment
-    from ..localkafka._probe import delete_topics
+    from ..localkafka import ExternalCluster, cluster_from_environment, delete_topics
     from . import _report
     from ._scenario import DemoOptions, run_scenario
     from ._summary import render_text
@@ -124,7 +123,7 @@ def run_demo(args: argparse.Namespace) -> int:
     if args.events_topic is not None:
         import inspect
 
-        from .._consumer.static_consumer import StaticConsumer
+        from .. import StaticConsumer
 
         if "events_topic" not in inspect.signature(StaticConsumer.__init__).parameters:
             raise ConfigurationError(
@@ -132,7 +131,7 @@ def run_demo(args: argparse.Namespace) -> int:
                 "(membership events, docs/membership-events.md); this staticconsumer has none"
             )
     if args.report:
-        from ..analytics._deps import require_spark
+        from ..analytics import require_spark
 
         try:
             require_spark()

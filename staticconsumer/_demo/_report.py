@@ -16,7 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ..localkafka._probe import create_topic
+from ..localkafka import create_topic
 from . import _data
 
 Say = Callable[[str], None]

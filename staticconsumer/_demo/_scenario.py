@@ -26,11 +26,10 @@ from typing import Any, TypeVar
 from aiokafka import AIOKafkaConsumer, TopicPartition
 from aiokafka.admin import AIOKafkaAdminClient
 
-from .. import _retry
-from .._instance_id import InstanceId
+from .. import InstanceId
 from ..errors import StaticConsumerError
-from ..localkafka._probe import create_topic, delete_topics
-from . import _data
+from ..localkafka import create_topic, delete_topics
+from . import _data, _retry
 from ._apps import AppProcess
 
 T = TypeVar("T")

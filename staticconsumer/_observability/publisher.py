@@ -3,7 +3,7 @@
 :meth:`EventPublisher.offer` is synchronous and O(1): it appends to a bounded buffer or, when the
 buffer is full, drops the newest event and counts it. One background task, owned by the
 consumer's lifetime (:meth:`start` / :meth:`stop`), starts the producer (retrying with backoff
-under ``_retry.events_producer_start``: an unreachable cluster only delays publishing) and drains
+under ``retry.events_producer_start``: an unreachable cluster only delays publishing) and drains
 the buffer. Errors are logged and
 counted, never raised. :meth:`stop` flushes within ``flush_timeout_ms``; what is still buffered
 then is counted as dropped, and the producer is closed without waiting for it.
@@ -20,8 +20,8 @@ from typing import Any, Protocol
 
 from tenacity import RetryCallState
 
-from .. import _retry
 from ..events import MembershipEvent
+from . import retry as _retry
 
 log = logging.getLogger("staticconsumer")
 

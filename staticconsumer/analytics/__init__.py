@@ -16,6 +16,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 from ._deps import require_spark
+from ._kafka_options import spark_options
 from ._result import GroupFigures, ReportResult
 from ._time import parse_time_ms
 
@@ -32,8 +33,10 @@ __all__ = [
     "build_session",
     "compute_tables",
     "parse_time_ms",
+    "require_spark",
     "run_report",
     "run_stream",
+    "spark_options",
 ]
 
 _LAZY = {

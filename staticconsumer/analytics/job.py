@@ -27,6 +27,7 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from ..security import SecuritySettings
+from ._kafka_options import spark_options
 from ._result import GroupFigures, ReportResult
 from ._time import format_ms
 from .report import ReportData, plotted_groups, render_html, render_timeline_png
@@ -42,12 +43,6 @@ HTML_ROWS = 200
 TIMELINE_POINTS = 50_000
 
 
-def kafka_options(security: SecuritySettings | None) -> dict[str, str]:
-    """Spark Kafka source options for the client's TLS/SASL settings (``kafka.``-prefixed Java
-    client properties, e.g. ``kafka.sasl.jaas.config``); none for a plaintext cluster."""
-    return security.spark_options() if security is not None else {}
-
-
 def read_kafka(
     spark: SparkSession, bootstrap_servers: str, topic: str,
     security: SecuritySettings | None = None,
@@ -55,7 +50,7 @@ def read_kafka(
     """The events topic from the earliest to the latest offsets, as Spark's Kafka source gives."""
     return (
         spark.read.format("kafka")
-        .options(**kafka_options(security))
+        .options(**spark_options(security))
         .option("kafka.bootstrap.servers", bootstrap_servers)
         .option("subscribe", topic)
         .option("startingOffsets", "earliest")
@@ -321,7 +316,7 @@ def run_stream(
 
         stream = (
             session.readStream.format("kafka")
-            .options(**kafka_options(security))
+            .options(**spark_options(security))
             .option("kafka.bootstrap.servers", bootstrap_servers)
             .option("subscribe", topic)
             .option("startingOffsets", "earliest")

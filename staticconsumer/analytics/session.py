@@ -23,7 +23,7 @@ from pathlib import Path
 import pyspark
 from pyspark.sql import SparkSession
 
-from ..errors import KafkaResolutionError
+from ..localkafka.errors import KafkaResolutionError
 from ..localkafka.maven import cache_root, resolve_jars
 
 log = logging.getLogger(__name__)

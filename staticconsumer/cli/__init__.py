@@ -13,7 +13,8 @@ import sys
 import threading
 from collections.abc import Callable, Sequence
 
-from ..errors import LocalKafkaError, StaticConsumerError
+from ..errors import StaticConsumerError
+from ..localkafka.errors import LocalKafkaError
 from .security import add_command_config, security_from_args
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
@@ -63,8 +64,7 @@ def _local_kafka(args: argparse.Namespace) -> int:
 
 
 def _prefetch(args: argparse.Namespace) -> int:
-    from ..localkafka import DEFAULT_KAFKA_VERSION, resolve_jars
-    from ..localkafka._java import kafka_coordinates
+    from ..localkafka import DEFAULT_KAFKA_VERSION, kafka_coordinates, resolve_jars
 
     for version in args.kafka_version or [DEFAULT_KAFKA_VERSION]:
         jars = resolve_jars(kafka_coordinates(version))
@@ -116,8 +116,7 @@ def _remove_members(args: argparse.Namespace) -> int:
 def _reconcile_members(args: argparse.Namespace) -> int:
     import asyncio
 
-    from ..admin import desired_count_ids, reconcile
-    from ..membership._reasons import ADMIN_REMOVE_REASON
+    from ..admin import DEFAULT_REMOVE_REASON, desired_count_ids, reconcile
     from .render import format_json, format_reconcile
 
     if args.desired is not None:
@@ -135,7 +134,7 @@ def _reconcile_members(args: argparse.Namespace) -> int:
     if args.json:
         sys.stdout.write(format_json(plan.to_dict()))
     else:
-        sys.stdout.write(format_reconcile(plan, args.reason or ADMIN_REMOVE_REASON))
+        sys.stdout.write(format_reconcile(plan, args.reason or DEFAULT_REMOVE_REASON))
     sys.stdout.flush()
     return EXIT_FAILED if plan.failed else EXIT_OK
 

@@ -9,7 +9,7 @@ b. a Docker engine answers (and the ``docker`` extra is installed): a single-nod
    (default the official ``apache/kafka:<version>``; see :mod:`._docker` for the image contract);
 c. Java 17+ is present: Apache Kafka's own broker (``kafka.Kafka``) from Maven Central, resolved
    once into a per-user cache (``mvn`` when installed, else a checksum-verified download);
-d. none of these: :class:`~staticconsumer.errors.NoBrokerAvailableError` naming the three ways.
+d. none of these: :class:`~.errors.NoBrokerAvailableError` naming the three ways.
 """
 
 from __future__ import annotations
@@ -20,7 +20,15 @@ from collections.abc import Mapping
 from ._cluster import Broker, LocalKafkaCluster, free_port
 from ._docker import DockerCluster
 from ._external import ExternalCluster, docker_engine_answers
-from ._java import DEFAULT_KAFKA_VERSION, NO_BROKER_HELP, find_java, parse_kafka_version
+from ._java import (
+    DEFAULT_KAFKA_VERSION,
+    NO_BROKER_HELP,
+    find_java,
+    kafka_coordinates,
+    parse_kafka_version,
+)
+from ._probe import create_topic, delete_topics
+from .errors import BrokerStartError, KafkaResolutionError, LocalKafkaError, NoBrokerAvailableError
 from .maven import cache_root, resolve_jars
 
 KafkaCluster = LocalKafkaCluster | DockerCluster | ExternalCluster
@@ -29,13 +37,20 @@ __all__ = [
     "DEFAULT_KAFKA_VERSION",
     "NO_BROKER_HELP",
     "Broker",
+    "BrokerStartError",
     "DockerCluster",
     "ExternalCluster",
     "KafkaCluster",
+    "KafkaResolutionError",
     "LocalKafkaCluster",
+    "LocalKafkaError",
+    "NoBrokerAvailableError",
     "cache_root",
     "cluster_from_environment",
+    "create_topic",
+    "delete_topics",
     "free_port",
+    "kafka_coordinates",
     "resolve_jars",
 ]
 
@@ -54,8 +69,6 @@ def cluster_from_environment(
     ``security="sasl_ssl"`` always launches Apache Kafka from Maven Central (step c): the
     secured broker's certificates, users and ACLs are made by the launcher (``_secure.py``).
     """
-    from ..errors import NoBrokerAvailableError
-
     version = (
         kafka_version or os.environ.get("STATICCONSUMER_KAFKA_VERSION") or DEFAULT_KAFKA_VERSION
     )

@@ -13,9 +13,9 @@ from dataclasses import dataclass
 from aiokafka.client import AIOKafkaClient
 from aiokafka.protocol.admin import CreateAclsRequest
 
-from ..errors import LocalKafkaError
 from ..protocol import error_name
 from ..security import SecuritySettings
+from .errors import LocalKafkaError
 
 # Kafka's enum codes (org.apache.kafka.common.resource / acl).
 RESOURCE_TYPES = {"topic": 2, "group": 3, "cluster": 4, "transactional_id": 5}

@@ -25,14 +25,13 @@ from pathlib import Path
 
 from tenacity import RetryCallState
 
-from .. import _retry
-from ..errors import BrokerStartError
 from ..security import SecuritySettings
-from . import _probe
+from . import _probe, _retry
 from ._acls import create_acls, full_access
 from ._java import DEFAULT_KAFKA_VERSION, kafka_coordinates, parse_kafka_version, require_java
 from ._process import RunDirectory, die_with_parent, kill_group
 from ._secure import FULL_ACCESS_USERS, SECURITY_MODES, SUPER_USER, SecureBrokerSetup
+from .errors import BrokerStartError
 from .maven import cache_root, resolve_jars
 
 log = logging.getLogger(__name__)

@@ -13,7 +13,7 @@ with no registry):
 
 testcontainers (and the docker SDK it brings) is the ``docker`` extra: it is imported only when
 this path is taken, and its absence is a clear
-:class:`~staticconsumer.errors.NoBrokerAvailableError`.
+:class:`~staticconsumer.localkafka.errors.NoBrokerAvailableError`.
 """
 
 from __future__ import annotations
@@ -28,11 +28,10 @@ import weakref
 from collections.abc import Mapping
 from typing import Any
 
-from .. import _retry
-from ..errors import BrokerStartError, NoBrokerAvailableError
-from . import _probe
+from . import _probe, _retry
 from ._cluster import _random_cluster_id, free_port
 from ._external import _NoBrokerControl
+from .errors import BrokerStartError, NoBrokerAvailableError
 
 log = logging.getLogger(__name__)
 

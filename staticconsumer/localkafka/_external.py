@@ -7,8 +7,8 @@ import contextlib
 import logging
 from typing import Any
 
-from ..errors import LocalKafkaError
 from . import _probe
+from .errors import LocalKafkaError
 
 log = logging.getLogger(__name__)
 

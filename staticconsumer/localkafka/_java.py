@@ -8,7 +8,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from ..errors import NoBrokerAvailableError
+from .errors import NoBrokerAvailableError
 
 #: The Kafka that ``staticconsumer local-kafka`` runs by default: the newest 4.x release that is
 #: complete on Maven Central and that aiokafka 0.14 works with (tested in CI).

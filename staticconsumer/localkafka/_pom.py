@@ -44,8 +44,8 @@ from typing import Any, TypeVar
 
 from tenacity import RetryCallState
 
-from .. import _retry
-from ..errors import KafkaResolutionError
+from . import _retry
+from .errors import KafkaResolutionError
 
 log = logging.getLogger(__name__)
 

@@ -19,8 +19,8 @@ from aiokafka.cluster import ClusterMetadata
 from aiokafka.errors import KafkaError, TopicAlreadyExistsError
 from aiokafka.protocol.metadata import MetadataRequest
 
-from .. import _retry
 from ..security import SecuritySettings
+from . import _retry
 
 T = TypeVar("T")
 
@@ -125,7 +125,7 @@ async def _wait_for_leaders(
 
 
 async def _every_broker_sees(client: AIOKafkaClient, topic: str, partitions: int) -> None:
-    """Raise :class:`~staticconsumer._retry.NotYet` unless each broker in the cluster's metadata
+    """Raise :class:`~._retry.NotYet` unless each broker in the cluster's metadata
     answers a Metadata request for ``topic`` with every partition led."""
     await client.force_metadata_update()
     nodes = sorted(b.nodeId for b in client.cluster.brokers())

@@ -26,9 +26,8 @@ import secrets
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .._java_properties import jaas_for_broker_plain
-from ..errors import LocalKafkaError
 from ..security import SecuritySettings
+from .errors import LocalKafkaError
 
 SECURITY_MODES = ("plaintext", "sasl_ssl")
 SCRAM = "SCRAM-SHA-512"
@@ -38,6 +37,20 @@ USERS = {"admin": SCRAM, "app": SCRAM, "app_plain": "PLAIN", "limited": SCRAM}
 #: Users granted ALL on every topic and group right after start.
 FULL_ACCESS_USERS = ("app", "app_plain")
 AUTHORIZER = "org.apache.kafka.metadata.authorizer.StandardAuthorizer"
+PLAIN_MODULE = "org.apache.kafka.common.security.plain.PlainLoginModule"
+
+
+def jaas_for_broker_plain(username: str, password: str, users: dict[str, str]) -> str:
+    """A broker's PLAIN listener config: its own login and the ``user_<name>`` it accepts."""
+
+    def quoted(value: str) -> str:
+        return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+    accepted = " ".join(f"user_{name}={quoted(secret)}" for name, secret in users.items())
+    return (
+        f"{PLAIN_MODULE} required username={quoted(username)} "
+        f"password={quoted(password)} {accepted};"
+    )
 
 
 def _require_cryptography() -> None:

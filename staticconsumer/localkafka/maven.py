@@ -24,7 +24,7 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
-from ..errors import KafkaResolutionError
+from .errors import KafkaResolutionError
 
 log = logging.getLogger(__name__)
 

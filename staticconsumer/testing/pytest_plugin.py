@@ -25,8 +25,8 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
-from ..errors import LocalKafkaError
 from ..localkafka import KafkaCluster, cluster_from_environment
+from ..localkafka.errors import LocalKafkaError
 
 #: Broker configs for fast tests: no initial rebalance delay and short minimum session timeouts;
 #: consumer groups (KIP-848) with a 10 s session and a 500 ms heartbeat interval (the broker's

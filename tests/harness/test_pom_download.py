@@ -37,9 +37,8 @@ from typing import Any
 
 import pytest
 
-from staticconsumer import _retry
 from staticconsumer.errors import KafkaResolutionError
-from staticconsumer.localkafka import _pom, maven
+from staticconsumer.localkafka import _pom, _retry, maven
 from staticconsumer.localkafka._pom import download_closure
 
 GROUP = "com.ex"

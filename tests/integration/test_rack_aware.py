@@ -23,7 +23,7 @@ from aiokafka.protocol.metadata import MetadataResponse_v1
 from assignors import Member, MemberAssignment, RangeAssignor, assign_range
 from staticconsumer import _compat
 from staticconsumer.errors import LocalKafkaError
-from staticconsumer.localkafka import LocalKafkaCluster, _probe
+from staticconsumer.localkafka import LocalKafkaCluster, create_topic
 from staticconsumer.membership import _plan as m
 from staticconsumer.protocol import Subscription, decode_assignment
 from staticconsumer.testing.pytest_plugin import DEFAULT_TEST_BROKER_CONFIG
@@ -151,7 +151,7 @@ async def test_static_consumers_get_javas_rack_aware_range_plan(
     bootstrap = rack_cluster.bootstrap_servers
     topic, group = f"racks-{uuid.uuid4().hex[:8]}", f"racks-{uuid.uuid4().hex[:8]}"
     # Partition p lives on node p % 3 + 1 only: p0 rack-a, p1 rack-b, p2 rack-c, p3 rack-a, ...
-    await _probe.create_topic(
+    await create_topic(
         bootstrap, topic, replica_assignment={p: [p % 3 + 1] for p in range(6)}
     )
     racks = await _racks_from_cluster(bootstrap, topic)
@@ -203,7 +203,7 @@ async def test_create_topic_returns_only_once_every_broker_serves_the_topic(
     os.kill(lagging.pid, signal.SIGSTOP)
     try:
         creating = asyncio.create_task(
-            _probe.create_topic(first.address, topic, replica_assignment=assignment)
+            create_topic(first.address, topic, replica_assignment=assignment)
         )
         await asyncio.wait({creating}, timeout=3)
         waited = not creating.done()

@@ -24,8 +24,8 @@ from staticconsumer.errors import (
     AuthorizationError,
     GroupAdminAuthorizationError,
 )
+from staticconsumer.localkafka import create_topic
 from staticconsumer.localkafka._acls import Acl, create_acls
-from staticconsumer.localkafka._probe import create_topic
 from staticconsumer.security import SecuritySettings
 
 from .conftest import SecuredKafka

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from staticconsumer.analytics import spark_options
 from staticconsumer.errors import ConfigurationError
 from staticconsumer.security import SecuritySettings
 
@@ -92,7 +93,7 @@ def test_java_properties_round_trip_and_spark_options(ca_file: Path) -> None:
     assert again.sasl_plain_username == 'we"ird\\name'
     assert again.sasl_plain_password == SECRET
     assert again.ssl_cafile == str(ca_file.resolve())
-    spark = settings.spark_options()
+    spark = spark_options(settings)
     assert set(spark) == {f"kafka.{k}" for k in props}
     assert spark["kafka.security.protocol"] == "SASL_SSL"
 
@@ -156,7 +157,7 @@ def test_python_kwargs_are_validated_with_field_and_java_key() -> None:
 def test_a_java_client_cannot_take_an_ssl_context() -> None:
     settings = SecuritySettings(security_protocol="SSL", ssl_context=ssl.create_default_context())
     with pytest.raises(ConfigurationError, match="ssl_cafile"):
-        settings.spark_options()
+        spark_options(settings)
 
 
 def test_cli_rejects_an_unknown_key_before_any_io(tmp_path: Path) -> None:

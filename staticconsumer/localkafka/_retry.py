@@ -1,26 +1,22 @@
-"""Every retry policy of staticconsumer outside the membership engine, one per purpose, named.
+"""The local broker launcher's retry policies, one per purpose, named.
 
 Each is a small factory around tenacity, so that what is retried, how often, how long apart and
-when it stops reads in one place. The caller adds only what is its own (a log line, a sleep that
-its ``stop()`` can interrupt). The admin calls' coordinator policy lives with them in
-``_admin/coordinator.py`` (it is part of that module's contract).
+when it stops reads in one place. The caller adds only what is its own (a log line).
 
 ========================= =============================================== =====================
 policy                    retries                                         gives up
 ========================= =============================================== =====================
-``events_producer_start`` the membership-events producer's ``start()``    never; stop() ends it
 ``maven_download``        a GET from Maven Central (transient failures)   after 3 attempts
 ``broker_port_clash``     starting local brokers whose port was taken     after 3 attempts
 ``topic_metadata``        reading a new topic's partitions and leaders    after ``timeout_s``
 ``broker_listening``      connecting to a starting broker's port          at the deadline
-``demo_condition``        the demo's checks (group stable, all processed) after ``timeout_s``
 ========================= =============================================== =====================
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from typing import Any
 
 from tenacity import (
@@ -31,15 +27,10 @@ from tenacity import (
     retry_if_exception_type,
     stop_after_attempt,
     stop_after_delay,
-    stop_never,
-    wait_exponential,
     wait_fixed,
     wait_incrementing,
 )
 
-#: Events producer: first retry after 0.1 s, doubling up to 5 s between attempts.
-EVENTS_BACKOFF_MIN_S = 0.1
-EVENTS_BACKOFF_MAX_S = 5.0
 #: Maven Central: 3 attempts, 1 s then 2 s apart.
 MAVEN_ATTEMPTS = 3
 #: A local broker's port taken between choosing it and the broker binding it: 3 starts at most.
@@ -47,25 +38,6 @@ PORT_CLASH_ATTEMPTS = 3
 #: Polling intervals while waiting for a topic's metadata and for a broker's port.
 METADATA_POLL_S = 0.2
 LISTENING_POLL_S = 0.2
-DEMO_POLL_S = 0.2
-
-
-def events_producer_start(
-    *,
-    after: Callable[[RetryCallState], None],
-    sleep: Callable[[float], Awaitable[None]],
-) -> AsyncRetrying:
-    """Retry the events producer's ``start()`` on any exception, with exponential backoff and no
-    limit: an unreachable cluster only delays publishing. ``sleep`` is the caller's, so that its
-    ``stop()`` can end the wait (it raises to stop retrying); ``after`` sees every failure."""
-    return AsyncRetrying(
-        stop=stop_never,
-        wait=wait_exponential(multiplier=EVENTS_BACKOFF_MIN_S, max=EVENTS_BACKOFF_MAX_S),
-        retry=retry_if_exception_type(Exception),
-        after=after,
-        sleep=sleep,
-        reraise=True,
-    )
 
 
 def maven_download(
@@ -114,17 +86,6 @@ def topic_metadata(timeout_s: float) -> AsyncRetrying:
     )
 
 
-def demo_condition(timeout_s: float) -> AsyncRetrying:
-    """Poll one of the demo's conditions every 0.2 s until its check stops raising
-    :class:`NotYet`, for at most ``timeout_s``; any other exception (an app died) ends it."""
-    return AsyncRetrying(
-        stop=stop_after_delay(timeout_s),
-        wait=wait_fixed(DEMO_POLL_S),
-        retry=retry_if_exception_type(NotYet),
-        reraise=True,
-    )
-
-
 def broker_listening(deadline: float) -> Retrying:
     """Poll a starting broker's port every 0.2 s until the check stops raising :class:`NotYet`
     or ``time.monotonic()`` passes ``deadline``; then the last ``NotYet`` is raised. Any other
@@ -139,10 +100,6 @@ def broker_listening(deadline: float) -> Retrying:
         retry=retry_if_exception_type(NotYet),
         reraise=True,
     )
-
-
-def attempt_number(state: RetryCallState) -> int:
-    return int(state.attempt_number)
 
 
 def failure(state: RetryCallState) -> BaseException | None:
