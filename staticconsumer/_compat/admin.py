@@ -10,6 +10,8 @@ from typing import Any
 
 from aiokafka.client import ConnectionGroup
 
+from .log_redaction import redact_sasl_logs
+
 
 async def open_admin_client(
     bootstrap_servers: str | list[str], *, request_timeout_ms: int, client_id: str,
@@ -21,6 +23,7 @@ async def open_admin_client(
     ``__cause__`` when bootstrap failed for an authentication or TLS reason."""
     from aiokafka.client import AIOKafkaClient
 
+    redact_sasl_logs((security or {}).get("security_protocol", "PLAINTEXT"))
     client = AIOKafkaClient(
         bootstrap_servers=bootstrap_servers, request_timeout_ms=request_timeout_ms,
         client_id=client_id,

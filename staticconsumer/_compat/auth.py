@@ -1,4 +1,4 @@
-"""Finding the security failure behind a failed start, and keeping SASL secrets out of logs.
+"""Finding the security failure behind a failed start.
 
 Used by the admin API and by ``StaticConsumer.start()``; which exception a security failure
 becomes is decided in the one error map (:func:`staticconsumer._error_map.security_error`).
@@ -11,7 +11,6 @@ bootstrap address (``_compat.bootstrap_failure_cause``) to learn the real cause.
 
 from __future__ import annotations
 
-import logging
 from typing import Any
 
 import aiokafka.errors as Errors
@@ -44,35 +43,3 @@ async def consumer_security_error(client: Any, exc: BaseException) -> StaticCons
     if translated is None and isinstance(exc, Errors.KafkaConnectionError):
         translated = await explain_bootstrap_failure(client, principal)
     return translated
-
-
-class _SaslLogRedaction(logging.Filter):
-    """A ``logging`` filter for ``aiokafka.conn``: its DEBUG line for each request prints the
-    request's fields, and SASL/PLAIN's
-    ``SaslAuthenticateRequest(sasl_auth_bytes=b'user\\x00user\\x00<password>')`` holds
-    the password in clear. The line is kept, the bytes are replaced."""
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        if any("SaslAuthenticate" in type(arg).__name__ for arg in record.args or ()):
-            record.args = tuple(
-                f"{type(arg).__name__}(sasl_auth_bytes=<redacted>)"
-                if "SaslAuthenticate" in type(arg).__name__ else arg
-                for arg in (record.args or ())
-            )  # fmt: skip
-        return True
-
-
-_SASL_REDACTION = _SaslLogRedaction()
-
-
-def redact_sasl_logs() -> None:
-    """Install :class:`_SaslLogRedaction` on aiokafka's connection logger (idempotent)."""
-    logger = logging.getLogger("aiokafka.conn")
-    if _SASL_REDACTION not in logger.filters:
-        logger.addFilter(_SASL_REDACTION)
-
-
-# aiokafka's DEBUG request log prints SASL/PLAIN's password; every module that can open a
-# secured connection (StaticConsumer, the admin API) imports this one, so the filter is in place
-# before any connection is made. It only rewrites that one kind of log record.
-redact_sasl_logs()

@@ -21,6 +21,7 @@ from typing_extensions import override
 
 from ..errors import ClusterUnavailableError, StaticConsumerError
 from ..protocol import GroupApiVersions, api_versions_from_response, negotiate
+from .log_redaction import redact_sasl_logs
 
 #: aiokafka versions whose internals this module was written against (see pyproject.toml).
 SUPPORTED_AIOKAFKA = ("0.14.",)
@@ -228,6 +229,7 @@ async def start_consumer(
     check_aiokafka_version()
     if consumer._fetcher is not None:
         raise StaticConsumerError("start() was called twice")
+    redact_sasl_logs(consumer._client._security_protocol)  # before the first connection
     await consumer._client.bootstrap()
     await consumer._wait_topics()
     consumer._fetcher = Fetcher(
