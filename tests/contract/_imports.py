@@ -1,0 +1,233 @@
+"""The import contract of staticconsumer, read from the source with ``ast`` (nothing is imported).
+
+Layers, each importing only what is below it (the README's "Layout" draws them)::
+
+    tooling (localkafka, analytics, _demo, streams_app, testing, cli, __main__)
+        public names only: staticconsumer, .errors, .events, .admin, .security, .protocol,
+        .membership, assignors (and each other's public modules)
+    ─────────────────────────────── the wall ───────────────────────────────
+    SDK: StaticConsumer (_consumer/), drivers/, _compat/, _observability/, _admin/, admin ...
+        membership/   sans-IO engines: no asyncio, no aiokafka, nothing above it
+        protocol/     wire structs: staticconsumer.errors and aiokafka.protocol only
+        assignors     pure: the standard library only (aiokafka_adapter.py may use aiokafka)
+
+:func:`violations` returns every forbidden arrow; :func:`cycles` the strongly connected
+components of the module-level import graph. Both take plain data, so the tests can feed them a
+synthetic bad module and see it flagged.
+"""
+
+from __future__ import annotations
+
+import ast
+import sys
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOTS = ("staticconsumer", "assignors")
+TOOLING = tuple(
+    f"staticconsumer.{name}"
+    for name in ("localkafka", "analytics", "_demo", "streams_app", "testing", "cli", "__main__")
+)
+#: What a protocol module may import besides the standard library and protocol itself.
+PROTOCOL_MAY_IMPORT = ("staticconsumer.errors", "aiokafka.protocol")
+#: What a membership module may never import (it is sans-IO: the drivers do the I/O).
+MEMBERSHIP_MAY_NOT_IMPORT = (
+    "asyncio", "aiokafka", "staticconsumer.drivers", "staticconsumer._compat",
+    "staticconsumer._consumer", "staticconsumer._observability", "staticconsumer._admin",
+    "staticconsumer.admin", *TOOLING,
+)  # fmt: skip
+#: The only assignors module that may import aiokafka: the adapter for plain aiokafka.
+ASSIGNORS_AIOKAFKA_ADAPTER = "assignors.aiokafka_adapter"
+#: SDK -> tooling arrows that are allowed, with why. ``staticconsumer.errors`` re-exports the
+#: launcher's old error names lazily (module ``__getattr__``); its TYPE_CHECKING import is for mypy.
+SDK_TO_TOOLING_ALLOWED = frozenset({("staticconsumer.errors", "staticconsumer.localkafka.errors")})
+
+
+@dataclass(frozen=True)
+class Import:
+    source: str  # the importing module
+    target: str  # the imported module (or a private name of it, e.g. ``pkg._name``)
+    line: int
+    module_level: bool  # executed at import time (not in a function, not under TYPE_CHECKING)
+
+    def __str__(self) -> str:
+        return f"{self.source}:{self.line} imports {self.target}"
+
+
+def _within(name: str, prefix: str) -> bool:
+    return name == prefix or name.startswith(prefix + ".")
+
+
+def _is_type_checking(test: ast.expr) -> bool:
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+    )
+
+
+def _resolve(module: str, is_package: bool, level: int, name: str | None) -> str:
+    if level == 0:
+        return name or ""
+    parts = module.split(".")
+    base = parts if is_package else parts[:-1]
+    base = base[: len(base) - (level - 1)]
+    return ".".join([*base, *([name] if name else [])])
+
+
+def parse_imports(
+    text: str, module: str, *, is_package: bool = False, known: Iterable[str] = ()
+) -> list[Import]:
+    """Every import of ``module`` (its source ``text``), relative ones resolved. ``from X import
+    n`` imports ``X.n`` when that is a known module or when ``n`` is private (``_n``)."""
+    modules = set(known)
+    found: list[Import] = []
+
+    def visit(node: ast.AST, module_level: bool) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+                visit(child, False)
+            elif isinstance(child, ast.If) and _is_type_checking(child.test):
+                for stmt in child.body:
+                    visit(ast.Module(body=[stmt], type_ignores=[]), False)
+                for stmt in child.orelse:
+                    visit(ast.Module(body=[stmt], type_ignores=[]), module_level)
+            elif isinstance(child, ast.Import):
+                for alias in child.names:
+                    found.append(Import(module, alias.name, child.lineno, module_level))
+            elif isinstance(child, ast.ImportFrom):
+                base = _resolve(module, is_package, child.level, child.module)
+                for alias in child.names:
+                    sub = f"{base}.{alias.name}"
+                    private = alias.name.startswith("_") and alias.name != "__future__"
+                    target = sub if sub in modules or private else base
+                    found.append(Import(module, target, child.lineno, module_level))
+            else:
+                visit(child, module_level)
+
+    visit(ast.parse(text), True)
+    return found
+
+
+def module_name(path: Path, root: Path) -> tuple[str, bool]:
+    parts = list(path.relative_to(root).with_suffix("").parts)
+    is_package = parts[-1] == "__init__"
+    if is_package:
+        parts.pop()
+    return ".".join(parts), is_package
+
+
+def read_tree(root: Path) -> dict[str, list[Import]]:
+    """The imports of every module under ``root``'s :data:`ROOTS`."""
+    files = sorted(p for top in ROOTS for p in (root / top).rglob("*.py"))
+    names = {path: module_name(path, root) for path in files}
+    known = {name for name, _ in names.values()}
+    return {
+        name: parse_imports(path.read_text(encoding="utf-8"), name, is_package=package, known=known)
+        for path, (name, package) in names.items()
+    }
+
+
+def is_tooling(module: str) -> bool:
+    return any(_within(module, t) for t in TOOLING)
+
+
+def _tooling_root(module: str) -> str:
+    return next(t for t in TOOLING if _within(module, t))
+
+
+def _is_private(module: str, after: str) -> bool:
+    rest = module[len(after) :].strip(".")
+    return any(part.startswith("_") for part in rest.split(".") if part)
+
+
+def _stdlib(module: str) -> bool:
+    return module.split(".")[0] in sys.stdlib_module_names
+
+
+def _rule(imp: Import) -> str | None:
+    """Why ``imp`` is forbidden, or None."""
+    source, target = imp.source, imp.target
+    first_party = _within(target, "staticconsumer") or _within(target, "assignors")
+    if _within(source, "staticconsumer.protocol"):
+        allowed = _stdlib(target) or _within(target, "staticconsumer.protocol") or any(
+            _within(target, ok) for ok in PROTOCOL_MAY_IMPORT
+        )
+        if not allowed:
+            return "protocol may import only the standard library, itself, " + ", ".join(
+                PROTOCOL_MAY_IMPORT
+            )
+    if _within(source, "assignors"):
+        adapter = source == ASSIGNORS_AIOKAFKA_ADAPTER and _within(target, "aiokafka")
+        if not (_stdlib(target) or _within(target, "assignors") or adapter):
+            return "assignors are pure: the standard library only (aiokafka in the adapter)"
+    if _within(source, "staticconsumer.membership"):
+        if any(_within(target, bad) for bad in MEMBERSHIP_MAY_NOT_IMPORT):
+            return "membership is sans-IO: no asyncio, aiokafka, drivers, seams or tooling"
+    if _within(source, "staticconsumer") and not is_tooling(source) and is_tooling(target):
+        if (source, target) not in SDK_TO_TOOLING_ALLOWED:
+            return "an SDK module imports a tooling package"
+    if is_tooling(source) and first_party and not is_tooling(target):
+        if _is_private(target, "") or _within(target, "staticconsumer.drivers"):
+            return "tooling imports an SDK private module or name (use the public ones)"
+    if is_tooling(source) and is_tooling(target):
+        root = _tooling_root(target)
+        if root != _tooling_root(source) and _is_private(target, root):
+            return f"tooling imports a private module of another tooling package ({root})"
+    return None
+
+
+def violations(imports: Mapping[str, list[Import]]) -> list[str]:
+    """Every forbidden arrow, as ``module:line imports target: rule``."""
+    found = (
+        f"{imp}: {why}" for imps in imports.values() for imp in imps if (why := _rule(imp))
+    )
+    return list(dict.fromkeys(found))
+
+
+def _graph(imports: Mapping[str, list[Import]]) -> dict[str, set[str]]:
+    """Module-level arrows between known modules (a private name counts as its module)."""
+    graph: dict[str, set[str]] = {name: set() for name in imports}
+    for name, found in imports.items():
+        for imp in found:
+            target = imp.target
+            while target and target not in imports:
+                target = target.rpartition(".")[0]
+            if imp.module_level and target and target != name:
+                graph[name].add(target)
+    return graph
+
+
+def cycles(imports: Mapping[str, list[Import]]) -> list[list[str]]:
+    """Strongly connected components of more than one module (Tarjan), each sorted."""
+    graph = _graph(imports)
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def strongconnect(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for nxt in sorted(graph[node]):
+            if nxt not in index:
+                strongconnect(nxt)
+                low[node] = min(low[node], low[nxt])
+            elif nxt in on_stack:
+                low[node] = min(low[node], index[nxt])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                top = stack.pop()
+                on_stack.discard(top)
+                component.append(top)
+                if top == node:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for node in sorted(graph):
+        if node not in index:
+            strongconnect(node)
+    return sorted(found)

@@ -1,0 +1,161 @@
+"""The import contract (see ``_imports.py``): the real tree keeps it, and every rule can fail."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from . import _imports
+from ._imports import Import, cycles, parse_imports, read_tree, violations
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def test_the_tree_keeps_the_import_contract() -> None:
+    found = violations(read_tree(REPO))
+    assert not found, "forbidden imports:\n" + "\n".join(found)
+
+
+def test_the_module_level_import_graph_has_no_cycle() -> None:
+    found = cycles(read_tree(REPO))
+    assert not found, "import cycles: " + "; ".join(" <-> ".join(c) for c in found)
+
+
+def test_import_staticconsumer_loads_no_tooling_package() -> None:
+    code = textwrap.dedent(f"""
+        import sys
+        import staticconsumer, staticconsumer.admin, staticconsumer.errors, staticconsumer.events
+        import staticconsumer.membership, staticconsumer.protocol, staticconsumer.security
+        tooling = {_imports.TOOLING!r}
+        print(sorted(m for m in sys.modules if any(m == t or m.startswith(t + ".")
+                                                   for t in tooling)))
+    """)  # fmt: skip
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, check=True
+    )
+    assert done.stdout.strip() == "[]"
+
+
+def test_the_launchers_old_error_names_still_import_and_are_the_same_classes() -> None:
+    from staticconsumer import errors, localkafka
+    from staticconsumer.errors import BrokerStartError, LocalKafkaError  # the old path
+
+    assert LocalKafkaError is localkafka.LocalKafkaError
+    assert BrokerStartError is localkafka.BrokerStartError
+    assert errors.NoBrokerAvailableError is localkafka.NoBrokerAvailableError
+    assert errors.KafkaResolutionError is localkafka.KafkaResolutionError
+    with pytest.raises(AttributeError):
+        _ = errors.NoSuchError
+
+
+@pytest.mark.parametrize("module", ["staticconsumer.admin", "staticconsumer.localkafka"])
+def test_public_names_are_sorted_and_resolve(module: str) -> None:
+    import importlib
+
+    face = importlib.import_module(module)
+    names = face.__all__
+    assert names == sorted(names, key=lambda n: (not n.isupper(), n))
+    for name in names:
+        assert getattr(face, name) is not None, name
+
+
+# --- every rule can fail: synthetic modules ----------------------------------------------------
+
+KNOWN = {
+    "staticconsumer", "staticconsumer._retry", "staticconsumer.drivers",
+    "staticconsumer.drivers.classic", "staticconsumer.localkafka",
+    "staticconsumer.localkafka._probe",
+    "staticconsumer.protocol", "staticconsumer.protocol.group", "staticconsumer.membership",
+    "staticconsumer.membership._classic", "assignors", "assignors._range",
+}  # fmt: skip
+
+
+def _flagged(module: str, source: str, *, is_package: bool = False) -> list[str]:
+    imports = parse_imports(textwrap.dedent(source), module, is_package=is_package, known=KNOWN)
+    return violations({module: imports})
+
+
+@pytest.mark.parametrize(
+    ("module", "source", "rule"),
+    [
+        ("staticconsumer.protocol.group", "from ..admin import describe_group", "protocol"),
+        ("staticconsumer.protocol.group", "import asyncio\nimport aiokafka.conn\n", "protocol"),
+        ("staticconsumer.protocol.group", "from staticconsumer import StaticConsumer", "protocol"),
+        ("assignors._range", "from staticconsumer.errors import ProtocolError", "pure"),
+        ("assignors._range", "from aiokafka.structs import TopicPartition", "pure"),
+        ("staticconsumer.membership._classic", "import asyncio", "sans-IO"),
+        ("staticconsumer.membership._classic", "from aiokafka import errors", "sans-IO"),
+        ("staticconsumer.membership._classic", "from ..drivers import classic", "sans-IO"),
+        ("staticconsumer.membership._classic", "from .._compat import kafka_tp", "sans-IO"),
+        ("staticconsumer.drivers.classic",
+         "def later():\n    from ..localkafka import create_topic\n", "SDK module imports"),
+        ("staticconsumer.errors", "from .testing import pytest_plugin", "SDK module imports"),
+        ("staticconsumer.localkafka._cluster", "from .. import _retry", "SDK private"),
+        ("staticconsumer.localkafka._cluster", "from ..drivers.classic import X", "SDK private"),
+        ("staticconsumer.cli.render",
+         "from ..admin import _raise_for_failures", "SDK private"),  # a private name
+        ("staticconsumer.cli.render", "from ..membership._reasons import R", "SDK private"),
+        ("staticconsumer._demo._report",
+         "from ..localkafka._probe import create_topic", "another tooling package"),
+    ],
+)  # fmt: skip
+def test_each_rule_flags_a_forbidden_arrow(module: str, source: str, rule: str) -> None:
+    found = _flagged(module, source)
+    assert found and all(rule in line for line in found), found
+
+
+@pytest.mark.parametrize(
+    ("module", "source"),
+    [
+        ("staticconsumer.protocol.group", "from staticconsumer.errors import ProtocolError"),
+        ("staticconsumer.protocol.group", "from aiokafka.protocol.types import Int32"),
+        ("assignors.aiokafka_adapter", "from aiokafka.coordinator.protocol import X"),
+        ("staticconsumer.errors",
+         "if TYPE_CHECKING:\n    from .localkafka.errors import LocalKafkaError\n"),
+        ("staticconsumer.cli.render", "from ..admin import DEFAULT_REMOVE_REASON, describe_group"),
+        ("staticconsumer._demo", "from ..localkafka import create_topic\nfrom . import _data"),
+        ("staticconsumer.analytics.job", "from ..security import SecuritySettings"),
+    ],
+)  # fmt: skip
+def test_allowed_arrows_are_not_flagged(module: str, source: str) -> None:
+    assert _flagged(module, source, is_package=module == "staticconsumer._demo") == []
+
+
+def test_relative_imports_resolve_from_a_module_and_from_a_package() -> None:
+    from_module = parse_imports("from .. import _retry", "staticconsumer.localkafka._cluster")
+    from_package = parse_imports("from . import _probe", "staticconsumer.localkafka",
+                                 is_package=True)  # fmt: skip
+    assert [i.target for i in from_module] == ["staticconsumer._retry"]
+    assert [i.target for i in from_package] == ["staticconsumer.localkafka._probe"]
+
+
+def test_function_and_type_checking_imports_are_read_but_are_not_module_level() -> None:
+    source = textwrap.dedent("""
+        import os
+        if TYPE_CHECKING:
+            from .b import B
+        def f():
+            from .c import C
+    """)
+    found = parse_imports(source, "pkg.a", known={"pkg.b", "pkg.c"})
+    assert [(i.target, i.module_level) for i in found] == [
+        ("os", True), ("pkg.b", False), ("pkg.c", False)
+    ]
+
+
+def test_a_cycle_is_found_and_a_function_level_import_breaks_it() -> None:
+    def imp(source: str, target: str, module_level: bool = True) -> Import:
+        return Import(source, target, 1, module_level)
+
+    tree = {
+        "pkg.admin": [imp("pkg.admin", "pkg._admin.reconcile")],
+        "pkg._admin.reconcile": [imp("pkg._admin.reconcile", "pkg.admin")],
+        "pkg.other": [imp("pkg.other", "pkg.admin")],
+    }
+    assert cycles(tree) == [["pkg._admin.reconcile", "pkg.admin"]]
+    tree["pkg._admin.reconcile"] = [imp("pkg._admin.reconcile", "pkg.admin", module_level=False)]
+    assert cycles(tree) == []
