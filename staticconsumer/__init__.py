@@ -3,6 +3,19 @@
 >>> from staticconsumer import StaticConsumer, InstanceId
 >>> consumer = StaticConsumer("orders", bootstrap_servers="...", group_id="billing",
 ...                           group_instance_id=InstanceId.from_env())   # doctest: +SKIP
+
+Layout: the folders are the layers, each importing only those below it::
+
+    public face     staticconsumer (__all__ below), errors, events, security, admin
+    consumer        _consumer/ (StaticConsumer), _admin/ (describe, remove, reconcile)
+    I/O             drivers/ (the asyncio loop), _observability/ (events, health),
+                    _compat/ (the only reader of aiokafka internals)
+    sans-IO         membership/ (engines, reactions, reasons), protocol/ (wire), _error_map
+    pure            assignors (a sibling package; no aiokafka)
+    ── the wall ──  tooling, importing only the public names above and never imported by
+                    them: cli/, localkafka/, testing/, analytics/, _demo/, streams_app/
+
+``import staticconsumer`` loads no tooling package; ``tests/contract`` holds the house to this.
 """
 
 from __future__ import annotations
