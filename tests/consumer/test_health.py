@@ -4,6 +4,7 @@ standard library's HTTP client), its lifetime, and the consumer's membership bef
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import socket
 from typing import Any
 
@@ -353,3 +354,48 @@ async def test_a_consumers_own_endpoint_listens_dual_stack_by_default() -> None:
 
 async def _probes(address: tuple[str, int]) -> tuple[Any, Any]:
     return await http_request(address, READY_PATH), await http_request(address, LIVE_PATH)
+
+
+async def test_the_streams_app_serves_all_its_stream_threads_on_one_endpoint(
+    tmp_path: Any,
+) -> None:
+    from aiokafka import AIOKafkaProducer
+
+    from staticconsumer.streams_app.app import _health
+    from staticconsumer.streams_app.config import AppConfig
+    from staticconsumer.streams_app.stream_thread import StreamThread
+
+    config = AppConfig(bootstrap_servers="127.0.0.1:1", group="agg", instance_base="app-0",
+                       threads=3, state_dir=tmp_path, input_topic="in", output_topic="out",
+                       changelog_topic="cl", health_port=0, health_host="127.0.0.1")  # fmt: skip
+    producer = AIOKafkaProducer(bootstrap_servers="127.0.0.1:1")  # never started
+    threads = [StreamThread(n, config, producer) for n in range(config.threads)]
+    async with contextlib.AsyncExitStack() as scope:
+        health = await _health(config, threads, scope)
+        assert health is not None and health.address is not None
+        ready, live = await _probes(health.address)
+        assert (ready.status, live.status) == (503, 200)  # no thread has joined yet
+        assert [c["group_instance_id"] for c in ready.json()["consumers"]] == [
+            "app-0-thread-0", "app-0-thread-1", "app-0-thread-2"]  # fmt: skip
+        address = health.address
+    assert health.address is None  # closed with the app's scope
+    with pytest.raises(ConnectionRefusedError):
+        await asyncio.open_connection(*address)
+    for thread in threads:
+        await thread.consumer.stop()
+
+
+@pytest.mark.parametrize(
+    ("port", "host", "match"),
+    [(70000, None, "--health-port must be from 0 to 65535"),
+     (None, "::", "--health-host needs --health-port")],
+)  # fmt: skip
+def test_the_streams_app_checks_its_health_flags(
+    tmp_path: Any, port: int | None, host: str | None, match: str
+) -> None:
+    from staticconsumer.streams_app.config import AppConfig
+
+    with pytest.raises(ValueError, match=match):
+        AppConfig(bootstrap_servers="b:1", group="g", instance_base="a", threads=1,
+                  state_dir=tmp_path, input_topic="i", output_topic="o", changelog_topic="c",
+                  health_port=port, health_host=host)  # fmt: skip
