@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from ._consumer.static_consumer import StaticConsumer
 from ._instance_id import InstanceId
+from ._observability.health import HealthServer
 from .errors import (
     AuthenticationError,
     AuthorizationError,
@@ -59,6 +60,7 @@ __all__ = [
     "FencedInstanceIdError",
     "GroupJoined",
     "GroupLeft",
+    "HealthServer",
     "InstanceFenced",
     "InstanceId",
     "InvalidInstanceIdError",

@@ -64,6 +64,7 @@ class Observability:
             member_id=driver.member_id if driver is not None else "",
             generation_id=driver.generation if driver is not None else -1,
             owned=driver.owned if driver is not None else (),
+            in_group=bool(driver.member.in_group) if driver is not None else False,
         )  # fmt: skip
 
     @property

@@ -15,7 +15,7 @@ from .._compat import WakeMarker
 from .._compat.auth import consumer_security_error
 from .._instance_id import InstanceId
 from .._observability.emitter import EventCallback, EventEmitter, event_options, producer_kwargs
-from .._observability.health import HealthServer, health_options
+from .._observability.health import consumer_endpoint, health_options
 from .._observability.publisher import EventPublisher
 from ..drivers.classic import ClassicDriver
 from ..drivers.consumer_group import ConsumerGroupDriver
@@ -125,9 +125,12 @@ class StaticConsumer(Observability, AIOKafkaConsumer):  # type: ignore[misc]  # 
     * :attr:`membership` is the member's state as a value (``joining``, ``rebalancing``,
       ``stable``, ``fenced``, ...; with generation and assignment). With ``health_port`` (default
       None: no endpoint; 0 takes a free port, see :attr:`health_address`) the consumer serves
-      Kubernetes probes over HTTP on ``health_host`` (default ``"0.0.0.0"``) from :meth:`start`
-      until :meth:`stop`: ``GET /readyz`` is 200 only while the member holds its assignment,
-      ``GET /livez`` is 503 once it is fenced or failed (``docs/kubernetes.md``).
+      Kubernetes probes over HTTP on ``health_host`` (default None: every interface, IPv6 and
+      IPv4 where the OS allows a dual-stack socket, else ``"0.0.0.0"``) from :meth:`start` until
+      :meth:`stop`: ``GET /readyz`` is 200 while the consumer is a member of its group (a
+      rebalance it takes part in keeps it ready), ``GET /livez`` is 503 once it is fenced or
+      failed (``docs/kubernetes.md``). Several consumers in one process share one endpoint with
+      :class:`~staticconsumer.HealthServer` instead.
     * ``group_protocol="consumer"`` (Java ``group.protocol``, KIP-848; default ``"classic"``)
       runs the member on the consumer group protocol, with ``group_remote_assignor`` and the
       opt-in ``instance_takeover`` (``docs/consumer-protocol.md``).
@@ -177,7 +180,8 @@ class StaticConsumer(Observability, AIOKafkaConsumer):  # type: ignore[misc]  # 
         super().__init__(*topics, group_instance_id=group_instance_id, **kwargs)
         self._user_on_fatal = on_fatal
         self._lifecycle = Lifecycle.NOT_STARTED
-        self._health = HealthServer(health, lambda: self.membership) if health is not None else None
+        self._health = (consumer_endpoint(health, lambda: self.membership) if health is not None
+                        else None)  # fmt: skip
         self._events_publisher: EventPublisher | None = None
         if events.topic is not None:
             settings = producer_kwargs(kwargs, events.producer_config)

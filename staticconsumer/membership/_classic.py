@@ -80,6 +80,10 @@ class ClassicMember(MemberCore):
             MemberState.JOINING, MemberState.ASSIGNING, MemberState.SYNCING
         ):  # fmt: skip
             return []
+        if self.state is MemberState.STABLE:
+            # The driver polls again only once it performed the SyncGroup answer's actions: the
+            # application holds the assignment now (the rebalance listener returned).
+            self.in_group = True
         if self.coordinator is None:
             return [FindCoordinator()]
         max_poll_s = self.config.max_poll_interval_ms / 1000

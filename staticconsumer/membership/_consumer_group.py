@@ -163,6 +163,11 @@ class ConsumerGroupMember(ConsumerGroupOffsets):
         self._took_over = False
         self._leaving: str | None = None  # reason of the leaving heartbeat in flight
         self._leave_emits = False  # it leaves for good (epoch -1): GroupLeft once answered
+        #: The member has held an assignment (possibly empty) since it last joined at epoch 0:
+        #: reconciling a new one keeps it a member; FENCED_MEMBER_EPOCH, UNKNOWN_MEMBER_ID or a
+        #: poll timeout (a join from scratch next) do not. Readiness reads it
+        #: (``_status.Membership.ready``).
+        self.in_group = False
 
     @property
     def generation_id(self) -> int:
@@ -198,7 +203,10 @@ class ConsumerGroupMember(ConsumerGroupOffsets):
         if not (joining or acknowledging or changed or due):
             return []
         if acknowledging:
+            # The driver polls again only once it performed the reconciliation's actions: the
+            # application holds the assignment now (the rebalance listener returned).
             self.state = ConsumerGroupState.ACKNOWLEDGING
+            self.in_group = True
         self._in_flight = True
         owned = self.owned if (joining or self._owned_unsent) else None
         self._owned_unsent = False
@@ -225,6 +233,7 @@ class ConsumerGroupMember(ConsumerGroupOffsets):
             else "dynamic: its partitions go to the other members",
         )  # fmt: skip
         actions: list[CGAction] = [*self._lose()]
+        self.in_group = False
         epoch = LEAVE_GROUP_STATIC_MEMBER_EPOCH if self.is_static else LEAVE_GROUP_MEMBER_EPOCH
         self._leaving = why.LEAVE_REASON_POLL_TIMEOUT
         self._leave_emits = not self.is_static
@@ -262,6 +271,7 @@ class ConsumerGroupMember(ConsumerGroupOffsets):
         if answer.assignment is None:
             if self.state is not ConsumerGroupState.RECONCILING:
                 self.state = ConsumerGroupState.STABLE
+                self.in_group = True
             return actions
         return actions + self._reconcile(tuple(sorted(answer.assignment)))
 
@@ -305,6 +315,7 @@ class ConsumerGroupMember(ConsumerGroupOffsets):
             actions: list[CGAction] = [self._emit(SessionExpired, api=_API.value), *self._lose()]
             self.member_epoch = JOIN_GROUP_MEMBER_EPOCH
             self.state = ConsumerGroupState.JOINING
+            self.in_group = False
             self._sent_topics = None
             return actions
         if code == ErrorCode.UNRELEASED_INSTANCE_ID:

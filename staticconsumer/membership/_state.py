@@ -98,6 +98,10 @@ class MemberCore:
         self._idle_reset = False  # reset for max_poll_interval_ms: join once the app polls again
         self._leaving: str | None = None  # reason of the LeaveGroup in flight
         self._join_unsent = False  # JOINING, but the JoinGroup is not on the wire yet
+        #: The member has held an assignment (possibly empty) since it last joined from scratch:
+        #: a rebalance keeps it a member of the group; losing the generation (:meth:`_reset`)
+        #: does not. Readiness reads it (``_status.Membership.ready``).
+        self.in_group = False
         #: The exception that finished this member, set by the driver after :class:`BecomeFatal`.
         self.fatal_error: BaseException | None = None
 
@@ -181,6 +185,7 @@ class MemberCore:
         self.member_id = UNKNOWN_MEMBER_ID
         self.generation_id = NO_GENERATION
         self.is_leader = False
+        self.in_group = False
         self._lost = bool(self.owned)
         self._join_reason = why.JOIN_REASON_REJOIN_AFTER_ERROR
         self.state = MemberState.UNJOINED

@@ -3,24 +3,40 @@
 An engine has its own states (:class:`~._io.MemberState` for the classic protocol); the
 application wants fewer and plainer ones, the same whichever protocol runs the member:
 
-=============  ===================================================================  =====  ====
-state          meaning                                                              ready  live
-=============  ===================================================================  =====  ====
-not_started    ``start()`` has not been called                                      no     yes
-unsubscribed   started, but in no group: no group_id, no subscription yet, or       no     yes
+=============  ===================================================================  ======  ====
+state          meaning                                                              ready   live
+=============  ===================================================================  ======  ====
+not_started    ``start()`` has not been called                                      no      yes
+unsubscribed   started, but in no group: no group_id, no subscription yet, or       no      yes
                partitions assigned by hand (``assign()``)
-joining        looking for the coordinator or joining, in no generation yet         no     yes
+joining        looking for the coordinator or joining, in no generation yet         no      yes
                (the first join, or a re-join after the generation was lost)
-rebalancing    in a generation, but a rebalance is in progress or partitions are    no     yes
+rebalancing    in a generation, but a rebalance is in progress or partitions are    member  yes
                still being handed to (or taken from) the application
-stable         in a generation, heartbeating; the application holds the             yes    yes
+stable         in a generation, heartbeating; the application holds the             yes     yes
                generation's assignment (possibly empty: more members than
                partitions)
-fenced         another process took this ``group_instance_id``                      no     no
+fenced         another process took this ``group_instance_id``                      no      no
                (FENCED_INSTANCE_ID, KIP-345); terminal
-failed         another fatal error (e.g. INVALID_SESSION_TIMEOUT); terminal         no     no
-stopped        ``stop()`` was called                                                no     yes
-=============  ===================================================================  =====  ====
+failed         another fatal error (e.g. INVALID_SESSION_TIMEOUT); terminal         no      no
+stopped        ``stop()`` was called                                                no      yes
+=============  ===================================================================  ======  ====
+
+**The readiness contract** (issues 21 and 22): *ready* means "a member of its group". A member
+is one once it has held an assignment (possibly empty: more members than partitions, or a
+roster barrier holding it back) since it last joined from scratch, and stays one through every
+rebalance it takes part in: a classic rebalance with its generation (eager or cooperative), a
+KIP-848 reconciliation. So ``rebalancing`` is ready for a member (``member`` above:
+:attr:`Membership.in_group`), and not ready during the first join, including the first
+hand-over to the rebalance listener. Losing the membership ends it until the next assignment is
+held: the generation lost (session expired, UNKNOWN_MEMBER_ID, ILLEGAL_GENERATION,
+FENCED_MEMBER_EPOCH: ``joining``), a poll timeout, and every terminal state. Why: a group
+rebalance involves every member at once, and a probe that failed during it would turn every
+pod NotReady together (a PodDisruptionBudget then blocks node drains mid-deploy); a pod that
+is not in the group yet is what an ``OrderedReady`` StatefulSet must wait for before starting
+the next one. *Live* means "not finished by a fatal error": only ``fenced`` and ``failed`` fail
+it. The engines keep the fact (``in_group``: set when the driver polls again after performing
+an assignment, cleared when the generation or member epoch is lost).
 
 ``fenced`` and ``failed`` stick, also after ``stop()`` (STYLE rule 7: error states stick).
 :data:`CLASSIC_STATES` maps the classic engine's states; :func:`classic_state` adds what the
@@ -53,7 +69,8 @@ class MembershipState(enum.Enum):
 
     @property
     def ready(self) -> bool:
-        """The member holds its assignment: a readiness probe passes."""
+        """Ready by the state alone: ``stable``. :attr:`Membership.ready` adds ``rebalancing``
+        for a member that stays in its group (module docstring: the readiness contract)."""
         return self is MembershipState.STABLE
 
     @property
@@ -148,6 +165,8 @@ class Membership:
     ``generation_id`` is the member epoch under the consumer protocol (KIP-848).
     ``assignment`` holds ``(topic, partition)`` pairs (equal to aiokafka's ``TopicPartition``):
     what the member holds while ``stable`` or ``rebalancing``, empty in every other state.
+    ``in_group``: the member has held an assignment since it last joined from scratch (the
+    engine's fact; it counts only while ``stable`` or ``rebalancing``).
     """
 
     state: MembershipState
@@ -156,10 +175,13 @@ class Membership:
     member_id: str = ""
     generation_id: int = -1
     assignment: frozenset[TopicPartition] = frozenset()
+    in_group: bool = False
 
     @property
     def ready(self) -> bool:
-        return self.state.ready
+        """A member of its group: ``stable``, or ``rebalancing`` while :attr:`in_group` (module
+        docstring: the readiness contract)."""
+        return is_ready(self.state, in_group=self.in_group)
 
     @property
     def live(self) -> bool:
@@ -179,6 +201,12 @@ class Membership:
         }
 
 
+def is_ready(state: MembershipState, *, in_group: bool) -> bool:
+    """The readiness contract (module docstring): ``stable``, or ``rebalancing`` for a member
+    that has held an assignment since it last joined from scratch."""
+    return state.ready or (state is MembershipState.REBALANCING and in_group)
+
+
 def snapshot(
     state: MembershipState,
     *,
@@ -187,10 +215,12 @@ def snapshot(
     member_id: str,
     generation_id: int,
     owned: Iterable[TopicPartition],
+    in_group: bool = False,
 ) -> Membership:
-    """The :class:`Membership` value; ``owned`` counts only while the member is in a generation."""
+    """The :class:`Membership` value; ``owned`` and ``in_group`` count only while the member is
+    in a generation."""
     holds = state in (MembershipState.STABLE, MembershipState.REBALANCING)
     return Membership(
         state, group_id, group_instance_id, member_id, generation_id,
-        frozenset((t, p) for t, p in owned) if holds else frozenset(),
+        frozenset((t, p) for t, p in owned) if holds else frozenset(), in_group and holds,
     )  # fmt: skip

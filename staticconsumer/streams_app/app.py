@@ -16,6 +16,10 @@ runs from anywhere::
 
 (``python -m examples.streams_app`` from the repository root runs the same code.)
 
+``--health-port`` serves one Kubernetes readiness/liveness endpoint for all the stream threads
+(:class:`staticconsumer.HealthServer`): ready while every thread is a member of the group, live
+while none is fenced or failed (``docs/kubernetes.md``).
+
 Logs go to stderr; status goes to stdout as JSON lines (see ``status.py``). SIGTERM or SIGINT
 stops it cleanly: the last batch is committed and static members do not leave the group, so a
 restart within ``--session-timeout-ms`` gets the same partitions and reuses their state.
@@ -37,7 +41,7 @@ from pathlib import Path
 
 from aiokafka import AIOKafkaProducer
 
-from staticconsumer import StaticConsumer
+from staticconsumer import HealthServer, StaticConsumer
 
 from .config import AppConfig
 from .status import emit
@@ -67,6 +71,10 @@ def build_parser() -> argparse.ArgumentParser:
     arg("--heartbeat-interval-ms", type=int, default=1_000, help="Java heartbeat.interval.ms")
     arg("--events-topic", default=None, help="passed to StaticConsumer(events_topic=...)")
     arg("--parent-pid", type=int, default=None, help="stop when this process is gone")
+    arg("--health-port", type=int, default=None,
+        help="serve /readyz and /livez for all stream threads on this port (0: a free one)")
+    arg("--health-host", default=None,
+        help="where --health-port listens (default: every interface, IPv6 and IPv4)")
     return parser
 
 
@@ -86,14 +94,39 @@ async def run(config: AppConfig, parent_pid: int | None = None) -> int:
         enable_idempotence=True,
         linger_ms=5,
     )
-    await producer.start()
     threads = [StreamThread(n, config, producer) for n in range(config.threads)]
-    emit(
-        "started",
-        mode="dynamic" if config.dynamic else "static",
-        group=config.group,
-        threads=[t.name for t in threads],
+    async with contextlib.AsyncExitStack() as scope:
+        health = await _health(config, threads, scope)  # first: probes answer while joining
+        await producer.start()
+        where = {"health": list(health.address)} if health and health.address else {}
+        emit(
+            "started",
+            mode="dynamic" if config.dynamic else "static",
+            group=config.group,
+            threads=[t.name for t in threads],
+            **where,
+        )
+        return await _run_threads(threads, producer, stopping, parent_pid)
+
+
+async def _health(
+    config: AppConfig, threads: list[StreamThread], scope: contextlib.AsyncExitStack
+) -> HealthServer | None:
+    """One health endpoint for every stream thread, closed when ``scope`` ends."""
+    if config.health_port is None:
+        return None
+    health = await scope.enter_async_context(
+        HealthServer(port=config.health_port, host=config.health_host)
     )
+    for thread in threads:
+        health.register(thread.consumer)
+    return health
+
+
+async def _run_threads(
+    threads: list[StreamThread], producer: AIOKafkaProducer, stopping: asyncio.Event,
+    parent_pid: int | None,
+) -> int:  # fmt: skip
     tasks = [asyncio.create_task(t.run(stopping), name=t.name) for t in threads]
     reporter = asyncio.create_task(_report(threads, stopping, parent_pid))
     errors: list[str] = []
@@ -147,6 +180,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             session_timeout_ms=args.session_timeout_ms,
             heartbeat_interval_ms=args.heartbeat_interval_ms,
             events_topic=args.events_topic,
+            health_port=args.health_port,
+            health_host=args.health_host,
         )
     except ValueError as exc:
         parser.error(str(exc))

@@ -23,11 +23,17 @@ class AppConfig:
     heartbeat_interval_ms: int = 1_000
     events_topic: str | None = None
     max_records: int = 500
+    health_port: int | None = None  # one /readyz and /livez for every stream thread
+    health_host: str | None = None
 
     def __post_init__(self) -> None:
         if self.threads < 1:
             raise ValueError(f"--threads must be at least 1, got {self.threads}")
         InstanceId.validate(self.instance_base, field="--instance-base")
+        if self.health_port is None and self.health_host is not None:
+            raise ValueError("--health-host needs --health-port")
+        if self.health_port is not None and not 0 <= self.health_port <= 65535:
+            raise ValueError(f"--health-port must be from 0 to 65535, got {self.health_port}")
 
     def thread_name(self, n: int) -> str:
         """``<base>-thread-<n>``: the thread's group.instance.id when static, and the name of

@@ -2,7 +2,8 @@
 
 Every line has ``"event"`` and ``"ts"`` (Unix seconds) and the process's ``"pid"``:
 
-* ``started``: ``mode`` ("static" or "dynamic"), ``group``, ``threads`` (their names).
+* ``started``: ``mode`` ("static" or "dynamic"), ``group``, ``threads`` (their names), and with
+  ``--health-port`` ``health``: ``[host, port]`` the one health endpoint listens on.
 * ``assigned``: one thread got an assignment: ``thread``, ``instance_id`` (null when dynamic),
   ``member_id``, ``generation``, ``partitions``, ``rebalance`` (false for the thread's first
   assignment), and ``states``: ``{partition: {"outcome": "reused" | "restored" | "fresh",

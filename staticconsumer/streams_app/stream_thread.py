@@ -101,6 +101,11 @@ class StreamThread:
             auto_offset_reset="earliest",
         )
 
+    @property
+    def consumer(self) -> StaticConsumer:
+        """The thread's consumer (the process's health endpoint serves its membership)."""
+        return self._consumer
+
     # -- the processing loop ---------------------------------------------------------------------
 
     async def run(self, stopping: asyncio.Event) -> None:

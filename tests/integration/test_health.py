@@ -1,6 +1,8 @@
-"""The readiness and liveness endpoint on the real broker: not ready while the member joins or
-its partitions are still being handed over, ready once it holds them, not live once fenced
-(KIP-345), closed by stop(). Requests go through the standard library's HTTP client."""
+"""The readiness and liveness endpoint on the real broker: not ready while the member joins for the
+first time or its first partitions are still being handed over, ready once it holds them and
+through a rebalance it takes part in (issue 22's contract), not live once fenced (KIP-345),
+closed by stop(); one process-level HealthServer aggregating several consumers. Requests go
+through the standard library's HTTP client."""
 
 from __future__ import annotations
 
@@ -11,7 +13,7 @@ from typing import Any
 
 from aiokafka import ConsumerRebalanceListener
 
-from staticconsumer import JoinGroupReason, MembershipEvent, StaticConsumer
+from staticconsumer import HealthServer, JoinGroupReason, MembershipEvent, StaticConsumer
 from staticconsumer._observability.health import LIVE_PATH, READY_PATH
 from staticconsumer.membership import Membership, MembershipState
 
@@ -109,6 +111,101 @@ async def test_probes_follow_the_member_through_join_fence_and_stop(
         await old.stop()
         if new is not None:
             await new.stop()
+
+
+class HeldRevocation(ConsumerRebalanceListener):  # type: ignore[misc]
+    """Keeps the first revocation of owned partitions (a rebalance) waiting until released."""
+
+    def __init__(self) -> None:
+        self.entered = asyncio.Event()
+        self.release = asyncio.Event()
+
+    async def on_partitions_revoked(self, revoked: Any) -> None:
+        if revoked and not self.entered.is_set():
+            self.entered.set()
+            await self.release.wait()
+
+    async def on_partitions_assigned(self, assigned: Any) -> None:
+        pass
+
+
+async def test_one_endpoint_stays_ready_through_a_rebalance_and_follows_a_fence(
+    kafka_bootstrap: str, topic_factory: Callable[..., str], unique_group_id: Callable[..., str]
+) -> None:
+    topic, group = topic_factory(partitions=4), unique_group_id()
+    listener = HeldRevocation()
+    a = StaticConsumer(bootstrap_servers=kafka_bootstrap, group_id=group, group_instance_id="a",
+                       **FAST)  # fmt: skip
+    a.subscribe([topic], listener=listener)
+    b = StaticConsumer(topic, bootstrap_servers=kafka_bootstrap, group_id=group,
+                       group_instance_id="b", health_port=0, health_host="127.0.0.1",
+                       **FAST)  # fmt: skip
+    twin = StaticConsumer(topic, bootstrap_servers=kafka_bootstrap, group_id=group,
+                          group_instance_id="a", **FAST)  # fmt: skip
+    sampled: list[int] = []
+    try:
+        async with HealthServer(port=0, host="127.0.0.1") as health:
+            assert health.address is not None
+            health.register(a)
+            assert (await http_request(health.address, READY_PATH)).status == 503  # not started
+            async with asyncio.timeout(60):  # a guard against a hang, not a measurement
+                await a.start()
+            await wait_until(lambda: a.membership.state is MembershipState.STABLE, 30,
+                             "a to hold the partitions")  # fmt: skip
+            assert (await http_request(health.address, READY_PATH)).status == 200
+            generation = a.generation_id
+
+            # A second member joins: the group rebalances; a takes part and stays ready.
+            sampler = asyncio.create_task(_sample(health.address, sampled))
+            joining = asyncio.create_task(b.start())
+            async with asyncio.timeout(60):
+                await listener.entered.wait()
+            assert a.membership.state is MembershipState.REBALANCING and a.membership.ready
+            ready = await http_request(health.address, READY_PATH)
+            assert ready.status == 200, ready.json()
+            assert ready.json()["consumers"][0]["state"] == "rebalancing"
+            listener.release.set()
+            async with asyncio.timeout(60):
+                await joining
+            await wait_until(lambda: a.generation_id > generation and a.membership.state is
+                             MembershipState.STABLE and b.membership.ready, 30,
+                             "both members to hold their partitions")  # fmt: skip
+            sampler.cancel()
+            await asyncio.gather(sampler, return_exceptions=True)
+            assert sampled and set(sampled) == {200}, sampled  # ready throughout the rebalance
+            assert len(a.assignment()) + len(b.assignment()) == 4
+
+            health.register(b)
+            ready, live = await probes(health.address)
+            assert (ready.status, live.status) == (200, 200)
+            assert [c["group_instance_id"] for c in ready.json()["consumers"]] == ["a", "b"]
+
+            # Another process takes a's instance id: a is fenced; the aggregate follows.
+            await twin.start()
+            await wait_until(lambda: a.membership.state is MembershipState.FENCED, 30,
+                             "a to be fenced")  # fmt: skip
+            ready, live = await probes(health.address)
+            assert (ready.status, live.status) == (503, 503)
+            assert [(c["state"], c["live"]) for c in live.json()["consumers"]] == [
+                ("fenced", False), (b.membership.state.value, True)]  # fmt: skip
+            b_address = b.health_address
+            assert b_address is not None
+            assert (await http_request(b_address, LIVE_PATH)).status == 200  # b's own endpoint
+            health.unregister(a)
+            assert (await http_request(health.address, LIVE_PATH)).status == 200
+            address = health.address
+        with_refused(address)
+    finally:
+        listener.release.set()
+        for consumer in (a, b, twin):
+            await consumer.stop()
+
+
+async def _sample(address: tuple[str, int], into: list[int]) -> None:
+    """``/readyz`` every 100 ms until cancelled."""
+    while True:
+        into.append((await http_request(address, READY_PATH)).status)
+        await asyncio.sleep(0.1)
 
 
 async def probes(address: tuple[str, int]) -> tuple[Answer, Answer]:

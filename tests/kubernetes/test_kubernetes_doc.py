@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from staticconsumer import StaticConsumer
+from staticconsumer import HealthServer, StaticConsumer
 from staticconsumer._observability.health import LIVE_PATH, READY_PATH
 from staticconsumer.admin import describe_group, reconcile
 from staticconsumer.errors import ConfigurationError
@@ -54,16 +54,17 @@ async def test_python_snippet_takes_the_statefulset_pod_name(
     monkeypatch.setenv("POD_NAME", "orders-0")
     scope: dict[str, object] = {"bootstrap": "127.0.0.1:9092"}
     exec(_blocks("python")[0], scope)  # builds the consumer; nothing connects before start()
-    consumer = scope["consumer"]
+    consumer, health = scope["consumer"], scope["health"]
     assert isinstance(consumer, StaticConsumer)
     assert consumer.group_instance_id == "orders-0"
+    assert isinstance(health, HealthServer) and health.consumers == (consumer,)
     monkeypatch.setenv("POD_NAME", "orders-7d4b9c6f5b-x2k8q")  # a Deployment pod: refused
     with pytest.raises(ConfigurationError, match="Deployment"):
         exec(_blocks("python")[0], scope)
 
 
 def _snippet_health_port() -> int:
-    found = re.search(r"health_port=(\d+)", _blocks("python")[0])
+    found = re.search(r"HealthServer\(port=(\d+)", _blocks("python")[0])
     assert found, "the Python snippet opens no health endpoint"
     return int(found[1])
 
