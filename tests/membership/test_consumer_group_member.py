@@ -248,3 +248,12 @@ def test_offset_fetches_carry_the_member_epoch_once_the_member_holds_one() -> No
     assert m.offset_fetch_identity() == ("m-uuid", 1)
     # A fetch answered with a stale epoch is asked again (the heartbeat brings the new one).
     assert m.on_offset_fetch_answer([ErrorCode.STALE_MEMBER_EPOCH])[0] is CommitOutcome.RETRY
+
+
+def test_a_row_of_the_wrong_length_is_refused() -> None:
+    from staticconsumer.membership import _reactions
+
+    with pytest.raises(ValueError):  # five cells where the classic table has six columns
+        _reactions._row(*[Reaction.OK] * 5)
+    with pytest.raises(ValueError):  # four where the KIP-848 table has three
+        _reactions._consumer_row(*[Reaction.OK] * 4)
