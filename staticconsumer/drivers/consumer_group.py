@@ -22,7 +22,7 @@ from typing_extensions import override
 
 from .. import _compat
 from .._error_map import fenced_error
-from ..errors import StaticConsumerError, UnsupportedBrokerError
+from ..errors import StaticConsumerError
 from ..events import InstanceFenced
 from ..membership import BecomeFatal, Emit, MembershipState, Partitions, Revoke
 from ..membership._consumer_group import (
@@ -43,9 +43,6 @@ from ..protocol import (
     build_leave_group,
     build_metadata,
     error_name,
-    negotiate_consumer_group_describe,
-    negotiate_consumer_group_heartbeat,
-    negotiate_metadata,
     parse_consumer_group_heartbeat,
     parse_leave_group,
     parse_metadata,
@@ -55,10 +52,6 @@ from .fence_diagnosis import consumer_group_holder
 
 log = logging.getLogger("staticconsumer")
 
-#: OffsetCommit v9 is the first a consumer-protocol member may send (the coordinator refuses
-#: older ones from such members: the member epoch is checked from v9 on).
-CONSUMER_PROTOCOL_MIN_OFFSET_COMMIT = 9
-
 
 def new_member_id() -> str:
     """A member id made by the client (KIP-1082), in the form Kafka prints a Uuid."""
@@ -67,14 +60,9 @@ def new_member_id() -> str:
 
 def consumer_group_versions(versions: GroupApiVersions) -> tuple[int, int]:
     """(ConsumerGroupHeartbeat, Metadata) versions to send; :class:`UnsupportedBrokerError` for a
-    broker that cannot serve a consumer-protocol member."""
-    if versions.offset_commit < CONSUMER_PROTOCOL_MIN_OFFSET_COMMIT:
-        raise UnsupportedBrokerError(
-            f"OffsetCommit v{versions.offset_commit} is the broker's newest: "
-            f"group_protocol='consumer' (KIP-848) needs v{CONSUMER_PROTOCOL_MIN_OFFSET_COMMIT}"
-        )
-    return (negotiate_consumer_group_heartbeat(versions.broker),
-            negotiate_metadata(versions.broker))  # fmt: skip
+    broker that cannot serve a consumer-protocol member (``protocol.versions`` has the rules)."""
+    chosen = versions.for_consumer_protocol()
+    return chosen.consumer_group_heartbeat, chosen.metadata
 
 
 class ConsumerGroupDriver(DriverBase):
@@ -248,8 +236,7 @@ class ConsumerGroupDriver(DriverBase):
                 f"{action.api.value} for group {self.member.config.group_id!r} failed fatally: "
                 f"{error_name(action.error_code)}"
             )
-        version = negotiate_consumer_group_describe(self.versions.broker)
-        holder = await consumer_group_holder(self.seam, version, self.member)
+        holder = await consumer_group_holder(self.seam, self.versions, self.member)
         fields = {"api": action.api.value, "other_holder": holder and holder[0]}
         self._emit(Emit(InstanceFenced, self.member.member_id, self.member.member_epoch, fields))
         return fenced_error(self.context(), action.api.value, holder and holder[1])

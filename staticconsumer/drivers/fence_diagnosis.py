@@ -56,10 +56,11 @@ async def holder_of_instance_id(
 
 
 async def consumer_group_holder(
-    seam: _compat.ClientSeam, version: int | None, member: Any
+    seam: _compat.ClientSeam, versions: GroupApiVersions, member: Any
 ) -> tuple[str, str] | None:
     """As :func:`holder_of_instance_id`, for a KIP-848 consumer group (ConsumerGroupDescribe)."""
     cfg = member.config
+    version = versions.consumer_group_describe
     if member.coordinator is None or version is None:
         return None
     request = build_consumer_group_describe(version, [cfg.group_id])

@@ -1,6 +1,8 @@
 """The group member's state machine, without I/O (h11's lesson applied to a Kafka group member).
 
-* :mod:`._reactions` — one table: what the member does about each error code on each group API;
+* :mod:`._reactions` — the reactions room: what the member does about each error code on each
+  group API, one table per group protocol (classic, KIP-848), one :func:`reaction` lookup; the
+  engines read nothing else to react, and decide there whether a fatal member was fenced;
 * :mod:`._io` — the inputs (parsed answers, "no answer", the application's requests) and the
   actions (send, assign, revoke, raise, become fatal) as plain data;
 * :mod:`._classic` — :class:`ClassicMember`, the JoinGroup/SyncGroup member, eager and
@@ -42,7 +44,15 @@ from ._io import (
     SyncGroupAnswered,
     TopicPartition,
 )  # fmt: skip
-from ._reactions import TABLE, Api, Reaction, reaction
+from ._reactions import (
+    CLASSIC_TABLE,
+    CONSUMER_TABLE,
+    TABLE,
+    Api,
+    GroupProtocol,
+    Reaction,
+    reaction,
+)
 from ._state import MemberConfig
 from ._status import (
     CLASSIC_STATES,
@@ -56,6 +66,8 @@ from ._status import (
 
 __all__ = [
     "CLASSIC_STATES",
+    "CLASSIC_TABLE",
+    "CONSUMER_TABLE",
     "TABLE",
     "Action",
     "Api",
@@ -70,6 +82,7 @@ __all__ = [
     "CoordinatorFound",
     "Emit",
     "FindCoordinator",
+    "GroupProtocol",
     "HeartbeatAnswered",
     "Input",
     "JoinGroupAnswered",

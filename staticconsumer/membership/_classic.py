@@ -61,11 +61,10 @@ from ._io import (
     SendSyncGroup,
     SyncGroupAnswered,
 )
-from ._reactions import Api
+from ._reactions import Api, Reaction, reaction
 from ._state import MemberCore
 
 log = logging.getLogger("staticconsumer")
-
 
 
 class ClassicMember(MemberCore):
@@ -160,7 +159,7 @@ class ClassicMember(MemberCore):
         return actions
 
     def _on_join(self, answer: JoinGroupAnswered) -> list[Action]:
-        if answer.error_code == ErrorCode.MEMBER_ID_REQUIRED:
+        if reaction(Api.JOIN_GROUP, answer.error_code) is Reaction.JOIN_WITH_MEMBER_ID:
             self.member_id = answer.member_id
             self._join_reason = why.JOIN_REASON_MEMBER_ID_REQUIRED
             self.state = MemberState.UNJOINED
@@ -263,11 +262,13 @@ class ClassicMember(MemberCore):
         return self._on_error(Api.HEARTBEAT, answer.error_code)
 
     def _on_leave(self, code: int) -> list[Action]:
+        """A LeaveGroup answer: the LeaveGroup column says OK or IGNORE (logged, nothing else)."""
         reason, self._leaving = self._leaving, None
-        if reason is None or code != ErrorCode.NONE:
-            if code != ErrorCode.NONE:
-                log.warning("LeaveGroup for group %s answered %s", self.config.group_id,
-                            error_name(code))  # fmt: skip
+        what = reaction(Api.LEAVE_GROUP, code)
+        if reason is None or what is not Reaction.OK:
+            if what is not Reaction.OK:
+                log.warning("LeaveGroup for group %s answered %s -> %s", self.config.group_id,
+                            error_name(code), what.value)  # fmt: skip
             return []
         log.info("Left group %s (reason: %s)", self.config.group_id, reason)
         return [self._emit(GroupLeft, reason=truncate_reason(reason) or reason)]

@@ -12,7 +12,7 @@ States::
     RECONCILING --next poll--> ACKNOWLEDGING (heartbeat carrying what it owns now)
     ACKNOWLEDGING --answer without a new assignment--> STABLE (heartbeat every interval)
     any --FENCED_MEMBER_EPOCH / UNKNOWN_MEMBER_ID--> partitions lost, JOINING at epoch 0
-    any --FENCED_INSTANCE_ID (and what HEARTBEAT_REACTIONS marks fatal)--> FATAL (sticks)
+    any --FENCED_INSTANCE_ID (and what CONSUMER_TABLE marks fatal)--> FATAL (sticks)
     STABLE --no poll for max_poll_interval_ms--> POLL_EXPIRED (left as on close, below; joins
              again at epoch 0 once the application polls)
     close(): static member -> epoch -2 (keeps its assignment until the session times out),
@@ -25,9 +25,8 @@ leave) is retried with a backoff and a log line; once it lasted ``unreleased_wai
 raised to the application once, and retried still. With ``takeover`` the member instead asks the
 driver once per refusal streak to remove the stale holder of its instance id (:class:`TakeOver`).
 
-Commits carry the member epoch (OffsetCommit v9+); what their answers mean is
-``_consumer_group_offsets.COMMIT_REACTIONS``. OffsetFetch answers mean what they mean to a classic
-member.
+What every answer means is ``_reactions.CONSUMER_TABLE`` (its ConsumerGroupHeartbeat,
+OffsetCommit and OffsetFetch columns). Commits carry the member epoch (OffsetCommit v9+).
 
 Sources: Apache Kafka's ``ConsumerMembershipManager`` / ``AbstractMembershipManager``,
 ``AbstractHeartbeatRequestManager`` and ``CommitRequestManager`` (member side) and
@@ -63,38 +62,19 @@ from ._io import (
     Action,
     Assign,
     Backoff,
-    BecomeFatal,
     Emit,
     FindCoordinator,
     Partitions,
     RaiseError,
     Revoke,
 )
-from ._reactions import Api, Reaction
+from ._reactions import Api, GroupProtocol, Reaction, reaction
 from ._status import MembershipState, refine
 
 log = logging.getLogger("staticconsumer")
 
 _API = Api.CONSUMER_GROUP_HEARTBEAT
 REVOKED_LOST = "lost"
-
-#: What the member does about each ConsumerGroupHeartbeat error code (others: RAISE).
-HEARTBEAT_REACTIONS: dict[int, Reaction] = {
-    ErrorCode.NONE: Reaction.OK,
-    ErrorCode.COORDINATOR_NOT_AVAILABLE: Reaction.FIND_COORDINATOR,
-    ErrorCode.NOT_COORDINATOR: Reaction.FIND_COORDINATOR,
-    ErrorCode.REQUEST_TIMED_OUT: Reaction.FIND_COORDINATOR,
-    ErrorCode.COORDINATOR_LOAD_IN_PROGRESS: Reaction.RETRY,
-    # The coordinator no longer has this member at this epoch: what it owned is lost; it joins
-    # again at epoch 0 with the same member id.
-    ErrorCode.FENCED_MEMBER_EPOCH: Reaction.RESET,
-    ErrorCode.UNKNOWN_MEMBER_ID: Reaction.RESET,
-    # The previous holder of our instance id has not left yet (module docstring).
-    ErrorCode.UNRELEASED_INSTANCE_ID: Reaction.RETRY,
-    ErrorCode.FENCED_INSTANCE_ID: Reaction.FATAL,
-    ErrorCode.UNSUPPORTED_ASSIGNOR: Reaction.FATAL,
-    ErrorCode.GROUP_MAX_SIZE_REACHED: Reaction.FATAL,
-}
 
 
 @dataclass(frozen=True)
@@ -257,7 +237,7 @@ class ConsumerGroupMember(ConsumerGroupOffsets):
             return self._left(answer.error_code)
         if self.terminal or self.state is ConsumerGroupState.POLL_EXPIRED:
             return []
-        what = HEARTBEAT_REACTIONS.get(answer.error_code, Reaction.RAISE)
+        what = reaction(_API, answer.error_code, GroupProtocol.CONSUMER)
         if what is not Reaction.OK:
             return self._on_error(answer.error_code, what, answer.now)
         self._unreleased_since = None
@@ -304,9 +284,8 @@ class ConsumerGroupMember(ConsumerGroupOffsets):
     def _on_error(self, code: int, what: Reaction, now: float) -> list[CGAction]:
         log.warning("ConsumerGroupHeartbeat for group %s failed: %s -> %s",
                     self.config.group_id, error_name(code), what.value)  # fmt: skip
-        if what is Reaction.FATAL:
-            self.state = ConsumerGroupState.FATAL
-            return [BecomeFatal(_API, code)]
+        if what.fatal:
+            return [self._become_fatal(_API, code, what)]
         if what is Reaction.FIND_COORDINATOR:
             self.coordinator = None
             self._sent_topics = None  # a new coordinator hears the whole subscription
@@ -355,6 +334,13 @@ class ConsumerGroupMember(ConsumerGroupOffsets):
         self.state = ConsumerGroupState.FATAL
         if self.fatal_error is None:
             self.fatal_error = error
+
+    def membership_state(self, *, subscribed: bool, handing_over: bool) -> MembershipState:
+        """This engine's state as the application sees it (:func:`consumer_group_state`),
+        ``fenced`` or ``failed`` as the engine decided; ``subscribed`` and ``handing_over`` are
+        the driver's to say."""
+        return consumer_group_state(self.state, subscribed=subscribed,
+                                    handing_over=handing_over, fenced=self.fenced)  # fmt: skip
 
     # -- the end ------------------------------------------------------------------------------
 
@@ -411,7 +397,7 @@ CONSUMER_GROUP_STATES: dict[ConsumerGroupState, MembershipState] = {
 
 
 def consumer_group_state(
-    state: ConsumerGroupState, *, subscribed: bool, handing_over: bool, fenced: bool
+    state: ConsumerGroupState, *, subscribed: bool, handing_over: bool, fenced: bool = False
 ) -> MembershipState:
     """:data:`CONSUMER_GROUP_STATES`, refined as every engine's are (``_status.refine``)."""
     return refine(CONSUMER_GROUP_STATES[state], subscribed=subscribed,

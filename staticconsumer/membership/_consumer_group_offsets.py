@@ -1,7 +1,7 @@
 """The states of a KIP-848 consumer-group member, and its commits and committed offsets
-(without I/O): what an OffsetCommit or OffsetFetch answer means, and the member id and epoch
-each request carries. A base of :class:`~._consumer_group.ConsumerGroupMember`, which holds the
-state read here."""
+(without I/O): what an OffsetCommit or OffsetFetch answer means (their columns of
+``_reactions.CONSUMER_TABLE``), and the member id and epoch each request carries. A base of
+:class:`~._consumer_group.ConsumerGroupMember`, which holds the state read here."""
 
 from __future__ import annotations
 
@@ -12,23 +12,13 @@ from typing import Any
 
 from ..protocol import LEAVE_GROUP_MEMBER_EPOCH, ErrorCode, error_name
 from ._io import Action, Backoff, BecomeFatal, CommitOutcome, FindCoordinator
-from ._reactions import Api, Reaction
+from ._reactions import Api, GroupProtocol, Reaction, reaction
 from ._state import offset_fetch_verdict
 
 log = logging.getLogger("staticconsumer")
 
-#: What an OffsetCommit answer means to a consumer-protocol member (others: RAISE, the commit
-#: fails). A stale epoch is the heartbeat's news arriving late: the commit is sent again with the
-#: epoch the next heartbeat brings, as Java's CommitRequestManager does.
-COMMIT_REACTIONS: dict[int, Reaction] = {
-    ErrorCode.NONE: Reaction.OK,
-    ErrorCode.COORDINATOR_NOT_AVAILABLE: Reaction.FIND_COORDINATOR,
-    ErrorCode.NOT_COORDINATOR: Reaction.FIND_COORDINATOR,
-    ErrorCode.REQUEST_TIMED_OUT: Reaction.FIND_COORDINATOR,
-    ErrorCode.COORDINATOR_LOAD_IN_PROGRESS: Reaction.RETRY,
-    ErrorCode.STALE_MEMBER_EPOCH: Reaction.RETRY,
-    ErrorCode.FENCED_INSTANCE_ID: Reaction.FATAL,
-}
+#: Which table every lookup here reads (``_reactions.CONSUMER_TABLE``).
+_CONSUMER = GroupProtocol.CONSUMER
 
 
 class ConsumerGroupState(enum.Enum):
@@ -55,6 +45,9 @@ class ConsumerGroupOffsets:
     state: ConsumerGroupState
     member_epoch: int
     coordinator: int | None
+    #: The engine's verdict on its fatal reaction: fenced (:attr:`Reaction.FENCED`), not failed.
+    #: Sticks with the FATAL state; False until then.
+    fenced: bool = False
 
     @property
     def member_id(self) -> str:
@@ -79,11 +72,12 @@ class ConsumerGroupOffsets:
     def on_commit_answer(
         self, code: int, generation_sent: int | None = None
     ) -> tuple[CommitOutcome, list[Action]]:
-        """An OffsetCommit answer (first failed partition's code, or NONE), as
-        :data:`COMMIT_REACTIONS` says."""
+        """An OffsetCommit answer (first failed partition's code, or NONE), as its column of
+        ``CONSUMER_TABLE`` says: RAISE fails the commit and leaves the membership alone (the
+        heartbeat decides); RETRY (a stale epoch) sends it again with the next heartbeat's."""
         if self.state is ConsumerGroupState.FATAL:
             return CommitOutcome.FAILED, []
-        what = COMMIT_REACTIONS.get(code, Reaction.RAISE)
+        what = reaction(Api.OFFSET_COMMIT, code, _CONSUMER)
         if what is Reaction.OK:
             return CommitOutcome.DONE, []
         log.warning("OffsetCommit for group %s: %s -> %s", self.config.group_id,
@@ -93,10 +87,16 @@ class ConsumerGroupOffsets:
         if what is Reaction.FIND_COORDINATOR:
             self.coordinator = None
             return CommitOutcome.RETRY, [Backoff(), FindCoordinator()]
-        if what is Reaction.FATAL:
-            self.state = ConsumerGroupState.FATAL
-            return CommitOutcome.FAILED, [BecomeFatal(Api.OFFSET_COMMIT, code)]
+        if what.fatal:
+            return CommitOutcome.FAILED, [self._become_fatal(Api.OFFSET_COMMIT, code, what)]
         return CommitOutcome.FAILED, []
+
+    def _become_fatal(self, api: Api, code: int, what: Reaction) -> BecomeFatal:
+        """The member is finished (a FATAL or FENCED reaction): the state sticks, and the engine
+        says whether it was fenced."""
+        self.state = ConsumerGroupState.FATAL
+        self.fenced = what is Reaction.FENCED
+        return BecomeFatal(api, code, fenced=self.fenced)
 
     def commit_no_answer(self) -> tuple[CommitOutcome, list[Action]]:
         return self.on_commit_answer(ErrorCode.COORDINATOR_NOT_AVAILABLE)
@@ -104,10 +104,12 @@ class ConsumerGroupOffsets:
     def on_offset_fetch_answer(
         self, codes: Iterable[int]
     ) -> tuple[CommitOutcome, int, list[Action]]:
-        """As the classic member's (``_state.offset_fetch_verdict``)."""
+        """As the classic member's (``_state.offset_fetch_verdict``), from the OffsetFetch
+        column of ``CONSUMER_TABLE``."""
         if self.terminal:
             return CommitOutcome.FAILED, ErrorCode.NONE, []
-        outcome, code, find_coordinator = offset_fetch_verdict(codes, self.config.group_id)
+        outcome, code, find_coordinator = offset_fetch_verdict(codes, self.config.group_id,
+                                                               _CONSUMER)  # fmt: skip
         if find_coordinator:
             self.coordinator = None
             return outcome, code, [Backoff(), FindCoordinator()]

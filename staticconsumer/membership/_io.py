@@ -180,8 +180,14 @@ class Assign:
 
 @dataclass(frozen=True)
 class BecomeFatal:
+    """The member is finished (its state sticks): the driver builds the error from
+    ``error_code``, records it (``member.fatal``) and wakes every waiter. ``fenced`` is the
+    engine's verdict (its reaction was FENCED, ``_reactions``): another process holds our
+    ``group.instance.id``, so the member is ``fenced``, not ``failed``."""
+
     api: Api
     error_code: int
+    fenced: bool = False
 
 
 @dataclass(frozen=True)

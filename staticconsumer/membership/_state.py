@@ -28,7 +28,8 @@ from ._io import (
     RebalanceProtocol,
     Revoke,
 )
-from ._reactions import Api, Reaction, reaction
+from ._reactions import Api, GroupProtocol, Reaction, reaction
+from ._status import MembershipState, classic_state
 
 log = logging.getLogger("staticconsumer")
 
@@ -50,15 +51,17 @@ class MemberConfig:
     rebalance_protocol: RebalanceProtocol = RebalanceProtocol.EAGER
 
 
-def offset_fetch_verdict(codes: Iterable[int], group_id: str) -> tuple[CommitOutcome, int, bool]:
-    """What an OffsetFetch answer's error codes (the group's, then each partition's) mean, for
-    either protocol: DONE when every offset in it can be used; RETRY when any code says "ask
-    again" (the answer is then not used at all: a partition without a usable row must never
-    start from ``auto_offset_reset``), with True when the coordinator must be found again first;
-    FAILED with the code to raise otherwise."""
+def offset_fetch_verdict(
+    codes: Iterable[int], group_id: str, protocol: GroupProtocol = GroupProtocol.CLASSIC
+) -> tuple[CommitOutcome, int, bool]:
+    """What an OffsetFetch answer's error codes (the group's, then each partition's) mean, as
+    ``protocol``'s OffsetFetch column says: DONE when every offset in it can be used; RETRY when
+    any code says "ask again" (the answer is then not used at all: a partition without a usable
+    row must never start from ``auto_offset_reset``), with True when the coordinator must be
+    found again first; FAILED with the code to raise otherwise."""
     retry: bool | None = None
     for code in codes:
-        what = reaction(Api.OFFSET_FETCH, code)
+        what = reaction(Api.OFFSET_FETCH, code, protocol)
         if what is Reaction.OK:
             continue
         if what is Reaction.FIND_COORDINATOR:
@@ -104,6 +107,9 @@ class MemberCore:
         self.in_group = False
         #: The exception that finished this member, set by the driver after :class:`BecomeFatal`.
         self.fatal_error: BaseException | None = None
+        #: The engine's verdict on its fatal reaction: fenced (:attr:`Reaction.FENCED`), not
+        #: failed. Sticks with the FATAL state.
+        self.fenced = False
 
     # -- queries -----------------------------------------------------------------------------
 
@@ -125,6 +131,13 @@ class MemberCore:
             self.state is MemberState.STABLE and self._rejoin
         )
 
+    def membership_state(self, *, subscribed: bool, handing_over: bool) -> MembershipState:
+        """This engine's state as the application sees it (:func:`~._status.classic_state`),
+        ``fenced`` or ``failed`` as the engine decided; ``subscribed`` and ``handing_over`` are
+        the driver's to say."""
+        return classic_state(self.state, self.generation_id, subscribed=subscribed,
+                             handing_over=handing_over, fenced=self.fenced)  # fmt: skip
+
     def next_wakeup(self, now: float) -> float | None:
         """Seconds until :meth:`poll` has something to do (a heartbeat), or None."""
         if self.state is not MemberState.STABLE or self._next_heartbeat is None:
@@ -138,6 +151,10 @@ class MemberCore:
             self._rejoin = True
 
     def _on_no_answer(self, api: Api) -> list[Action]:
+        """No answer: as if the coordinator answered COORDINATOR_NOT_AVAILABLE. (A LeaveGroup
+        without an answer, sent when a dynamic member gives up for max_poll_interval_ms, is
+        raised to the application once, as it always was, though its column says IGNORE for an
+        answer: see ``_on_error``.)"""
         log.warning("%s for group %s got no answer", api.value, self.config.group_id)
         return self._on_error(api, ErrorCode.COORDINATOR_NOT_AVAILABLE)
 
@@ -154,9 +171,10 @@ class MemberCore:
             MemberState.ASSIGNING,
             MemberState.SYNCING,
         )
-        if what is Reaction.FATAL:
+        if what.fatal:
             self.state = MemberState.FATAL
-            return [BecomeFatal(api, code)]
+            self.fenced = what is Reaction.FENCED
+            return [BecomeFatal(api, code, fenced=self.fenced)]
         if in_join:
             self.state = MemberState.UNJOINED
             self._join_reason = why.JOIN_REASON_REJOIN_AFTER_ERROR
@@ -169,7 +187,7 @@ class MemberCore:
             return []
         if what is Reaction.RESET:
             return self._reset(api)
-        return [RaiseError(api, code), Backoff()]
+        return [RaiseError(api, code), Backoff()]  # RAISE; IGNORE only from _on_no_answer
 
     def _coordinator_dead(self) -> list[Action]:
         """Forget the coordinator; look it up again after a backoff (Java and aiokafka back off

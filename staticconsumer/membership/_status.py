@@ -41,7 +41,9 @@ an assignment, cleared when the generation or member epoch is lost).
 ``fenced`` and ``failed`` stick, also after ``stop()`` (STYLE rule 7: error states stick).
 :data:`CLASSIC_STATES` maps the classic engine's states; :func:`classic_state` adds what the
 engine's state alone does not say. The KIP-848 engine maps its own states onto the same
-:class:`MembershipState`; :class:`Membership` is the same value for both.
+:class:`MembershipState`; :class:`Membership` is the same value for both. Each engine answers
+with its ``membership_state(subscribed=, handing_over=)``: whether a fatal member is ``fenced``
+is the engine's verdict (its reaction was FENCED, ``membership._reactions``), not the driver's.
 """
 
 from __future__ import annotations
@@ -105,11 +107,12 @@ def classic_state(
     *,
     subscribed: bool,
     handing_over: bool,
-    fenced: bool,
+    fenced: bool = False,
 ) -> MembershipState:
     """:data:`CLASSIC_STATES`, refined by what the engine's state alone does not say:
 
-    * FATAL because the member was ``fenced`` (FENCED_INSTANCE_ID) is ``fenced``, else ``failed``;
+    * FATAL because the member was ``fenced`` (the engine's verdict, ``ClassicMember.fenced``:
+      its reaction was FENCED) is ``fenced``, else ``failed``;
     * not ``subscribed`` (no subscription, or partitions assigned by hand) is ``unsubscribed``;
     * UNJOINED or JOINING while still in a generation (``generation_id >= 0``: a re-join, not a
       first join or one after the generation was lost) is ``rebalancing``;
@@ -123,7 +126,7 @@ def classic_state(
 
 
 def refine(
-    mapped: MembershipState, *, subscribed: bool, handing_over: bool, fenced: bool
+    mapped: MembershipState, *, subscribed: bool, handing_over: bool, fenced: bool = False
 ) -> MembershipState:
     """What every engine's mapped state becomes with what the state alone does not say: FAILED
     because the member was ``fenced`` is ``fenced``; a member not ``subscribed`` is

@@ -53,7 +53,6 @@ from staticconsumer.protocol.consumer_group_describe import (
     DescribedConsumerGroupMember,
     DescribedTopicPartitions,
     build_consumer_group_describe,
-    negotiate_consumer_group_describe,
     parse_consumer_group_describe,
 )
 from staticconsumer.protocol.consumer_protocol import (
@@ -95,7 +94,6 @@ from staticconsumer.protocol.metadata import (
     MetadataResult,
     MetadataTopic,
     build_metadata,
-    negotiate_metadata,
     parse_metadata,
 )
 from staticconsumer.protocol.offset_fetch import (
@@ -106,16 +104,21 @@ from staticconsumer.protocol.offset_fetch import (
     parse_offset_fetch,
 )
 from staticconsumer.protocol.versions import (
+    CONSUMER_PROTOCOL_MIN_OFFSET_COMMIT,
     STATIC_MEMBERSHIP_MIN_VERSIONS,
+    ConsumerProtocolVersions,
     GroupApiVersions,
     api_versions_from_response,
     negotiate,
+    negotiate_consumer_group_describe,
     negotiate_consumer_group_heartbeat,
+    negotiate_metadata,
 )
 
 __all__ = [
     "ASSIGNMENT_VERSION",
     "AUTHORIZED_OPERATIONS_OMITTED",
+    "CONSUMER_PROTOCOL_MIN_OFFSET_COMMIT",
     "CONSUMER_PROTOCOL_TYPE",
     "IMPLEMENTED_VERSIONS",
     "JOIN_GROUP_MEMBER_EPOCH",
@@ -133,6 +136,7 @@ __all__ = [
     "CommitOffset",
     "CommitPartitionResult",
     "ConsumerGroupHeartbeatResult",
+    "ConsumerProtocolVersions",
     "Coordinator",
     "CoordinatorType",
     "DescribeGroupsResult",

@@ -10,8 +10,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from staticconsumer.errors import UnsupportedBrokerError
-from staticconsumer.protocol._messages import IMPLEMENTED_VERSIONS, ApiKey, build_request
+from staticconsumer.protocol._messages import ApiKey, build_request
 from staticconsumer.protocol._wire import PinnedRequest, response_object
 
 #: ``member_type`` of a v0 answer, which does not say.
@@ -96,19 +95,3 @@ def parse_consumer_group_describe(response: Any) -> tuple[DescribedConsumerGroup
         )
         for g in obj["groups"] or ()
     )  # fmt: skip
-
-
-def negotiate_consumer_group_describe(broker_versions: Mapping[int, tuple[int, int]]) -> int | None:
-    """The ConsumerGroupDescribe version to send, or None when the broker has no consumer
-    groups to describe (before Kafka 4.0, or the consumer protocol switched off)."""
-    ours_low, ours_high = IMPLEMENTED_VERSIONS[ApiKey.CONSUMER_GROUP_DESCRIBE]
-    broker = broker_versions.get(ApiKey.CONSUMER_GROUP_DESCRIBE)
-    if broker is None:
-        return None
-    version = min(ours_high, broker[1])
-    if version < max(ours_low, broker[0]):
-        raise UnsupportedBrokerError(
-            f"ConsumerGroupDescribe (api key 69): the broker supports v{broker[0]}-v{broker[1]}; "
-            f"staticconsumer implements v{ours_low}-v{ours_high}"
-        )
-    return version

@@ -5,12 +5,11 @@ member needs is read: each topic's name, id, error and partition indexes."""
 from __future__ import annotations
 
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from staticconsumer.errors import UnsupportedBrokerError
-from staticconsumer.protocol._messages import IMPLEMENTED_VERSIONS, ApiKey, build_request
+from staticconsumer.protocol._messages import ApiKey, build_request
 from staticconsumer.protocol._wire import PinnedRequest, response_object
 
 #: The all-zero topic id: "no id" (a topic asked for by name that does not exist).
@@ -57,16 +56,3 @@ def parse_metadata(response: Any) -> MetadataResult:
         for topic in obj["topics"] or ()
     )  # fmt: skip
     return MetadataResult(topics)
-
-
-def negotiate_metadata(broker_versions: Mapping[int, tuple[int, int]]) -> int:
-    """The Metadata version to send; a broker without v12 (Kafka 3.1+) is refused."""
-    ours_low, ours_high = IMPLEMENTED_VERSIONS[ApiKey.METADATA]
-    broker = broker_versions.get(ApiKey.METADATA)
-    if broker is None or min(ours_high, broker[1]) < max(ours_low, broker[0]):
-        served = "no version" if broker is None else f"v{broker[0]}-v{broker[1]}"
-        raise UnsupportedBrokerError(
-            f"Metadata (api key 3): the broker supports {served}; "
-            f"topic ids (KIP-516) for group_protocol='consumer' need v{ours_low}"
-        )
-    return min(ours_high, broker[1])

@@ -1,15 +1,22 @@
-"""Choose the group API versions to use with a broker, from its ApiVersions answer.
+"""Choose the group API versions to use with a broker, from its ApiVersions answer: every version
+rule of this package is here.
 
 For each API we take the highest version both the broker and this package implement. Static
 membership needs ``group_instance_id`` on every one of them (KIP-345: Kafka 2.3+); a broker that
 cannot reach those versions gets an :class:`~staticconsumer.errors.UnsupportedBrokerError`, never a
 silent downgrade to a request that would leave the instance id out.
+
+The consumer group protocol's APIs (KIP-848: ConsumerGroupHeartbeat, ConsumerGroupDescribe, and
+Metadata v12 for topic ids) are optional fields of :class:`GroupApiVersions`, None when the broker
+cannot serve them: a classic member needs none. A consumer-protocol member asks
+:meth:`GroupApiVersions.for_consumer_protocol`, which applies its rules (those APIs, and
+OffsetCommit v9 or newer) and says precisely what the broker lacks.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
@@ -33,6 +40,24 @@ STATIC_MEMBERSHIP_MIN_VERSIONS: Mapping[int, int] = {
 }
 
 
+#: OffsetCommit v9 is the first a consumer-protocol member may send (the coordinator refuses
+#: older ones from such members: the member epoch is checked from v9 on).
+CONSUMER_PROTOCOL_MIN_OFFSET_COMMIT = 9
+
+
+@dataclass(frozen=True)
+class ConsumerProtocolVersions:
+    """The versions a consumer-protocol member (KIP-848) sends, from
+    :meth:`GroupApiVersions.for_consumer_protocol`: none of them is missing, but
+    ConsumerGroupDescribe (used only to name who holds our instance id) may be."""
+
+    consumer_group_heartbeat: int
+    metadata: int
+    offset_commit: int
+    offset_fetch: int
+    consumer_group_describe: int | None
+
+
 @dataclass(frozen=True)
 class GroupApiVersions:
     """The version to send of each group API, as chosen by :func:`negotiate`."""
@@ -45,10 +70,41 @@ class GroupApiVersions:
     offset_fetch: int
     describe_groups: int
     find_coordinator: int
-    #: The broker's whole ApiVersions answer, for the APIs negotiated elsewhere (KIP-848's).
+    #: ConsumerGroupHeartbeat (KIP-848); None when the broker does not announce it (before
+    #: Kafka 4.0, or without ``consumer`` in group.coordinator.rebalance.protocols) or announces
+    #: no version this package implements.
+    consumer_group_heartbeat: int | None = None
+    #: ConsumerGroupDescribe (KIP-848); None likewise: the broker has no consumer groups.
+    consumer_group_describe: int | None = None
+    #: Metadata v12+ (topic ids, KIP-516), which a consumer-protocol member needs; None below.
+    metadata: int | None = None
+    #: The broker's whole ApiVersions answer, for the precise refusals of
+    #: :meth:`for_consumer_protocol`.
     broker: Mapping[int, tuple[int, int]] = dataclasses.field(
         default_factory=lambda: MappingProxyType({}), compare=False, repr=False
     )
+
+    def for_consumer_protocol(self) -> ConsumerProtocolVersions:
+        """The versions a consumer-protocol member (``group_protocol="consumer"``, KIP-848)
+        sends; :class:`~staticconsumer.errors.UnsupportedBrokerError` naming what the broker
+        lacks: OffsetCommit v9 (checked first), ConsumerGroupHeartbeat, Metadata v12."""
+        if self.offset_commit < CONSUMER_PROTOCOL_MIN_OFFSET_COMMIT:
+            raise UnsupportedBrokerError(
+                f"OffsetCommit v{self.offset_commit} is the broker's newest: "
+                f"group_protocol='consumer' (KIP-848) needs v{CONSUMER_PROTOCOL_MIN_OFFSET_COMMIT}"
+            )
+        # A missing field: its negotiation says why (it raises), from the broker's answer.
+        heartbeat = self.consumer_group_heartbeat
+        if heartbeat is None:
+            heartbeat = negotiate_consumer_group_heartbeat(self.broker)
+        metadata = self.metadata
+        if metadata is None:
+            metadata = negotiate_metadata(self.broker)
+        return ConsumerProtocolVersions(
+            consumer_group_heartbeat=heartbeat, metadata=metadata,
+            offset_commit=self.offset_commit, offset_fetch=self.offset_fetch,
+            consumer_group_describe=self.consumer_group_describe,
+        )  # fmt: skip
 
 
 _FIELDS: tuple[tuple[str, ApiKey], ...] = (
@@ -102,7 +158,25 @@ def negotiate(broker_versions: Mapping[int, tuple[int, int]]) -> GroupApiVersion
             "The broker cannot carry group.instance.id (KIP-345 needs Apache Kafka 2.3 or newer): "
             + "; ".join(problems)
         )
-    return GroupApiVersions(**chosen, broker=MappingProxyType(dict(broker_versions)))
+    return GroupApiVersions(
+        **chosen,
+        consumer_group_heartbeat=_optional(negotiate_consumer_group_heartbeat, broker_versions),
+        consumer_group_describe=_optional(negotiate_consumer_group_describe, broker_versions),
+        metadata=_optional(negotiate_metadata, broker_versions),
+        broker=MappingProxyType(dict(broker_versions)),
+    )
+
+
+def _optional(
+    rule: Callable[[Mapping[int, tuple[int, int]]], int | None],
+    broker_versions: Mapping[int, tuple[int, int]],
+) -> int | None:
+    """A KIP-848 API's version, or None where its rule refuses the broker: a classic member
+    needs none of them, and :meth:`GroupApiVersions.for_consumer_protocol` raises the refusal."""
+    try:
+        return rule(broker_versions)
+    except UnsupportedBrokerError:
+        return None
 
 
 def api_versions_from_response(response: Any) -> dict[int, tuple[int, int]]:
@@ -139,6 +213,35 @@ def negotiate_consumer_group_heartbeat(broker_versions: Mapping[int, tuple[int, 
     if version < max(ours_low, broker_low):
         raise UnsupportedBrokerError(
             f"{label}: the broker supports v{broker_low}-v{broker_high}; "
+            f"staticconsumer implements v{ours_low}-v{ours_high}"
+        )
+    return version
+
+
+def negotiate_metadata(broker_versions: Mapping[int, tuple[int, int]]) -> int:
+    """The Metadata version to send; a broker without v12 (Kafka 3.1+) is refused."""
+    ours_low, ours_high = IMPLEMENTED_VERSIONS[ApiKey.METADATA]
+    broker = broker_versions.get(ApiKey.METADATA)
+    if broker is None or min(ours_high, broker[1]) < max(ours_low, broker[0]):
+        served = "no version" if broker is None else f"v{broker[0]}-v{broker[1]}"
+        raise UnsupportedBrokerError(
+            f"Metadata (api key 3): the broker supports {served}; "
+            f"topic ids (KIP-516) for group_protocol='consumer' need v{ours_low}"
+        )
+    return min(ours_high, broker[1])
+
+
+def negotiate_consumer_group_describe(broker_versions: Mapping[int, tuple[int, int]]) -> int | None:
+    """The ConsumerGroupDescribe version to send, or None when the broker has no consumer
+    groups to describe (before Kafka 4.0, or the consumer protocol switched off)."""
+    ours_low, ours_high = IMPLEMENTED_VERSIONS[ApiKey.CONSUMER_GROUP_DESCRIBE]
+    broker = broker_versions.get(ApiKey.CONSUMER_GROUP_DESCRIBE)
+    if broker is None:
+        return None
+    version = min(ours_high, broker[1])
+    if version < max(ours_low, broker[0]):
+        raise UnsupportedBrokerError(
+            f"ConsumerGroupDescribe (api key 69): the broker supports v{broker[0]}-v{broker[1]}; "
             f"staticconsumer implements v{ours_low}-v{ours_high}"
         )
     return version

@@ -32,6 +32,7 @@ from staticconsumer.membership import (
     JoinRequested,
     LeaveGroupAnswered,
     MemberConfig,
+    MembershipState,
     MemberState,
     RaiseError,
     Reaction,
@@ -111,12 +112,19 @@ NAMED = [
 @pytest.mark.parametrize("code", NAMED, ids=lambda c: ErrorCode(c).name)
 def test_every_named_code_has_an_explicit_row_for_every_api(code: int) -> None:
     assert set(TABLE[code]) == {
-        Api.JOIN_GROUP, Api.SYNC_GROUP, Api.HEARTBEAT, Api.OFFSET_COMMIT, Api.OFFSET_FETCH
+        Api.JOIN_GROUP, Api.SYNC_GROUP, Api.HEARTBEAT, Api.LEAVE_GROUP, Api.OFFSET_COMMIT,
+        Api.OFFSET_FETCH,
     }  # fmt: skip
 
 
 def test_an_unknown_code_is_raised_to_the_application() -> None:
     assert reaction(Api.HEARTBEAT, 9999) is Reaction.RAISE
+    assert reaction(Api.LEAVE_GROUP, 9999) is Reaction.IGNORE  # the member is leaving anyway
+
+
+def test_the_classic_table_says_nothing_about_kip_848_apis() -> None:
+    with pytest.raises(ValueError, match="ConsumerGroupHeartbeat is not a column of the classic"):
+        reaction(Api.CONSUMER_GROUP_HEARTBEAT, ErrorCode.NONE)
 
 
 # -- each row on each API, from the state in which that API is answered ---------------------------
@@ -137,6 +145,9 @@ def _answer(member: ClassicMember, api: Api, code: int) -> list[object]:
         assert kinds(member.poll(T0 + 3, 0.0, TOPICS)) == [SendHeartbeat]
         return member.handle(HeartbeatAnswered(code, T0 + 3))
     stable(member, ("t", 0))
+    if api is Api.LEAVE_GROUP:
+        assert kinds(member.close("bye")) == [Emit, SendLeaveGroup]
+        return member.handle(LeaveGroupAnswered(code))
     if api is Api.OFFSET_FETCH:
         outcome, raised, actions = member.on_offset_fetch_answer([code])
         assert raised == (code if outcome is CommitOutcome.FAILED else ErrorCode.NONE)
@@ -155,9 +166,13 @@ def test_each_error_code_on_each_api(api: Api, code: int, protocol: RebalancePro
     actions = _answer(member, api, code)
     what = reaction(api, code)
     in_join = api in (Api.JOIN_GROUP, Api.SYNC_GROUP)
-    if what is Reaction.FATAL:
-        assert actions == [BecomeFatal(api, code)]
+    if what.fatal:
+        fenced = what is Reaction.FENCED  # the engine's verdict, read by the application
+        assert actions == [BecomeFatal(api, code, fenced=fenced)] and member.fenced is fenced
         assert member.state is MemberState.FATAL
+        assert member.membership_state(subscribed=True, handing_over=False) is (
+            MembershipState.FENCED if fenced else MembershipState.FAILED
+        )  # fmt: skip
         assert member.poll(T0 + 60, 0.0, TOPICS) == []  # the state sticks: nothing more is sent
         assert member.handle(HeartbeatAnswered(ErrorCode.NONE, T0)) == []
         assert member.on_commit_answer(ErrorCode.NONE)[0] is CommitOutcome.FAILED
@@ -184,13 +199,16 @@ def test_each_error_code_on_each_api(api: Api, code: int, protocol: RebalancePro
         assert actions == [] and member.member_id == "m-given"
         join = next(a for a in member.poll(T0, 0.0, TOPICS) if isinstance(a, SendJoinGroup))
         assert join.member_id == "m-given" and "KIP-394" in join.reason
+    elif what is Reaction.IGNORE:
+        assert api is Api.LEAVE_GROUP and actions == []  # logged: no GroupLeft, nothing raised
+        assert member.state is MemberState.CLOSED and member.handle(LeaveGroupAnswered(0)) == []
     else:
         assert what is Reaction.RAISE
         if api in (Api.OFFSET_COMMIT, Api.OFFSET_FETCH):
             assert actions == []  # the caller of commit() / committed() gets it
         else:
             assert actions == [RaiseError(api, code), Backoff()]
-    if in_join and what not in (Reaction.FATAL, Reaction.JOIN_WITH_MEMBER_ID):
+    if in_join and not what.fatal and what is not Reaction.JOIN_WITH_MEMBER_ID:
         assert member.state is MemberState.UNJOINED
 
 

@@ -7,33 +7,32 @@ import pytest
 
 from staticconsumer.events import (
     GroupJoined,
-    GroupLeft,
     PartitionsAssigned,
     PartitionsRevoked,
     SessionExpired,
 )
 from staticconsumer.membership import (
+    CONSUMER_TABLE,
     Assign,
     Backoff,
     BecomeFatal,
     CommitOutcome,
     Emit,
     FindCoordinator,
+    MembershipState,
     RaiseError,
     Reaction,
     Revoke,
+    reaction,
 )
 from staticconsumer.membership._consumer_group import (
-    HEARTBEAT_REACTIONS,
     ConsumerGroupConfig,
     ConsumerGroupHeartbeatAnswered,
     ConsumerGroupMember,
     ConsumerGroupState,
     SendConsumerGroupHeartbeat,
-    TakeOver,
 )
-from staticconsumer.membership._consumer_group_offsets import COMMIT_REACTIONS
-from staticconsumer.membership._reactions import Api
+from staticconsumer.membership._reactions import Api, GroupProtocol
 from staticconsumer.protocol import ErrorCode
 
 T0 = 1000.0
@@ -115,136 +114,73 @@ def test_a_fenced_epoch_loses_the_partitions_and_rejoins_at_epoch_0(code: int) -
     assert m.poll(T0 + 5, TOPICS) == [SendConsumerGroupHeartbeat(0, True, TOPICS, ())]
 
 
-@pytest.mark.parametrize(("code", "what"), sorted(HEARTBEAT_REACTIONS.items()),
-                         ids=lambda x: getattr(x, "name", x))  # fmt: skip
-def test_each_row_of_the_reaction_table(code: int, what: Reaction) -> None:
-    m = member()
+#: Every cell of the KIP-848 table: (api, code), as the classic engine's table test.
+CASES = [(api, code) for code, row in CONSUMER_TABLE.items() for api in row]
+Answered = tuple[CommitOutcome | None, list[object]]
+
+
+def _answer(m: ConsumerGroupMember, api: Api, code: int) -> Answered:
+    """``code`` answered on ``api`` to a STABLE member owning t-0 (no outcome for a heartbeat)."""
     stable(m, ("t", 0))
-    m.poll(T0 + 5, TOPICS)
-    actions = m.handle(answer(code, now=T0 + 5))
+    if api is API:
+        m.poll(T0 + 5, TOPICS)
+        return None, list(m.handle(answer(code, now=T0 + 5)))
+    if api is Api.OFFSET_FETCH:
+        outcome, raised, actions = m.on_offset_fetch_answer([code])
+        assert raised == (code if outcome is CommitOutcome.FAILED else ErrorCode.NONE)
+        return outcome, list(actions)
+    outcome, actions = m.on_commit_answer(code)
+    return outcome, list(actions)
+
+
+@pytest.mark.parametrize(("api", "code"), CASES, ids=lambda x: getattr(x, "name", x))
+def test_each_error_code_on_each_kip_848_api(api: Api, code: int) -> None:
+    m = member()
+    outcome, actions = _answer(m, api, code)
+    what = reaction(api, code, GroupProtocol.CONSUMER)
+    if api is not API:  # a commit or fetch: its outcome goes to the caller
+        assert outcome is {
+            Reaction.OK: CommitOutcome.DONE, Reaction.RETRY: CommitOutcome.RETRY,
+            Reaction.FIND_COORDINATOR: CommitOutcome.RETRY,
+        }.get(what, CommitOutcome.FAILED)  # fmt: skip
     if what is Reaction.OK:
         assert actions == [] and m.state is ConsumerGroupState.STABLE
-    elif what is Reaction.FATAL:
-        assert actions == [BecomeFatal(API, code)] and m.state is ConsumerGroupState.FATAL
+    elif what.fatal:
+        fenced = what is Reaction.FENCED  # the engine's verdict, read by the application
+        assert actions == [BecomeFatal(api, code, fenced=fenced)] and m.fenced is fenced
+        assert m.state is ConsumerGroupState.FATAL
         assert m.poll(T0 + 60, TOPICS) == [] and m.close(False) == []  # the state sticks
+        assert m.membership_state(subscribed=True, handing_over=False) is (
+            MembershipState.FENCED if fenced else MembershipState.FAILED
+        )  # fmt: skip
     elif what is Reaction.FIND_COORDINATOR:
         assert actions == [Backoff(), FindCoordinator()] and m.poll(T0, TOPICS) == [
             FindCoordinator()
         ]
     elif what is Reaction.RESET:
-        assert actions[2] == Revoke((("t", 0),), lost=True, reason="lost")
+        assert api is API and actions[2] == Revoke((("t", 0),), lost=True, reason="lost")
+        assert m.state is ConsumerGroupState.JOINING and m.member_epoch == 0
+    elif what is Reaction.RETRY:
+        assert actions == [Backoff()]
+        assert m.owned == (("t", 0),) and m.coordinator == 0  # kept
     else:
-        assert what is Reaction.RETRY and actions == [Backoff()]
-        assert m.owned == (("t", 0),)  # kept
+        assert what is Reaction.RAISE
+        if api is API:
+            assert actions == [RaiseError(API, code), Backoff()]
+        else:
+            assert actions == []  # the caller of commit() / committed() gets it
+        # The membership is left alone: the next heartbeat decides.
+        assert m.owned == (("t", 0),) and m.state is ConsumerGroupState.STABLE
+    if not what.fatal:
+        assert not m.fenced and m.membership_state(subscribed=True, handing_over=False) in (
+            MembershipState.STABLE, MembershipState.JOINING,
+        )  # fmt: skip
 
 
-def test_an_unknown_code_is_raised_to_the_application_and_the_member_goes_on() -> None:
-    m = member()
-    stable(m, ("t", 0))
-    m.poll(T0 + 5, TOPICS)
-    assert m.handle(answer(ErrorCode.GROUP_AUTHORIZATION_FAILED, now=T0 + 5)) == [
-        RaiseError(API, ErrorCode.GROUP_AUTHORIZATION_FAILED), Backoff()
-    ]  # fmt: skip
-
-
-def test_unreleased_instance_id_is_retried_then_raised_once_per_wait() -> None:
-    m = member(wait_ms=10_000)
-    code = ErrorCode.UNRELEASED_INSTANCE_ID
-    for now in (T0, T0 + 1, T0 + 9.9):
-        assert m.poll(now, TOPICS)[0] == SendConsumerGroupHeartbeat(0, True, TOPICS, ())
-        assert m.handle(answer(code, now=now)) == [Backoff()]
-    m.poll(T0 + 10, TOPICS)
-    assert m.handle(answer(code, now=T0 + 10)) == [RaiseError(API, code), Backoff()]
-    m.poll(T0 + 11, TOPICS)
-    assert m.handle(answer(code, now=T0 + 11)) == [Backoff()]  # the wait starts over
-    m.poll(T0 + 12, TOPICS)
-    assert m.handle(answer(assignment=(("t", 0),), now=T0 + 12)) == [
-        joined(1), assigned(1, ("t", 0)), Assign((("t", 0),), (("t", 0),))
-    ]  # fmt: skip
-
-
-def test_no_answer_means_the_coordinator_is_presumed_dead() -> None:
-    m = member()
-    m.poll(T0, TOPICS)
-    assert m.no_answer(T0) == [Backoff(), FindCoordinator()]
-    assert m.poll(T0, TOPICS) == [FindCoordinator()]
-
-
-@pytest.mark.parametrize(("instance_id", "for_good", "epoch"), [
-    ("svc-0", False, -2),   # a static member stopping keeps its assignment for now
-    ("svc-0", True, -1),    # stop(leave_group=True)
-    (None, False, -1),      # a dynamic member always leaves
-])  # fmt: skip
-def test_leaving(instance_id: str | None, for_good: bool, epoch: int) -> None:
-    m = member(instance_id)
-    stable(m, ("t", 0))
-    assert m.close(for_good) == [revoked(1, "close", ("t", 0)),
-                                 SendConsumerGroupHeartbeat(epoch, False, None, None)]  # fmt: skip
-    assert m.close(for_good) == [] and m.state is ConsumerGroupState.CLOSED
-    # Only a member that leaves for good says so in an event (a static stop is no leave).
-    left = [Emit(GroupLeft, "m-uuid", 1, {"reason": "bye"})] if epoch == -1 else []
-    m2 = member(instance_id)
-    stable(m2)
-    m2.close(for_good, "bye")
-    assert m2.handle(answer(epoch=epoch)) == left
-
-
-def test_a_member_that_never_joined_sends_nothing_on_close() -> None:
-    assert member().close(False) == []
-
-
-def test_a_new_subscription_goes_out_on_the_next_heartbeat_at_once() -> None:
-    m = member()
-    stable(m, ("t", 0))
-    assert m.poll(T0 + 1, TOPICS) == []  # not due
-    assert m.poll(T0 + 1, ("t", "u")) == [SendConsumerGroupHeartbeat(1, False, ("t", "u"), None)]
-
-
-def test_heartbeats_wake_the_driver_at_the_interval_the_broker_sent() -> None:
-    m = member()
-    assert m.next_wakeup(T0) is None
-    stable(m, ("t", 0))
-    assert m.next_wakeup(T0 + 1) == pytest.approx(4.0)
-
-
-@pytest.mark.parametrize(("instance_id", "epoch", "left"), [
-    ("svc-0", -2, []),  # static: its partitions wait for it until the session times out
-    (None, -1, [Emit(GroupLeft, "m-uuid", 0, {"reason": "consumer poll timeout has expired"})]),
-])  # fmt: skip
-def test_no_poll_for_max_poll_interval_leaves_and_joins_again_when_the_application_polls(
-    instance_id: str | None, epoch: int, left: list[Emit]
-) -> None:
-    m = member(instance_id)
-    stable(m, ("t", 0))
-    actions = m.poll(T0 + 1, TOPICS, idle_s=300.0)
-    assert actions == [revoked(1, "lost", ("t", 0)), Revoke((("t", 0),), lost=True, reason="lost"),
-                       SendConsumerGroupHeartbeat(epoch, False, None, None)]  # fmt: skip
-    assert m.commit_identity() is None  # nothing is committed for partitions it gave up
-    assert m.handle(answer(epoch=epoch)) == left
-    assert m.poll(T0 + 2, TOPICS, idle_s=301.0) == []  # still not polling: stays out
-    assert m.poll(T0 + 3, TOPICS, idle_s=0.0) == [SendConsumerGroupHeartbeat(0, True, TOPICS, ())]
-
-
-def test_takeover_removes_the_stale_holder_once_per_refusal_streak() -> None:
-    m = member(takeover=True)
-    code = ErrorCode.UNRELEASED_INSTANCE_ID
-    m.poll(T0, TOPICS)
-    assert m.handle(answer(code)) == [TakeOver("svc-0")]
-    m.poll(T0 + 1, TOPICS)
-    assert m.handle(answer(code, now=T0 + 1)) == [Backoff()]  # not again in this streak
-    m.poll(T0 + 2, TOPICS)
-    m.handle(answer(assignment=(("t", 0),), now=T0 + 2))
-    assert m.owned == (("t", 0),)
-
-
-def test_without_takeover_no_member_is_ever_removed() -> None:
-    m = member()
-    for i in range(5):
-        m.poll(T0 + i, TOPICS)
-        assert not any(
-            isinstance(a, TakeOver)
-            for a in m.handle(answer(ErrorCode.UNRELEASED_INSTANCE_ID, now=T0 + i))
-        )
+def test_an_unknown_code_is_raised_and_the_kip_848_table_says_nothing_about_classic_apis() -> None:
+    assert reaction(API, 9999, GroupProtocol.CONSUMER) is Reaction.RAISE
+    with pytest.raises(ValueError, match="JoinGroup is not a column of the consumer"):
+        reaction(Api.JOIN_GROUP, ErrorCode.NONE, GroupProtocol.CONSUMER)
 
 
 def test_commits_carry_the_member_epoch_only_while_the_member_holds_one() -> None:
@@ -256,21 +192,6 @@ def test_commits_carry_the_member_epoch_only_while_the_member_holds_one() -> Non
     m.poll(T0 + 5, TOPICS)
     m.handle(answer(ErrorCode.FENCED_MEMBER_EPOCH, now=T0 + 5))
     assert m.commit_identity() is None  # its partitions were lost: nothing to commit
-
-
-@pytest.mark.parametrize(("code", "what"), sorted(COMMIT_REACTIONS.items()),
-                         ids=lambda x: getattr(x, "name", x))  # fmt: skip
-def test_each_row_of_the_commit_reaction_table(code: int, what: Reaction) -> None:
-    m = member()
-    stable(m, ("t", 0))
-    outcome, actions = m.on_commit_answer(code)
-    expected = {
-        Reaction.OK: (CommitOutcome.DONE, []),
-        Reaction.RETRY: (CommitOutcome.RETRY, [Backoff()]),
-        Reaction.FIND_COORDINATOR: (CommitOutcome.RETRY, [Backoff(), FindCoordinator()]),
-        Reaction.FATAL: (CommitOutcome.FAILED, [BecomeFatal(Api.OFFSET_COMMIT, code)]),
-    }[what]
-    assert (outcome, actions) == expected
 
 
 def test_a_commit_answered_with_an_unknown_member_fails_and_leaves_the_membership_alone() -> None:
@@ -327,3 +248,12 @@ def test_offset_fetches_carry_the_member_epoch_once_the_member_holds_one() -> No
     assert m.offset_fetch_identity() == ("m-uuid", 1)
     # A fetch answered with a stale epoch is asked again (the heartbeat brings the new one).
     assert m.on_offset_fetch_answer([ErrorCode.STALE_MEMBER_EPOCH])[0] is CommitOutcome.RETRY
+
+
+def test_a_row_of_the_wrong_length_is_refused() -> None:
+    from staticconsumer.membership import _reactions
+
+    with pytest.raises(ValueError):  # five cells where the classic table has six columns
+        _reactions._row(*[Reaction.OK] * 5)
+    with pytest.raises(ValueError):  # four where the KIP-848 table has three
+        _reactions._consumer_row(*[Reaction.OK] * 4)

@@ -117,9 +117,9 @@ def test_the_assignment_counts_only_while_in_a_generation() -> None:
 # -- the classic engine, driven: each state it reaches, as the application sees it ---------------
 
 
-def _seen(member: ClassicMember, *, fenced: bool = False) -> MembershipState:
-    return classic_state(member.state, member.generation_id, subscribed=True,
-                         handing_over=False, fenced=fenced)  # fmt: skip
+def _seen(member: ClassicMember) -> MembershipState:
+    """What the engine says, ``fenced`` or not included (the driver says nothing of it)."""
+    return member.membership_state(subscribed=True, handing_over=False)
 
 
 def _assignment(*tps: tuple[str, int]) -> bytes:
@@ -148,9 +148,20 @@ def test_a_static_member_through_join_rebalance_session_loss_and_fence() -> None
                     M.JOINING]  # fmt: skip
     member.poll(104.0, 0.0, ("t",))
     actions = member.handle(JoinGroupAnswered(ErrorCode.FENCED_INSTANCE_ID))
-    # The driver's cue for ``fenced``: the error itself is built later (it looks up the holder).
-    assert actions == [BecomeFatal(Api.JOIN_GROUP, ErrorCode.FENCED_INSTANCE_ID)]
-    assert _seen(member, fenced=True) is M.FENCED
+    # The engine decided "fenced"; the driver builds the error later (it looks up the holder).
+    assert actions == [BecomeFatal(Api.JOIN_GROUP, ErrorCode.FENCED_INSTANCE_ID, fenced=True)]
+    assert _seen(member) is M.FENCED
     member.close(None)
     member.poll(200.0, 0.0, ("t",))
-    assert _seen(member, fenced=True) is M.FENCED  # the engine's state sticks
+    assert _seen(member) is M.FENCED  # the engine's state sticks
+
+
+def test_another_fatal_error_is_failed_not_fenced() -> None:
+    member = ClassicMember(MemberConfig("g", "i-0", 10_000, 3_000, 300_000))
+    member.handle(CoordinatorFound(1))
+    member.poll(100.0, 0.0, ("t",))
+    actions = member.handle(JoinGroupAnswered(ErrorCode.INVALID_SESSION_TIMEOUT))
+    assert actions == [BecomeFatal(Api.JOIN_GROUP, ErrorCode.INVALID_SESSION_TIMEOUT)]
+    assert not member.fenced and _seen(member) is M.FAILED
+    member.fatal(RuntimeError("the driver records the error"))
+    assert _seen(member) is M.FAILED  # recording the error changes nothing the engine decided

@@ -7,11 +7,14 @@ from aiokafka.protocol.admin import ApiVersionResponse_v1
 
 from staticconsumer.errors import ProtocolError, UnsupportedBrokerError
 from staticconsumer.protocol import (
+    CONSUMER_PROTOCOL_MIN_OFFSET_COMMIT,
     ApiKey,
+    ConsumerProtocolVersions,
     GroupApiVersions,
     api_versions_from_response,
     negotiate,
     negotiate_consumer_group_heartbeat,
+    negotiate_metadata,
 )
 
 # What Apache Kafka 4.x announces for these APIs.
@@ -156,3 +159,73 @@ def test_consumer_group_describe_is_optional_but_never_downgraded() -> None:
     assert negotiate_consumer_group_describe({}) is None  # no consumer groups on this broker
     with pytest.raises(UnsupportedBrokerError, match="ConsumerGroupDescribe"):
         negotiate_consumer_group_describe({ApiKey.CONSUMER_GROUP_DESCRIBE: (2, 3)})
+
+
+# -- the consumer group protocol's versions (KIP-848), optional fields of GroupApiVersions -------
+
+#: Apache Kafka 4.x with the consumer protocol on: ConsumerGroupHeartbeat, ConsumerGroupDescribe
+#: and Metadata with topic ids.
+KAFKA_4_CONSUMER: dict[int, tuple[int, int]] = {
+    **KAFKA_4,
+    ApiKey.CONSUMER_GROUP_HEARTBEAT: (0, 1),
+    ApiKey.CONSUMER_GROUP_DESCRIBE: (0, 1),
+    ApiKey.METADATA: (0, 13),
+}
+
+
+def test_a_broker_without_the_consumer_protocol_gets_none_for_its_apis() -> None:
+    versions = negotiate(KAFKA_4)  # no api key 68, 69 or 3
+    assert (versions.consumer_group_heartbeat, versions.consumer_group_describe,
+            versions.metadata) == (None, None, None)  # fmt: skip
+    assert versions.join_group == 9  # a classic member needs none of them
+
+
+def test_a_broker_with_the_consumer_protocol_fills_its_fields() -> None:
+    versions = negotiate(KAFKA_4_CONSUMER)
+    assert (versions.consumer_group_heartbeat, versions.consumer_group_describe,
+            versions.metadata) == (1, 1, 12)  # fmt: skip
+    assert versions.for_consumer_protocol() == ConsumerProtocolVersions(
+        consumer_group_heartbeat=1, metadata=12, offset_commit=9, offset_fetch=9,
+        consumer_group_describe=1,
+    )  # fmt: skip
+
+
+def test_a_version_no_rule_accepts_is_none_never_a_refusal_of_the_classic_member() -> None:
+    newer_only = {**KAFKA_4_CONSUMER, ApiKey.CONSUMER_GROUP_HEARTBEAT: (2, 3),
+                  ApiKey.CONSUMER_GROUP_DESCRIBE: (2, 3), ApiKey.METADATA: (0, 9)}  # fmt: skip
+    versions = negotiate(newer_only)
+    assert (versions.consumer_group_heartbeat, versions.consumer_group_describe,
+            versions.metadata) == (None, None, None)  # fmt: skip
+
+
+def test_a_consumer_protocol_member_needs_offset_commit_v9() -> None:
+    old_commit = {**KAFKA_4_CONSUMER, ApiKey.OFFSET_COMMIT: (0, 8)}
+    assert negotiate(old_commit).consumer_group_heartbeat == 1  # checked first, all the same
+    with pytest.raises(UnsupportedBrokerError) as info:
+        negotiate(old_commit).for_consumer_protocol()
+    assert str(info.value) == (
+        "OffsetCommit v8 is the broker's newest: group_protocol='consumer' (KIP-848) needs v9"
+    )
+    assert CONSUMER_PROTOCOL_MIN_OFFSET_COMMIT == 9
+
+
+def test_a_consumer_protocol_member_is_told_what_the_broker_lacks() -> None:
+    """The refusals are those of the negotiators, word for word."""
+    for broker, rule in (
+        (KAFKA_4, negotiate_consumer_group_heartbeat),
+        ({**KAFKA_4_CONSUMER, ApiKey.CONSUMER_GROUP_HEARTBEAT: (2, 3)},
+         negotiate_consumer_group_heartbeat),
+        ({k: v for k, v in KAFKA_4_CONSUMER.items() if k != ApiKey.METADATA}, negotiate_metadata),
+    ):  # fmt: skip
+        with pytest.raises(UnsupportedBrokerError) as expected:
+            rule(broker)
+        with pytest.raises(UnsupportedBrokerError) as info:
+            negotiate(broker).for_consumer_protocol()
+        assert str(info.value) == str(expected.value)
+    with pytest.raises(UnsupportedBrokerError, match="KIP-516"):
+        negotiate({**KAFKA_4_CONSUMER, ApiKey.METADATA: (0, 9)}).for_consumer_protocol()
+
+
+def test_consumer_group_describe_is_optional_for_a_consumer_protocol_member() -> None:
+    without = {k: v for k, v in KAFKA_4_CONSUMER.items() if k != ApiKey.CONSUMER_GROUP_DESCRIBE}
+    assert negotiate(without).for_consumer_protocol().consumer_group_describe is None
