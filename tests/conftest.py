@@ -1,10 +1,12 @@
-"""Shared test setup. The Kafka fixtures come from staticconsumer's own pytest plugin
-(``staticconsumer.testing.pytest_plugin``), registered through the pytest11 entry point."""
+"""Shared test setup. The Kafka fixtures come from staticconsumer's own pytest plugin, which this
+suite opts into as any user's suite does (installing the package registers no plugin)."""
 
 from __future__ import annotations
 
 import logging
 import os
+
+pytest_plugins = ["staticconsumer.testing.pytest_plugin"]
 
 logging.getLogger("aiokafka").setLevel(logging.WARNING)
 

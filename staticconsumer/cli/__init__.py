@@ -13,6 +13,8 @@ import sys
 import threading
 from collections.abc import Callable, Sequence
 
+import staticconsumer
+
 from ..errors import StaticConsumerError
 from ..localkafka.errors import LocalKafkaError
 from .security import add_command_config, security_from_args
@@ -219,6 +221,9 @@ def build_parser() -> argparse.ArgumentParser:
         description="Kafka static membership (KIP-345) tools: local Kafka, group admin, demo.",
     )
     parser.add_argument("-v", "--verbose", action="store_true", help="debug logging on stderr")
+    parser.add_argument(
+        "--version", action="version", version=f"%(prog)s {staticconsumer.__version__}"
+    )
     commands = parser.add_subparsers(dest="command", required=True)
 
     local = commands.add_parser(
