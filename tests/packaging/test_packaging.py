@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib.metadata
 import os
+import re
 import subprocess
 import sys
 import tomllib
@@ -70,8 +71,14 @@ def test_classifiers_name_the_tested_pythons_and_requires_python_agrees() -> Non
 
 def test_installing_registers_no_pytest_plugin() -> None:
     assert "pytest11" not in _pyproject()["project"].get("entry-points", {})
-    installed = importlib.metadata.entry_points(group="pytest11")
-    assert not [ep for ep in installed if ep.value.startswith("staticconsumer")], installed
+    # Every installed distribution, as pytest loads them (a stale install may sit beside this one).
+    registered = [
+        (str(dist.locate_file("")), ep.value)
+        for dist in importlib.metadata.distributions()
+        for ep in dist.entry_points
+        if ep.group == "pytest11" and ep.value.startswith("staticconsumer")
+    ]
+    assert not registered, f"reinstall the project (pip install -e .): {registered}"
 
 
 USER_TEST = """\
@@ -109,3 +116,14 @@ def test_fixtures_load_from_pytest_plugins_in_conftest(tmp_path: Path) -> None:
     done = _user_pytest(tmp_path)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "1 passed" in done.stdout
+
+
+def test_readme_install_section_uses_extras_that_exist() -> None:
+    readme = (REPO / "README.md").read_text()
+    assert "\n## Install\n" in readme
+    section = readme.split("\n## Install\n", 1)[1].split("\n## ", 1)[0]
+    assert "pip install .\n" in section and "pip install dist/staticconsumer-*.whl" in section
+    # '.[spark]' from the checkout, "$(ls dist/...whl)[spark]" from the wheel.
+    extras = set(re.findall(r"(?:\.|\))\[([a-z-]+)\]", section))
+    assert {"spark", "docker", "secure-broker"} <= extras, section
+    assert extras <= set(_pyproject()["project"]["optional-dependencies"])
