@@ -41,6 +41,15 @@ def test_the_version_is_written_once_and_the_metadata_reads_it() -> None:
     assert importlib.metadata.version("staticconsumer") == staticconsumer.__version__
 
 
+def test_no_other_file_writes_the_version() -> None:
+    written = re.compile(rf"(?<![\d.]){re.escape(staticconsumer.__version__)}(?![\d.])")
+    files = [REPO / "pyproject.toml", REPO / "README.md", *(REPO / "docs").rglob("*.md"),
+             *(REPO / "staticconsumer").rglob("*.py")]  # fmt: skip
+    again = [f.relative_to(REPO) for f in files
+             if f.name != "_version.py" and written.search(f.read_text())]  # fmt: skip
+    assert not again, f"the version is written in {again}: use staticconsumer.__version__"
+
+
 def test_cli_prints_its_version(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as exit_info:
         main(["--version"])
