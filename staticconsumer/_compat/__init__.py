@@ -28,6 +28,7 @@ from .admin import (
 from .consumer import (
     SUPPORTED_AIOKAFKA,
     ClientSeam,
+    ConsumerSettings,
     CoordinatorSeam,
     Driver,
     KafkaConnectionError,
@@ -35,6 +36,7 @@ from .consumer import (
     WakeMarker,
     check_aiokafka_version,
     client_id_of,
+    consumer_settings,
     coordinator_of,
     negotiate_versions,
     start_consumer,
@@ -51,6 +53,7 @@ from .helpers import (
 __all__ = [
     "SUPPORTED_AIOKAFKA",
     "ClientSeam",
+    "ConsumerSettings",
     "CoordinatorSeam",
     "Driver",
     "KafkaConnectionError",
@@ -65,6 +68,7 @@ __all__ = [
     "client_principal",
     "close_client",
     "committed",
+    "consumer_settings",
     "coordinator_of",
     "ensure_node_metadata",
     "kafka_tp",

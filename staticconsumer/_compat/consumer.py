@@ -8,6 +8,7 @@ import contextlib
 import logging
 import time
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 import aiokafka
@@ -81,8 +82,9 @@ async def negotiate_versions(client: Any, timeout_s: float, backoff_s: float) ->
 
 
 class Driver(Protocol):
-    """What :class:`CoordinatorSeam` forwards to (``staticconsumer._classic_driver``)."""
+    """What :class:`CoordinatorSeam` forwards to (``staticconsumer.drivers.Driver``)."""
 
+    def start(self) -> None: ...
     def check_errors(self) -> None: ...
     async def close(self) -> None: ...
     async def commit_offsets(self, assignment: Any, offsets: Any) -> None: ...
@@ -268,6 +270,7 @@ async def start_consumer(
     sub = subscription.subscription
     if sub is not None and not subscription.partitions_auto_assigned():
         driver.start_commit_offsets_refresh_task(sub.assignment)
+    driver.start()
 
 
 async def wait_for_assignment(consumer: Any) -> None:
@@ -281,3 +284,37 @@ def coordinator_of(consumer: Any) -> Any:
 
 def client_id_of(consumer: Any) -> str:
     return str(consumer._client._client_id)
+
+
+@dataclass(frozen=True)
+class ConsumerSettings:
+    """The aiokafka consumer's settings a driver needs, read here (the one reader of the
+    consumer's private fields) once the consumer was constructed and validated."""
+
+    group_id: str
+    group_instance_id: str | None
+    client_id: str
+    client_rack: str | None
+    assignors: tuple[Any, ...]  # partition_assignment_strategy, checked by StaticConsumer
+    session_timeout_ms: int
+    heartbeat_interval_ms: int
+    rebalance_timeout_ms: int
+    max_poll_interval_ms: int
+    retry_backoff_ms: int
+    enable_auto_commit: bool
+    auto_commit_interval_ms: int
+
+
+def consumer_settings(consumer: Any) -> ConsumerSettings:
+    """:class:`ConsumerSettings` of ``consumer`` (an ``AIOKafkaConsumer`` with a group id)."""
+    c = consumer
+    return ConsumerSettings(
+        group_id=c._group_id, group_instance_id=c._group_instance_id,
+        client_id=client_id_of(c), client_rack=c._client_rack,
+        assignors=tuple(c._partition_assignment_strategy),
+        session_timeout_ms=c._session_timeout_ms, heartbeat_interval_ms=c._heartbeat_interval_ms,
+        rebalance_timeout_ms=c._rebalance_timeout_ms,
+        max_poll_interval_ms=c._max_poll_interval_ms, retry_backoff_ms=c._retry_backoff_ms,
+        enable_auto_commit=c._enable_auto_commit,
+        auto_commit_interval_ms=c._auto_commit_interval_ms,
+    )  # fmt: skip

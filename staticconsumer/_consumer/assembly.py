@@ -10,33 +10,34 @@ from .. import _compat
 from .._observability.emitter import EventEmitter
 from .._observability.health import HealthServer
 from .._observability.publisher import EventPublisher
-from ..drivers.classic import ClassicDriver
-from ..drivers.consumer_group import ConsumerGroupDriver
+from ..drivers import Driver, FatalCallback, classic_driver, consumer_group_driver
 from ..membership import Lifecycle, Membership, membership_state, snapshot
+from .options import GroupProtocolOptions
 
 
 def make_driver(
-    consumer: Any, seam: _compat.ClientSeam, versions: Any, unreleased_wait_ms: int
-) -> ClassicDriver | ConsumerGroupDriver:
-    """The driver of ``consumer``'s ``group_protocol``, from the consumer's settings."""
-    c = consumer
+    settings: _compat.ConsumerSettings, group_protocol: GroupProtocolOptions,
+    seam: _compat.ClientSeam, versions: Any, *, on_fatal: FatalCallback,
+    events: EventEmitter | None, unreleased_wait_ms: int,
+) -> Driver:  # fmt: skip
+    """The driver of ``group_protocol``, from the consumer's settings (read by ``_compat``)."""
+    s = settings
     common: dict[str, Any] = dict(
-        group_id=c._group_id, group_instance_id=c._group_instance_id, client_rack=c._client_rack,
-        max_poll_interval_ms=c._max_poll_interval_ms, client_id=_compat.client_id_of(c),
-        retry_backoff_ms=c._retry_backoff_ms, enable_auto_commit=c._enable_auto_commit,
-        auto_commit_interval_ms=c._auto_commit_interval_ms, on_fatal=c._on_fatal,
-        events=c._events,
+        group_id=s.group_id, group_instance_id=s.group_instance_id, client_rack=s.client_rack,
+        max_poll_interval_ms=s.max_poll_interval_ms, client_id=s.client_id,
+        retry_backoff_ms=s.retry_backoff_ms, enable_auto_commit=s.enable_auto_commit,
+        auto_commit_interval_ms=s.auto_commit_interval_ms, on_fatal=on_fatal, events=events,
     )  # fmt: skip
-    if c._group_protocol.consumer:
-        return ConsumerGroupDriver(
-            seam, versions, server_assignor=c._group_protocol.remote_assignor,
-            takeover=c._group_protocol.instance_takeover, unreleased_wait_ms=unreleased_wait_ms,
+    if group_protocol.consumer:
+        return consumer_group_driver(
+            seam, versions, server_assignor=group_protocol.remote_assignor,
+            takeover=group_protocol.instance_takeover, unreleased_wait_ms=unreleased_wait_ms,
             **common,
         )  # fmt: skip
-    return ClassicDriver(
-        seam, versions, assignors=c._partition_assignment_strategy,
-        session_timeout_ms=c._session_timeout_ms, heartbeat_interval_ms=c._heartbeat_interval_ms,
-        rebalance_timeout_ms=c._rebalance_timeout_ms, **common,
+    return classic_driver(
+        seam, versions, assignors=s.assignors, session_timeout_ms=s.session_timeout_ms,
+        heartbeat_interval_ms=s.heartbeat_interval_ms,
+        rebalance_timeout_ms=s.rebalance_timeout_ms, **common,
     )  # fmt: skip
 
 
@@ -64,7 +65,7 @@ class Observability:
             member_id=driver.member_id if driver is not None else "",
             generation_id=driver.generation if driver is not None else -1,
             owned=driver.owned if driver is not None else (),
-            in_group=bool(driver.member.in_group) if driver is not None else False,
+            in_group=bool(driver.engine.in_group) if driver is not None else False,
         )  # fmt: skip
 
     @property

@@ -21,8 +21,7 @@ from .._instance_id import InstanceId
 from .._observability.emitter import EventCallback, EventEmitter, event_options, producer_kwargs
 from .._observability.health import consumer_endpoint, health_options
 from .._observability.publisher import EventPublisher
-from ..drivers.classic import ClassicDriver
-from ..drivers.consumer_group import ConsumerGroupDriver
+from ..drivers import Driver, FatalCallback
 from ..errors import (
     ClusterUnavailableError,
     ConfigurationError,
@@ -55,7 +54,6 @@ T = TypeVar("T")
 #: group.consumer.session.timeout.ms, after which the stale member is gone anyway.
 UNRELEASED_INSTANCE_WAIT_MS = 45_000
 
-FatalCallback = Callable[[StaticConsumerError], None]
 Deserializer: TypeAlias = Callable[[bytes], Any]
 #: An assignor object, an assignor class, a protocol or Java class name; or a list of them.
 Strategy: TypeAlias = GroupAssignor | type[GroupAssignor] | str
@@ -289,10 +287,12 @@ class StaticConsumer(Observability, AIOKafkaConsumer):  # type: ignore[misc]  # 
             except UnreleasedInstanceIdError as exc:
                 log.warning("start() goes on waiting for the coordinator: %s", exc)
 
-    def _make_driver(
-        self, seam: _compat.ClientSeam, versions: Any
-    ) -> ClassicDriver | ConsumerGroupDriver:
-        return make_driver(self, seam, versions, UNRELEASED_INSTANCE_WAIT_MS)
+    def _make_driver(self, seam: _compat.ClientSeam, versions: Any) -> Driver:
+        return make_driver(
+            _compat.consumer_settings(self), self._group_protocol, seam, versions,
+            on_fatal=self._on_fatal, events=self._events,
+            unreleased_wait_ms=UNRELEASED_INSTANCE_WAIT_MS,
+        )  # fmt: skip
 
     async def stop(self, leave_group: bool = False, reason: str | None = None) -> None:
         """Stop consuming. A static member stays in the group (no LeaveGroup) unless

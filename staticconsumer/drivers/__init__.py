@@ -1,14 +1,25 @@
-"""Drivers: the asyncio side of group membership, one module per group protocol.
+"""Drivers: the asyncio side of group membership.
 
-A driver performs what its membership engine (:mod:`staticconsumer.membership`, sans-IO) asks,
-over aiokafka's connections (through :mod:`staticconsumer._compat`, the only reader of aiokafka
-privates), and feeds the answers back. It holds no policy: when to join, heartbeat, re-join, give
-up or fail is the engine's.
+One :class:`Driver` (``driver.py``) runs the coordination loop for either group protocol. It
+*holds* a membership engine (:mod:`staticconsumer.membership`, sans-IO: it decides everything),
+a sender for its group protocol and two components; nothing here is a base class:
 
-- ``classic``: the JoinGroup/SyncGroup member (KIP-345 static membership, KIP-429 cooperative).
-- ``consumer_group``: the KIP-848 member (``group_protocol="consumer"``).
-- ``offsets``: commits and committed-offset fetches, for both.
+- ``driver``: the :class:`Driver` (generic actions, the one fatal path, errors for the
+  application's next poll, the loop, close) and the :class:`Sender` contract;
+- ``classic``: the JoinGroup/SyncGroup sender and the leader's assignment step (KIP-345 static
+  membership, KIP-429 cooperative), and :func:`classic_driver`;
+- ``consumer_group``: the KIP-848 sender (ConsumerGroupHeartbeat, topic ids, takeover), and
+  :func:`consumer_group_driver`;
+- ``offsets``: commits and committed-offset fetches, for both;
+- ``handover``: partitions to and from the application (commit on revoke, the listener);
 - ``fence_diagnosis``: who holds our instance id, and the session-timeout diagnosis.
 
-Internal: nothing here is public API.
+Every aiokafka touch goes through :mod:`staticconsumer._compat`. Internal: nothing here is
+public API.
 """
+
+from .classic import classic_driver
+from .consumer_group import consumer_group_driver
+from .driver import Driver, FatalCallback, Sender
+
+__all__ = ["Driver", "FatalCallback", "Sender", "classic_driver", "consumer_group_driver"]

@@ -1,122 +1,295 @@
-"""The classic-protocol driver: performs what :class:`~staticconsumer.membership.ClassicMember`
-asks, over aiokafka's connections (through :mod:`staticconsumer._compat`), and feeds the answers
-back (the shared part is ``_driver_base``). It holds no policy: when to join, heartbeat, re-join,
-give up or fail is the engine's.
+"""The classic group protocol's sender (JoinGroup / SyncGroup / Heartbeat / LeaveGroup, KIP-345
+static membership, KIP-429 cooperative rebalancing): builds each request with the negotiated
+version (``staticconsumer.protocol``), sends it through the aiokafka seam, and feeds the parsed
+answer back to :class:`~staticconsumer.membership.ClassicMember`. The leader's assignment runs
+here too: the engine only says *that* the leader must plan (``membership._plan`` plans).
 
-One coordination task per consumer runs the loop: find the coordinator, join when the engine says
-a join is due, heartbeat when one is due, auto-commit on its interval, sleep until the next of
-those or until something wakes it (metadata change, enforced rebalance, subscription change,
-close). ``commit()`` and ``committed()`` run on the caller's task and share the engine.
+:func:`classic_driver` builds the :class:`~.driver.Driver` that holds this sender and its engine.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
-from typing_extensions import override
-
 from .. import _compat
+from .._error_map import fenced_error
 from .._observability.emitter import EventEmitter
 from ..errors import StaticConsumerError
+from ..events import InstanceFenced
 from ..membership import (
+    Action,
+    Api,
+    AssignmentComputed,
+    AssignmentFailed,
+    BecomeFatal,
     ClassicMember,
-    CoordinatorFound,
+    ComputeAssignment,
+    Emit,
+    HeartbeatAnswered,
+    Input,
+    JoinGroupAnswered,
     JoinRequested,
+    LeaveGroupAnswered,
     MemberConfig,
-    MembershipState,
     RebalanceProtocol,
-    classic_state,
+    RequestFailed,
+    Revoke,
+    SendHeartbeat,
+    SendJoinGroup,
+    SendLeaveGroup,
+    SendSyncGroup,
+    SyncGroupAnswered,
+)
+from ..membership._plan import (
+    any_member_rack,
+    plan_with_group_assignor,
+    subscription_bytes,
+    user_data_for,
 )
 from ..membership._reasons import JOIN_REASON_METADATA_CHANGED, JOIN_REASON_SUBSCRIPTION_CHANGED
 from ..protocol import (
+    CONSUMER_PROTOCOL_TYPE,
+    ErrorCode,
     GroupApiVersions,
+    MemberIdentity,
+    build_heartbeat,
+    build_join_group,
+    build_leave_group,
+    build_sync_group,
+    decode_subscription,
+    parse_heartbeat,
+    parse_join_group,
+    parse_leave_group,
+    parse_sync_group,
 )
-from ._classic_actions import ClassicActions
+from .driver import Driver, FatalCallback
+from .fence_diagnosis import holder_of_instance_id, session_timeout_error
 
 log = logging.getLogger("staticconsumer")
 
-FatalCallback = Callable[[StaticConsumerError], None]
+
+def classic_driver(
+    seam: _compat.ClientSeam, versions: GroupApiVersions, *, group_id: str,
+    group_instance_id: str | None, client_id: str, client_rack: str | None,
+    assignors: Sequence[Any], session_timeout_ms: int, heartbeat_interval_ms: int,
+    rebalance_timeout_ms: int, max_poll_interval_ms: int, retry_backoff_ms: int,
+    enable_auto_commit: bool, auto_commit_interval_ms: int, on_fatal: FatalCallback,
+    events: EventEmitter | None,
+) -> Driver:  # fmt: skip
+    """A driver holding a :class:`ClassicMember` and its :class:`ClassicSender`."""
+    cooperative = all("cooperative" in a.supported_protocols for a in assignors)
+    protocol = RebalanceProtocol.COOPERATIVE if cooperative else RebalanceProtocol.EAGER
+    engine = ClassicMember(
+        MemberConfig(group_id, group_instance_id, session_timeout_ms, heartbeat_interval_ms,
+                     max_poll_interval_ms, protocol)
+    )  # fmt: skip
+
+    def sender(driver: Driver) -> ClassicSender:
+        return ClassicSender(driver, engine, client_rack=client_rack, assignors=assignors,
+                             session_timeout_ms=session_timeout_ms,
+                             rebalance_timeout_ms=rebalance_timeout_ms)  # fmt: skip
+
+    return Driver(
+        engine, sender, seam, versions, client_id=client_id, retry_backoff_ms=retry_backoff_ms,
+        enable_auto_commit=enable_auto_commit, auto_commit_interval_ms=auto_commit_interval_ms,
+        on_fatal=on_fatal, events=events,
+    )  # fmt: skip
 
 
-class ClassicDriver(ClassicActions):
-    """Drives one :class:`ClassicMember` (module docstring)."""
+class ClassicSender:
+    """Performs the classic engine's sends (module docstring)."""
 
     def __init__(
-        self,
-        seam: _compat.ClientSeam,
-        versions: GroupApiVersions,
-        *,
-        group_id: str,
-        group_instance_id: str | None,
-        client_id: str,
-        client_rack: str | None,
-        assignors: Sequence[Any],
-        session_timeout_ms: int,
-        heartbeat_interval_ms: int,
-        rebalance_timeout_ms: int,
-        max_poll_interval_ms: int,
-        retry_backoff_ms: int,
-        enable_auto_commit: bool,
-        auto_commit_interval_ms: int,
-        on_fatal: FatalCallback,
-        events: EventEmitter | None,
-    ) -> None:
-        cooperative = all("cooperative" in a.supported_protocols for a in assignors)
-        protocol = RebalanceProtocol.COOPERATIVE if cooperative else RebalanceProtocol.EAGER
-        member = ClassicMember(
-            MemberConfig(group_id, group_instance_id, session_timeout_ms, heartbeat_interval_ms,
-                         max_poll_interval_ms, protocol)
-        )  # fmt: skip
-        super().__init__(
-            member, seam, versions, client_rack=client_rack, assignors=assignors,
-            session_timeout_ms=session_timeout_ms, rebalance_timeout_ms=rebalance_timeout_ms,
-            client_id=client_id, retry_backoff_ms=retry_backoff_ms,
-            enable_auto_commit=enable_auto_commit, auto_commit_interval_ms=auto_commit_interval_ms,
-            on_fatal=on_fatal, events=events,
-        )  # fmt: skip
+        self, driver: Driver, engine: ClassicMember, *, client_rack: str | None,
+        assignors: Sequence[Any], session_timeout_ms: int, rebalance_timeout_ms: int,
+    ) -> None:  # fmt: skip
+        self._driver = driver
+        self._engine = engine
+        self._seam = driver.seam
+        self._versions = driver.versions
+        self._client_rack = client_rack
+        self._assignors = list(assignors)
+        self._session_timeout_ms = session_timeout_ms
+        self._rebalance_timeout_ms = rebalance_timeout_ms
 
     @property
     def is_leader(self) -> bool:
-        return self.member.is_leader
+        return self._engine.is_leader
 
-    def membership_state(self) -> MembershipState:
-        """The engine's state as the application sees it (``membership._status``); a
-        coordination loop that died counts as failed."""
-        if self._loop_failed():
-            return MembershipState.FAILED
-        current = self.seam.current_subscription()
-        return classic_state(
-            self.member.state, self.member.generation_id,
-            subscribed=current is not None and current.active and self.seam.auto_assigned(),
-            handing_over=self._handing_over, fenced=self._fenced,
-        )  # fmt: skip
+    async def perform(self, action: Any) -> list[Any] | None:
+        if isinstance(action, SendJoinGroup):
+            return await self._join(action)
+        if isinstance(action, ComputeAssignment):
+            return await self._leader_step(action)
+        if isinstance(action, SendSyncGroup):
+            return await self._sync(action)
+        if isinstance(action, SendHeartbeat):
+            return await self._heartbeat(action)
+        if isinstance(action, SendLeaveGroup):
+            return await self._leave(action)
+        return None
 
-    @override
-    def _coordinator_found(self, node_id: int) -> None:
-        self.member.handle(CoordinatorFound(node_id))
+    # -- what the driver asks of the protocol ------------------------------------------------------
 
-    def on_metadata_change(self) -> None:
-        self.request_join(JOIN_REASON_METADATA_CHANGED)
+    def stops_fetching(self, action: Revoke) -> bool:
+        """Eager revocation (and lost partitions): the fetcher hands out nothing until the next
+        assignment; a cooperative one keeps fetching what stays."""
+        return action.lost or self._engine.rebalance_protocol is RebalanceProtocol.EAGER
+
+    def after_revoke(self, action: Revoke) -> None:
+        """Nothing more: the next assignment replaces the fetcher's."""
 
     def request_join(self, reason: str, *, enforced: bool = False) -> None:
-        self.run_now(self.member.handle(JoinRequested(reason, enforced=enforced)))
-        self._wake.set()
+        self._driver.run_now(self._engine.handle(JoinRequested(reason, enforced=enforced)))
+        self._driver.wake()
 
     def enforce_rebalance(self, reason: str) -> None:
         self.request_join(reason, enforced=True)
 
-    # -- the coordination loop --------------------------------------------------------------------
+    def on_metadata_change(self) -> None:
+        self.request_join(JOIN_REASON_METADATA_CHANGED)
 
-    @override
-    def _poll_engine(self, now: float, topics: Any) -> list[Any]:
-        return list(self.member.poll(now, self.seam.idle_seconds(), topics))
+    def subscription_changed(self) -> None:
+        self._engine.handle(JoinRequested(JOIN_REASON_SUBSCRIPTION_CHANGED))
 
-    @override
-    def _subscription_changed(self) -> None:
-        self.member.handle(JoinRequested(JOIN_REASON_SUBSCRIPTION_CHANGED))
+    # -- join, sync, heartbeat, leave --------------------------------------------------------------
 
-    @override
-    def _leave_actions(self) -> list[Any]:
-        return list(self.member.close(self.leave_reason))
+    async def _send(self, api: Api, request: Any, parse: Any, make: Any) -> list[Action]:
+        """Send to the coordinator; feed ``make(parse(response))`` or "no answer" to the engine."""
+        try:
+            response = await self._driver.to_coordinator(request)
+        except _compat.KafkaError as exc:
+            log.warning("%s to the coordinator failed: %r", api.value, exc)
+            return self._engine.handle(RequestFailed(api))
+        answer: Input = make(parse(response))
+        return self._engine.handle(answer)
+
+    async def _join(self, action: SendJoinGroup) -> list[Action]:
+        cfg = self._engine.config
+        topics = sorted(self._seam.current_subscription().topics)
+        generation = max(action.generation_id, -1)
+        protocols = [
+            (a.name, subscription_bytes(topics, user_data_for(a, topics, action.owned, generation),
+                                        action.owned, generation, self._client_rack))
+            for a in self._assignors
+        ]  # fmt: skip
+        request = build_join_group(
+            self._versions.join_group, group_id=cfg.group_id,
+            session_timeout_ms=self._session_timeout_ms,
+            rebalance_timeout_ms=self._rebalance_timeout_ms, member_id=action.member_id,
+            group_instance_id=cfg.group_instance_id, protocol_type=CONSUMER_PROTOCOL_TYPE,
+            protocols=protocols, reason=action.reason,
+        )  # fmt: skip
+        self._engine.join_sent()
+
+        def answer(r: Any) -> JoinGroupAnswered:
+            return JoinGroupAnswered(r.error_code, r.generation_id, r.member_id, r.protocol_name,
+                                     r.leader, r.skip_assignment, r.members)  # fmt: skip
+
+        return await self._send(Api.JOIN_GROUP, request, parse_join_group, answer)
+
+    async def _leader_step(self, action: ComputeAssignment) -> list[Action]:
+        """Plan; an assignor that raises is the application's error (raised once, as Java's
+        poll() raises it), and the member re-joins."""
+        try:
+            planned = await self._plan(action)
+        except Exception as exc:
+            log.exception("assignor %r failed for group %s", action.protocol,
+                          self._engine.config.group_id)  # fmt: skip
+            error = StaticConsumerError(f"the {action.protocol!r} assignor failed: {exc!r}")
+            error.__cause__ = exc
+            actions = self._engine.handle(AssignmentFailed())
+            await self._driver.raise_to_user(error)
+            return actions
+        return self._engine.handle(AssignmentComputed(planned))
+
+    async def _plan(self, action: ComputeAssignment) -> tuple[tuple[str, bytes], ...]:
+        """The leader's step: watch every member's topics, then (unless told to skip) plan."""
+        decoded = {
+            m.member_id: (m.group_instance_id, decode_subscription(m.metadata))
+            for m in action.members
+        }
+        topics: set[str] = set()
+        for _instance_id, sub in decoded.values():
+            topics.update(sub.topics)
+        self._seam.watch_topics(topics)
+        await self._seam.wait_metadata()
+        assert self._seam.coordinator is not None
+        self._seam.coordinator.watch_topics(topics)
+        if action.skip:
+            return ()
+        assignor = next((a for a in self._assignors if a.name == action.protocol), None)
+        if assignor is None:
+            raise StaticConsumerError(f"the coordinator chose unknown protocol {action.protocol}")
+        partitions = self._seam.partitions_per_topic(topics)
+        racks = (
+            _compat.replica_racks(self._seam.client.cluster, partitions)
+            if any_member_rack(decoded) else None
+        )  # fmt: skip
+        planned = plan_with_group_assignor(assignor, decoded, partitions, partition_racks=racks)
+        return tuple(planned.items())
+
+    async def _sync(self, action: SendSyncGroup) -> list[Action]:
+        cfg = self._engine.config
+        request = build_sync_group(
+            self._versions.sync_group, group_id=cfg.group_id, generation_id=action.generation_id,
+            member_id=action.member_id, group_instance_id=cfg.group_instance_id,
+            protocol_type=CONSUMER_PROTOCOL_TYPE, protocol_name=action.protocol,
+            assignments=list(action.assignments),
+        )  # fmt: skip
+        return await self._send(
+            Api.SYNC_GROUP,
+            request,
+            parse_sync_group,
+            lambda r: SyncGroupAnswered(r.error_code, r.assignment),
+        )
+
+    async def _heartbeat(self, action: SendHeartbeat) -> list[Action]:
+        cfg = self._engine.config
+        request = build_heartbeat(
+            self._versions.heartbeat, group_id=cfg.group_id, generation_id=action.generation_id,
+            member_id=action.member_id, group_instance_id=cfg.group_instance_id,
+        )  # fmt: skip
+        loop = asyncio.get_running_loop()
+        return await self._send(
+            Api.HEARTBEAT,
+            request,
+            parse_heartbeat,
+            lambda r: HeartbeatAnswered(r.error_code, loop.time()),
+        )
+
+    async def _leave(self, action: SendLeaveGroup) -> list[Action]:
+        cfg = self._engine.config
+        request = build_leave_group(
+            self._versions.leave_group, group_id=cfg.group_id,
+            members=[MemberIdentity(action.member_id, cfg.group_instance_id, action.reason)],
+        )  # fmt: skip
+
+        def answer(result: Any) -> LeaveGroupAnswered:
+            codes = [result.error_code, *(m.error_code for m in result.members)]
+            return LeaveGroupAnswered(next((c for c in codes if c), ErrorCode.NONE))
+
+        return await self._send(Api.LEAVE_GROUP, request, parse_leave_group, answer)
+
+    # -- fatal errors ------------------------------------------------------------------------------
+
+    async def fatal_error(self, action: BecomeFatal) -> StaticConsumerError:
+        """The error for the engine's fatal verdict: a fence names the member holding our
+        instance id now (best effort), a bad session timeout the broker's bounds."""
+        engine = self._engine
+        if action.error_code == ErrorCode.INVALID_SESSION_TIMEOUT:
+            return await session_timeout_error(
+                self._seam.client, engine.coordinator, self._session_timeout_ms
+            )
+        if not action.fenced:
+            return StaticConsumerError(
+                f"{action.api.value} failed fatally: code {action.error_code}"
+            )
+        context = self._driver.context()
+        holder = await holder_of_instance_id(self._seam, self._versions, engine)
+        fields = {"api": action.api.value, "other_holder": holder and holder[0]}
+        self._driver.emit(Emit(InstanceFenced, engine.member_id, engine.generation_id, fields))
+        return fenced_error(context, action.api.value, holder and holder[1])

@@ -1,12 +1,11 @@
-"""The consumer-protocol driver (``group_protocol="consumer"``, KIP-848): performs what
-:class:`~staticconsumer.membership._consumer_group.ConsumerGroupMember` asks over aiokafka's
-connections and feeds the answers back. The shared part (partitions to and from the application,
-the fatal path, commits) is ``_driver_base`` and ``_offsets``; this module adds the heartbeat,
-the names of topics by id (Metadata v12, KIP-516), and the takeover of a stale instance id.
+"""The consumer group protocol's sender (``group_protocol="consumer"``, KIP-848): the heartbeat,
+the names of topics by id (Metadata v12, KIP-516; aiokafka's metadata has no ids), and the
+takeover of a stale instance id. It feeds the answers back to
+:class:`~staticconsumer.membership._consumer_group.ConsumerGroupMember`, which decides the rest.
 
-One coordination task per consumer: find the coordinator, heartbeat when the engine says one is
-due (at once for a join, an acknowledgement or a new subscription, else at the interval the
-coordinator sent), auto-commit on its interval, sleep until the next of those or a wake-up.
+:func:`consumer_group_driver` builds the :class:`~.driver.Driver` that holds this sender and its
+engine; every version it sends was chosen by ``protocol.negotiate``
+(:meth:`~staticconsumer.protocol.GroupApiVersions.for_consumer_protocol`).
 """
 
 from __future__ import annotations
@@ -18,20 +17,19 @@ import uuid
 from collections.abc import Iterable
 from typing import Any
 
-from typing_extensions import override
-
 from .. import _compat
 from .._error_map import fenced_error
+from .._observability.emitter import EventEmitter
 from ..errors import StaticConsumerError
 from ..events import InstanceFenced
-from ..membership import BecomeFatal, Emit, MembershipState, Partitions, Revoke
+from ..membership import BecomeFatal, Emit, Partitions, Revoke
 from ..membership._consumer_group import (
     ConsumerGroupConfig,
     ConsumerGroupHeartbeatAnswered,
+    ConsumerGroupHeartbeatFailed,
     ConsumerGroupMember,
     SendConsumerGroupHeartbeat,
     TakeOver,
-    consumer_group_state,
 )
 from ..membership._reasons import ADMIN_REMOVE_REASON
 from ..protocol import (
@@ -47,7 +45,7 @@ from ..protocol import (
     parse_leave_group,
     parse_metadata,
 )
-from ._base import DriverBase
+from .driver import Driver, FatalCallback
 from .fence_diagnosis import consumer_group_holder
 
 log = logging.getLogger("staticconsumer")
@@ -58,55 +56,72 @@ def new_member_id() -> str:
     return base64.urlsafe_b64encode(uuid.uuid4().bytes).rstrip(b"=").decode()
 
 
-def consumer_group_versions(versions: GroupApiVersions) -> tuple[int, int]:
-    """(ConsumerGroupHeartbeat, Metadata) versions to send; :class:`UnsupportedBrokerError` for a
-    broker that cannot serve a consumer-protocol member (``protocol.versions`` has the rules)."""
+def consumer_group_driver(
+    seam: _compat.ClientSeam, versions: GroupApiVersions, *, group_id: str,
+    group_instance_id: str | None, client_id: str, client_rack: str | None,
+    server_assignor: str | None, max_poll_interval_ms: int, takeover: bool,
+    unreleased_wait_ms: int, retry_backoff_ms: int, enable_auto_commit: bool,
+    auto_commit_interval_ms: int, on_fatal: FatalCallback, events: EventEmitter | None,
+) -> Driver:  # fmt: skip
+    """A driver holding a :class:`ConsumerGroupMember` and its :class:`ConsumerGroupSender`;
+    :class:`~staticconsumer.errors.UnsupportedBrokerError` for a broker that cannot serve a
+    consumer-protocol member."""
     chosen = versions.for_consumer_protocol()
-    return chosen.consumer_group_heartbeat, chosen.metadata
+    engine = ConsumerGroupMember(ConsumerGroupConfig(
+        group_id, new_member_id(), group_instance_id,
+        rebalance_timeout_ms=max_poll_interval_ms, server_assignor=server_assignor,
+        rack_id=client_rack, unreleased_wait_ms=unreleased_wait_ms,
+        max_poll_interval_ms=max_poll_interval_ms, takeover=takeover,
+    ))  # fmt: skip
+
+    def sender(driver: Driver) -> ConsumerGroupSender:
+        return ConsumerGroupSender(
+            driver, engine, heartbeat_version=chosen.consumer_group_heartbeat,
+            metadata_version=chosen.metadata,
+        )  # fmt: skip
+
+    return Driver(
+        engine, sender, seam, versions, client_id=client_id, retry_backoff_ms=retry_backoff_ms,
+        enable_auto_commit=enable_auto_commit, auto_commit_interval_ms=auto_commit_interval_ms,
+        on_fatal=on_fatal, events=events,
+    )  # fmt: skip
 
 
-class ConsumerGroupDriver(DriverBase):
-    """Drives one :class:`ConsumerGroupMember` (module docstring)."""
-
-    member: ConsumerGroupMember
+class ConsumerGroupSender:
+    """Performs the KIP-848 engine's sends (module docstring)."""
 
     def __init__(
-        self, seam: _compat.ClientSeam, versions: GroupApiVersions, *, group_id: str,
-        group_instance_id: str | None, client_rack: str | None, server_assignor: str | None,
-        max_poll_interval_ms: int, takeover: bool, unreleased_wait_ms: int, **common: Any,
+        self, driver: Driver, engine: ConsumerGroupMember, *, heartbeat_version: int,
+        metadata_version: int,
     ) -> None:  # fmt: skip
-        self._heartbeat_version, self._metadata_version = consumer_group_versions(versions)
-        member = ConsumerGroupMember(ConsumerGroupConfig(
-            group_id, new_member_id(), group_instance_id,
-            rebalance_timeout_ms=max_poll_interval_ms, server_assignor=server_assignor,
-            rack_id=client_rack, unreleased_wait_ms=unreleased_wait_ms,
-            max_poll_interval_ms=max_poll_interval_ms, takeover=takeover,
-        ))  # fmt: skip
-        self._topic_ids: dict[str, uuid.UUID] = {}
-        self._topic_names: dict[uuid.UUID, str] = {}
-        super().__init__(member, seam, versions, **common)
+        self._driver = driver
+        self._engine = engine
+        self._seam = driver.seam
+        self._heartbeat_version = heartbeat_version
+        self._topics = TopicIds(driver, metadata_version, engine.config.group_id)
 
     @property
     def is_leader(self) -> bool:
         return False  # the coordinator assigns (KIP-848): no member leads
 
-    def membership_state(self) -> MembershipState:
-        if self._loop_failed():
-            return MembershipState.FAILED
-        current = self.seam.current_subscription()
-        return consumer_group_state(
-            self.member.state,
-            subscribed=current is not None and current.active and self.seam.auto_assigned(),
-            handing_over=self._handing_over, fenced=self._fenced,
-        )  # fmt: skip
+    async def perform(self, action: Any) -> list[Any] | None:
+        if isinstance(action, SendConsumerGroupHeartbeat):
+            return await self._heartbeat(action)
+        if isinstance(action, TakeOver):
+            await self._take_over(action)
+            return []
+        return None
 
-    @override
-    def _coordinator_found(self, node_id: int) -> None:
-        self.member.coordinator_found(node_id)
+    # -- what the driver asks of the protocol ------------------------------------------------------
 
-    def on_metadata_change(self) -> None:
-        """A pattern subscription may match other topics now: the loop sends them."""
-        self._wake.set()
+    def stops_fetching(self, action: Revoke) -> bool:
+        return action.lost
+
+    def after_revoke(self, action: Revoke) -> None:
+        """Lost partitions also leave the fetcher's assignment at once (the member owns nothing
+        until the coordinator assigns again)."""
+        if action.lost:
+            self._seam.assign(())
 
     def enforce_rebalance(self, reason: str) -> None:
         """The consumer protocol has no rebalance a member can trigger: the coordinator alone
@@ -116,39 +131,23 @@ class ConsumerGroupDriver(DriverBase):
             "group %s: enforce_rebalance(%r) is not supported by group_protocol='consumer' "
             "(KIP-848: the coordinator assigns, no member can trigger a rebalance); nothing "
             "happens. Use group_protocol='classic' to force rebalances",
-            self.member.config.group_id, reason,
+            self._engine.config.group_id, reason,
         )  # fmt: skip
 
-    # -- the coordination loop --------------------------------------------------------------------
+    def on_metadata_change(self) -> None:
+        """A pattern subscription may match other topics now: the loop sends them."""
+        self._driver.wake()
 
-    @override
-    def _poll_engine(self, now: float, topics: Any) -> list[Any]:
-        return list(self.member.poll(now, topics, self.seam.idle_seconds()))
-
-    @override
-    async def _perform(self, action: Any) -> list[Any]:
-        if isinstance(action, SendConsumerGroupHeartbeat):
-            return await self._heartbeat(action)
-        if isinstance(action, TakeOver):
-            await self._take_over(action)
-            return []
-        return await super()._perform(action)
-
-    @override
-    async def _revoke(self, action: Revoke) -> None:
-        """As every driver; lost partitions also leave the fetcher's assignment at once (the
-        member owns nothing until the coordinator assigns again)."""
-        await super()._revoke(action)
-        if action.lost:
-            self.seam.assign(())
+    def subscription_changed(self) -> None:
+        """The next heartbeat carries the new subscription (the engine compares it)."""
 
     # -- the heartbeat ----------------------------------------------------------------------------
 
     async def _heartbeat(self, action: SendConsumerGroupHeartbeat) -> list[Any]:
-        cfg = self.member.config
+        cfg = self._engine.config
         loop = asyncio.get_running_loop()
         try:
-            owned = None if action.owned is None else await self._by_id(action.owned)
+            owned = None if action.owned is None else await self._topics.by_id(action.owned)
             request = build_consumer_group_heartbeat(
                 self._heartbeat_version, group_id=cfg.group_id, member_id=cfg.member_id,
                 member_epoch=action.member_epoch, instance_id=cfg.group_instance_id,
@@ -157,69 +156,34 @@ class ConsumerGroupDriver(DriverBase):
                 subscribed_topic_names=action.topics,
                 server_assignor=cfg.server_assignor if action.full else None, owned=owned,
             )  # fmt: skip
-            result = parse_consumer_group_heartbeat(await self.to_coordinator(request))
+            result = parse_consumer_group_heartbeat(await self._driver.to_coordinator(request))
             assignment = None
             if result.assignment is not None and result.error_code == ErrorCode.NONE:
-                assignment = await self._by_name(result.assignment)
+                assignment = await self._topics.by_name(result.assignment)
         except _compat.KafkaError as exc:
             log.warning("ConsumerGroupHeartbeat to the coordinator failed: %r", exc)
-            return list(self.member.no_answer(loop.time()))
+            return list(self._engine.handle(ConsumerGroupHeartbeatFailed(loop.time())))
         if result.error_code != ErrorCode.NONE and result.error_message:
             log.info("ConsumerGroupHeartbeat for group %s: %s (%s)", cfg.group_id,
                      error_name(result.error_code), result.error_message)  # fmt: skip
-        return list(self.member.handle(ConsumerGroupHeartbeatAnswered(
+        return list(self._engine.handle(ConsumerGroupHeartbeatAnswered(
             result.error_code, loop.time(), result.member_epoch, result.heartbeat_interval_ms,
             assignment,
         )))  # fmt: skip
 
-    # -- topic ids (KIP-516) ----------------------------------------------------------------------
-
-    async def _by_id(self, partitions: Partitions) -> list[TopicIdPartitions]:
-        topics: dict[str, list[int]] = {}
-        for topic, partition in partitions:
-            topics.setdefault(topic, []).append(partition)
-        missing = [t for t in topics if t not in self._topic_ids]
-        if missing:
-            await self._resolve(missing)
-        return [TopicIdPartitions(self._topic_ids[t], tuple(ps))
-                for t, ps in topics.items() if t in self._topic_ids]  # fmt: skip
-
-    async def _by_name(self, assignment: Iterable[TopicIdPartitions]) -> Partitions:
-        assignment = tuple(assignment)
-        if any(t.topic_id not in self._topic_names for t in assignment):
-            current = self.seam.current_subscription()
-            await self._resolve(sorted(current.topics) if current is not None else None)
-        if any(t.topic_id not in self._topic_names for t in assignment):
-            await self._resolve(None)  # a topic outside the subscription: ask for all
-        unknown = [str(t.topic_id) for t in assignment if t.topic_id not in self._topic_names]
-        if unknown:
-            log.error("group %s: the coordinator assigned topics no broker names (ids %s): "
-                      "they are left out", self.member.config.group_id, unknown)  # fmt: skip
-        return tuple((self._topic_names[t.topic_id], p) for t in assignment
-                     if t.topic_id in self._topic_names for p in t.partitions)  # fmt: skip
-
-    async def _resolve(self, topics: list[str] | None) -> None:
-        """Learn topic ids from Metadata v12 (aiokafka's metadata has none)."""
-        request = build_metadata(self._metadata_version, topics)
-        result = parse_metadata(await self.to_coordinator(request))
-        for topic in result.topics:
-            if topic.error_code == ErrorCode.NONE and topic.name and topic.topic_id.int:
-                self._topic_ids[topic.name] = topic.topic_id
-                self._topic_names[topic.topic_id] = topic.name
-
-    # -- takeover, fatal errors, the end ----------------------------------------------------------
+    # -- takeover, fatal errors -------------------------------------------------------------------
 
     async def _take_over(self, action: TakeOver) -> None:
         """Remove the stale holder of our instance id (LeaveGroup by instance id, as an admin's
         ``remove_members``); the next heartbeat joins in its place."""
-        cfg = self.member.config
+        cfg = self._engine.config
         request = build_leave_group(
-            self.versions.leave_group, group_id=cfg.group_id,
+            self._driver.versions.leave_group, group_id=cfg.group_id,
             members=[MemberIdentity("", action.group_instance_id,
                                     f"{ADMIN_REMOVE_REASON}: takeover by a replacement")],
         )  # fmt: skip
         try:
-            result = parse_leave_group(await self.to_coordinator(request))
+            result = parse_leave_group(await self._driver.to_coordinator(request))
         except _compat.KafkaError as exc:
             log.warning("group %s: removing the stale holder of instance id %s got no answer: %r",
                         cfg.group_id, action.group_instance_id, exc)  # fmt: skip
@@ -229,18 +193,59 @@ class ConsumerGroupDriver(DriverBase):
         log.warning("group %s: takeover removed the previous holder of instance id %s: %s",
                     cfg.group_id, action.group_instance_id, error_name(code))  # fmt: skip
 
-    @override
-    async def _fatal_error(self, action: BecomeFatal) -> StaticConsumerError:
-        if action.error_code != ErrorCode.FENCED_INSTANCE_ID:
+    async def fatal_error(self, action: BecomeFatal) -> StaticConsumerError:
+        engine = self._engine
+        if not action.fenced:
             return StaticConsumerError(
-                f"{action.api.value} for group {self.member.config.group_id!r} failed fatally: "
+                f"{action.api.value} for group {engine.config.group_id!r} failed fatally: "
                 f"{error_name(action.error_code)}"
             )
-        holder = await consumer_group_holder(self.seam, self.versions, self.member)
+        holder = await consumer_group_holder(self._seam, self._driver.versions, engine)
         fields = {"api": action.api.value, "other_holder": holder and holder[0]}
-        self._emit(Emit(InstanceFenced, self.member.member_id, self.member.member_epoch, fields))
-        return fenced_error(self.context(), action.api.value, holder and holder[1])
+        self._driver.emit(Emit(InstanceFenced, engine.member_id, engine.member_epoch, fields))
+        return fenced_error(self._driver.context(), action.api.value, holder and holder[1])
 
-    @override
-    def _leave_actions(self) -> list[Any]:
-        return list(self.member.close(self.leave_reason is not None, self.leave_reason))
+
+class TopicIds:
+    """Topic names by id and ids by name (KIP-516), learnt from Metadata v12 on the coordinator
+    connection (aiokafka's metadata has no ids)."""
+
+    def __init__(self, driver: Driver, metadata_version: int, group_id: str) -> None:
+        self._driver = driver
+        self._metadata_version = metadata_version
+        self._group_id = group_id
+        self._ids: dict[str, uuid.UUID] = {}
+        self._names: dict[uuid.UUID, str] = {}
+
+    async def by_id(self, partitions: Partitions) -> list[TopicIdPartitions]:
+        topics: dict[str, list[int]] = {}
+        for topic, partition in partitions:
+            topics.setdefault(topic, []).append(partition)
+        missing = [t for t in topics if t not in self._ids]
+        if missing:
+            await self._resolve(missing)
+        return [TopicIdPartitions(self._ids[t], tuple(ps))
+                for t, ps in topics.items() if t in self._ids]  # fmt: skip
+
+    async def by_name(self, assignment: Iterable[TopicIdPartitions]) -> Partitions:
+        assignment = tuple(assignment)
+        if any(t.topic_id not in self._names for t in assignment):
+            current = self._driver.seam.current_subscription()
+            await self._resolve(sorted(current.topics) if current is not None else None)
+        if any(t.topic_id not in self._names for t in assignment):
+            await self._resolve(None)  # a topic outside the subscription: ask for all
+        unknown = [str(t.topic_id) for t in assignment if t.topic_id not in self._names]
+        if unknown:
+            log.error("group %s: the coordinator assigned topics no broker names (ids %s): "
+                      "they are left out", self._group_id, unknown)  # fmt: skip
+        return tuple((self._names[t.topic_id], p) for t in assignment
+                     if t.topic_id in self._names for p in t.partitions)  # fmt: skip
+
+    async def _resolve(self, topics: list[str] | None) -> None:
+        """Learn topic ids from Metadata v12 (aiokafka's metadata has none)."""
+        request = build_metadata(self._metadata_version, topics)
+        result = parse_metadata(await self._driver.to_coordinator(request))
+        for topic in result.topics:
+            if topic.error_code == ErrorCode.NONE and topic.name and topic.topic_id.int:
+                self._ids[topic.name] = topic.topic_id
+                self._names[topic.topic_id] = topic.name

@@ -1,8 +1,12 @@
-"""Offsets for both drivers: commits (the application's, auto-commit, commit on revoke) and
-committed-offset fetches for aiokafka's fetcher. The engine decides what an answer means
+"""Offsets for both group protocols: commits (the application's, auto-commit, commit on revoke)
+and committed-offset fetches for aiokafka's fetcher. The engine decides what an answer means
 (``on_commit_answer``, ``on_offset_fetch_answer`` of either engine: a classic commit carries the
 generation, a consumer-protocol one the member epoch); the one error map decides what the caller
 sees (:func:`staticconsumer._error_map.commit_error`).
+
+:class:`OffsetKeeper` is a component the :class:`~staticconsumer.drivers.driver.Driver` holds;
+what it needs of the driver (send to the coordinator, find it, perform actions, hand an error to
+the application) comes in as :class:`OffsetsHost`.
 """
 
 from __future__ import annotations
@@ -11,15 +15,16 @@ import asyncio
 import logging
 import time
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from .. import _compat
 from .._error_map import commit_error, kafka_error
-from ..membership import Backoff, CommitOutcome, FindCoordinator
+from ..membership import Backoff, CommitOutcome, Engine, FindCoordinator
 from ..protocol import (
     NO_COMMITTED_OFFSET,
     CommitOffset,
     ErrorCode,
+    GroupApiVersions,
     build_offset_commit,
     build_offset_fetch,
     parse_offset_commit,
@@ -29,46 +34,62 @@ from ..protocol import (
 log = logging.getLogger("staticconsumer")
 
 
+class OffsetsHost(Protocol):
+    """What the offsets component asks of the driver that holds it."""
+
+    async def run(self, actions: Iterable[Any]) -> None: ...
+    async def to_coordinator(self, request: Any) -> Any: ...
+    async def find_coordinator(self) -> None: ...
+    async def raise_to_user(self, error: Exception) -> None: ...
+
+
 class OffsetKeeper:
-    """Commits and committed offsets of one member (module docstring); a base of
-    :class:`~staticconsumer._driver_base.DriverBase`, which provides what is declared here."""
+    """Commits and committed offsets of one member (module docstring)."""
 
-    member: Any
-    seam: _compat.ClientSeam
-    versions: Any
-    _retry_backoff: float
-
-    if TYPE_CHECKING:
-
-        async def run(self, actions: Iterable[Any]) -> None: ...
-        async def to_coordinator(self, request: Any) -> Any: ...
-        async def find_coordinator(self) -> None: ...
-        async def raise_to_user(self, error: Exception) -> None: ...
-
-    def _init_offsets(self, enable_auto_commit: bool, auto_commit_interval_ms: int) -> None:
+    def __init__(
+        self, engine: Engine, seam: _compat.ClientSeam, versions: GroupApiVersions,
+        host: OffsetsHost, *, enable_auto_commit: bool, auto_commit_interval_ms: int,
+        retry_backoff_s: float,
+    ) -> None:  # fmt: skip
+        self._engine = engine
+        self._seam = seam
+        self._versions = versions
+        self._host = host
+        self._retry_backoff = retry_backoff_s
         self._auto_commit = enable_auto_commit
         self._auto_commit_interval = auto_commit_interval_ms / 1000
         self._next_auto_commit = time.monotonic() + self._auto_commit_interval
         self._commit_lock = asyncio.Lock()
         self._refresh_task: asyncio.Task[None] | None = None
 
-    async def _stop_offsets(self) -> None:
+    @property
+    def _group_id(self) -> str:
+        return self._engine.config.group_id
+
+    async def stop(self) -> None:
+        """End the committed-offsets refresh task (close)."""
         if self._refresh_task is not None:
             self._refresh_task.cancel()
             await asyncio.gather(self._refresh_task, return_exceptions=True)
 
-    async def _find_coordinator_if_unknown(self) -> None:
-        if self.member.coordinator is None:
-            await self.find_coordinator()
+    async def find_coordinator_if_unknown(self) -> None:
+        if self._engine.coordinator is None:
+            await self._host.find_coordinator()
+
+    def raise_if_fatal(self) -> None:
+        """The one check before a commit or fetch: the engine's fatal error, if any."""
+        error = self._engine.fatal_error
+        if error is not None:
+            raise error
 
     # -- auto-commit --------------------------------------------------------------------------
 
-    def _auto_commit_wait(self) -> float | None:
+    def auto_commit_wait(self) -> float | None:
         if not self._auto_commit:
             return None
         return max(0.0, self._next_auto_commit - time.monotonic())
 
-    async def _auto_commit_if_due(self) -> None:
+    async def auto_commit_if_due(self) -> None:
         if not self._auto_commit or time.monotonic() < self._next_auto_commit:
             return
         self._next_auto_commit = time.monotonic() + self._auto_commit_interval
@@ -80,92 +101,92 @@ class OffsetKeeper:
     async def commit_consumed(self, partitions: Sequence[tuple[str, int]] | None) -> None:
         """Commit what the application consumed (all, or ``partitions``): auto-commit, and
         commit-on-revoke. Does nothing when auto-commit is off, or after the fence."""
-        if not self._auto_commit or self.member.fatal_error is not None:
+        if not self._auto_commit or self._engine.fatal_error is not None:
             return
-        assignment = self.seam.assignment()
-        offsets = self.seam.consumed_offsets(partitions)
+        assignment = self._seam.assignment()
+        offsets = self._seam.consumed_offsets(partitions)
         if assignment is not None and offsets:
             await self.commit_offsets(assignment, offsets)
 
-    # -- commits and committed offsets --------------------------------------------------------
+    # -- commits ------------------------------------------------------------------------------
 
     async def commit_offsets(self, assignment: Any, offsets: Any) -> None:
-        """OffsetCommit with this member's generation; retried while the coordinator moves;
-        raises what :mod:`staticconsumer._error_map` says for a failed one."""
+        """OffsetCommit with this member's generation (or epoch); retried while the coordinator
+        moves; raises what :mod:`staticconsumer._error_map` says for a failed one."""
         while True:
-            self._raise_if_fatal()
-            await self._find_coordinator_if_unknown()
-            self._raise_if_fatal()
+            self.raise_if_fatal()
+            await self.find_coordinator_if_unknown()
+            self.raise_if_fatal()
             async with self._commit_lock:
                 outcome, code = await self._send_commit(offsets)
             if outcome is CommitOutcome.DONE:
                 return
             if outcome is CommitOutcome.FAILED:
-                self._raise_if_fatal()
-                raise commit_error(code, group_id=self.member.config.group_id)
+                self.raise_if_fatal()
+                raise commit_error(code, group_id=self._group_id)
 
     async def _send_commit(self, offsets: Any) -> tuple[CommitOutcome, int]:
         if not offsets:
             return CommitOutcome.DONE, 0
-        identity = self.member.commit_identity(self.seam.auto_assigned())
+        identity = self._engine.commit_identity(self._seam.auto_assigned())
         if identity is None:
             log.info("OffsetCommit for group %s refused: the group is rebalancing",
-                     self.member.config.group_id)  # fmt: skip
+                     self._group_id)  # fmt: skip
             return CommitOutcome.FAILED, ErrorCode.REBALANCE_IN_PROGRESS
         generation, member_id = identity
         request = build_offset_commit(
-            self.versions.offset_commit, group_id=self.member.config.group_id,
+            self._versions.offset_commit, group_id=self._group_id,
             generation_id=generation, member_id=member_id,
-            group_instance_id=self.member.config.group_instance_id,
+            group_instance_id=self._engine.config.group_instance_id,
             offsets=[CommitOffset(tp.topic, tp.partition, meta.offset, metadata=meta.metadata or "")
                      for tp, meta in offsets.items()],
         )  # fmt: skip
         try:
-            response = await self.to_coordinator(request)
+            response = await self._host.to_coordinator(request)
         except _compat.KafkaError as exc:
             log.warning("OffsetCommit got no answer: %r", exc)
-            outcome, actions = self.member.commit_no_answer()
-            await self.run([a for a in actions if not isinstance(a, FindCoordinator | Backoff)])
+            outcome, actions = self._engine.commit_no_answer()
+            await self._host.run(
+                [a for a in actions if not isinstance(a, FindCoordinator | Backoff)]
+            )
             await asyncio.sleep(self._retry_backoff)
             return outcome, 0
         failed = parse_offset_commit(response).failed
         code = failed[0].error_code if failed else 0
-        outcome, actions = self.member.on_commit_answer(code, generation)
-        await self.run([a for a in actions if not isinstance(a, FindCoordinator)])
+        outcome, actions = self._engine.on_commit_answer(code, generation)
+        await self._host.run([a for a in actions if not isinstance(a, FindCoordinator)])
         return outcome, code
 
-    def _raise_if_fatal(self) -> None:
-        if self.member.fatal_error is not None:
-            raise self.member.fatal_error
+    # -- committed offsets --------------------------------------------------------------------
 
     async def fetch_committed_offsets(self, partitions: Any) -> dict[Any, Any]:
         """The group's committed offsets for ``partitions``, retried while the answer says "ask
-        again" (the engine decides: ``MemberCore.on_offset_fetch_answer``). A partition is
-        missing from the result only when the coordinator said it has no committed offset."""
+        again" (the engine decides). A partition is missing from the result only when the
+        coordinator said it has no committed offset."""
         if not partitions:
             return {}
         wanted = [_compat.topic_partition(tp) for tp in partitions]
         while True:
-            self._raise_if_fatal()
-            await self._find_coordinator_if_unknown()
-            self._raise_if_fatal()
+            self.raise_if_fatal()
+            await self.find_coordinator_if_unknown()
+            self.raise_if_fatal()
             offsets = await self._fetch_committed(wanted)
             if offsets is not None:
                 return offsets
 
     async def _fetch_committed(self, partitions: list[tuple[str, int]]) -> dict[Any, Any] | None:
         """One OffsetFetch; None when it is to be sent again (after the engine's backoff)."""
-        member_id, member_epoch = self.member.offset_fetch_identity()
+        member_id, member_epoch = self._engine.offset_fetch_identity()
         request = build_offset_fetch(
-            self.versions.offset_fetch, group_id=self.member.config.group_id,
+            self._versions.offset_fetch, group_id=self._group_id,
             partitions=partitions, member_id=member_id, member_epoch=member_epoch,
         )  # fmt: skip
         rows: dict[tuple[str, int], Any] = {}
         try:
-            response = await self.to_coordinator(request)
+            response = await self._host.to_coordinator(request)
         except _compat.KafkaError as exc:
             log.warning("OffsetFetch got no answer: %r", exc)
-            outcome, code, actions = self.member.offset_fetch_no_answer()
+            outcome, code, actions = self._engine.offset_fetch_no_answer()
         else:
             result = parse_offset_fetch(response)
             rows = {(p.topic, p.partition): p for p in result.partitions}
@@ -174,13 +195,13 @@ class OffsetKeeper:
             if result.error_code == ErrorCode.NONE and missing:
                 # Every partition asked for must have a row; a missing one is not "no offset".
                 log.warning("OffsetFetch for group %s left out %s: asking again",
-                            self.member.config.group_id, sorted(missing))  # fmt: skip
+                            self._group_id, sorted(missing))  # fmt: skip
                 codes.append(ErrorCode.COORDINATOR_LOAD_IN_PROGRESS)
-            outcome, code, actions = self.member.on_offset_fetch_answer(codes)
-        await self.run([a for a in actions if not isinstance(a, FindCoordinator)])
+            outcome, code, actions = self._engine.on_offset_fetch_answer(codes)
+        await self._host.run([a for a in actions if not isinstance(a, FindCoordinator)])
         if outcome is CommitOutcome.FAILED:
-            self._raise_if_fatal()
-            raise kafka_error(code, group_id=self.member.config.group_id)
+            self.raise_if_fatal()
+            raise kafka_error(code, group_id=self._group_id)
         if outcome is CommitOutcome.RETRY:
             return None
         # DONE: every partition asked for has a row without an error.
@@ -200,18 +221,18 @@ class OffsetKeeper:
         """Answer the fetcher's requests for committed offsets of ``assignment`` (aiokafka's
         TopicPartitionState.fetch_committed), until the assignment ends."""
         needed = assignment.commit_refresh_needed
-        while assignment.active and not self.member.terminal:
+        while assignment.active and not self._engine.terminal:
             needed.clear()
             wanted = assignment.requesting_committed()
             if wanted:
                 try:
                     offsets = await self.fetch_committed_offsets(wanted)
                 except Exception as exc:
-                    if self.member.fatal_error is not None:
+                    if self._engine.fatal_error is not None:
                         return  # the fatal path woke every waiter already
                     # The fetcher waits for these offsets: the application hears why, and the
                     # fetch is asked for again (never answered with "no committed offset").
-                    await self.raise_to_user(exc)
+                    await self._host.raise_to_user(exc)
                     continue
                 for tp in wanted:
                     assignment.state_value(tp).update_committed(

@@ -14,6 +14,7 @@ No asyncio and no aiokafka here: the drivers (``staticconsumer.drivers``) perfor
 """
 
 from ._classic import ClassicMember
+from ._engine import Engine, EngineConfig
 from ._io import (
     Action,
     Assign,
@@ -81,6 +82,8 @@ __all__ = [
     "ComputeAssignment",
     "CoordinatorFound",
     "Emit",
+    "Engine",
+    "EngineConfig",
     "FindCoordinator",
     "GroupProtocol",
     "HeartbeatAnswered",

@@ -72,7 +72,7 @@ class ClassicMember(MemberCore):
 
     # -- the clock: what to do now --------------------------------------------------------------
 
-    def poll(self, now: float, idle_s: float, topics: Collection[str]) -> list[Action]:
+    def poll(self, now: float, topics: Collection[str], idle_s: float = 0.0) -> list[Action]:
         """The next step when no request is in flight: find the coordinator, join, heartbeat,
         or give up the membership after ``max_poll_interval_ms`` without a poll."""
         if self.terminal or self.state in (

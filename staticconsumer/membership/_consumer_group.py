@@ -62,6 +62,7 @@ from ._io import (
     Action,
     Assign,
     Backoff,
+    CoordinatorFound,
     Emit,
     FindCoordinator,
     Partitions,
@@ -69,12 +70,12 @@ from ._io import (
     Revoke,
 )
 from ._reactions import Api, GroupProtocol, Reaction, reaction
+from ._state import REVOKED_LOST
 from ._status import MembershipState, refine
 
 log = logging.getLogger("staticconsumer")
 
 _API = Api.CONSUMER_GROUP_HEARTBEAT
-REVOKED_LOST = "lost"
 
 
 @dataclass(frozen=True)
@@ -121,6 +122,19 @@ class ConsumerGroupHeartbeatAnswered:
     member_epoch: int = -1
     heartbeat_interval_ms: int = 0
     assignment: Partitions | None = None
+
+
+@dataclass(frozen=True)
+class ConsumerGroupHeartbeatFailed:
+    """The heartbeat in flight got no answer (the coordinator is presumed dead)."""
+
+    now: float  # monotonic seconds
+
+
+#: What this engine is fed.
+ConsumerGroupInput = (
+    CoordinatorFound | ConsumerGroupHeartbeatAnswered | ConsumerGroupHeartbeatFailed
+)
 
 
 class ConsumerGroupMember(ConsumerGroupOffsets):
@@ -227,10 +241,17 @@ class ConsumerGroupMember(ConsumerGroupOffsets):
 
     # -- answers -----------------------------------------------------------------------------
 
-    def coordinator_found(self, node_id: int) -> None:
-        self.coordinator = node_id
+    def handle(self, event: ConsumerGroupInput) -> list[CGAction]:
+        """Feed one input (the coordinator found, the heartbeat's answer or its failure);
+        returns the actions it calls for."""
+        if isinstance(event, CoordinatorFound):
+            self.coordinator = event.node_id
+            return []
+        if isinstance(event, ConsumerGroupHeartbeatFailed):
+            return self._no_answer(event.now)
+        return self._on_answer(event)
 
-    def handle(self, answer: ConsumerGroupHeartbeatAnswered) -> list[CGAction]:
+    def _on_answer(self, answer: ConsumerGroupHeartbeatAnswered) -> list[CGAction]:
         """The coordinator's answer to the heartbeat in flight."""
         self._in_flight = False
         if self._leaving is not None:
@@ -255,7 +276,7 @@ class ConsumerGroupMember(ConsumerGroupOffsets):
             return actions
         return actions + self._reconcile(tuple(sorted(answer.assignment)))
 
-    def no_answer(self, now: float) -> list[CGAction]:
+    def _no_answer(self, now: float) -> list[CGAction]:
         """The heartbeat in flight got no answer: the coordinator is presumed dead."""
         self._in_flight = False
         if self._leaving is not None:
@@ -344,9 +365,11 @@ class ConsumerGroupMember(ConsumerGroupOffsets):
 
     # -- the end ------------------------------------------------------------------------------
 
-    def close(self, leave_for_good: bool, reason: str | None = None) -> list[CGAction]:
+    def close(self, leave_reason: str | None) -> list[CGAction]:
         """The heartbeat that leaves: epoch -2 for a static member that only stops (it keeps its
-        assignment until the session times out), -1 for a dynamic one or a leave for good."""
+        assignment until the session times out), -1 for a dynamic one or a leave for good (a
+        ``leave_reason`` given)."""
+        leave_for_good, reason = leave_reason is not None, leave_reason
         if self.terminal:
             return []
         was_member = self.member_epoch > 0 and self.coordinator is not None

@@ -12,7 +12,7 @@ from aiokafka import TopicPartition
 
 from staticconsumer import MembershipState, StaticConsumer
 from staticconsumer._compat import coordinator_of
-from staticconsumer.drivers.consumer_group import ConsumerGroupDriver
+from staticconsumer.membership._consumer_group import ConsumerGroupMember
 
 from ._group import Member, Producer, duplicates, owned, start_member, wait_until
 from .test_consumer_protocol import CONSUMER, start
@@ -42,7 +42,8 @@ async def test_a_rolling_restart_moves_a_classic_static_group_to_the_consumer_pr
             await wait_until(covered, 60, f"every partition owned once after moving {instance_id}")
     await wait_until(lambda: len({v for m in members + retired for v in m.seen})
                      >= len(producer.sent), 60, "every record consumed")  # fmt: skip
-    assert all(isinstance(coordinator_of(m.consumer), ConsumerGroupDriver) for m in members)
+    assert all(isinstance(coordinator_of(m.consumer).engine, ConsumerGroupMember)
+               for m in members)  # fmt: skip
     for m in members:
         await m.stop()
     consumed = [v for m in members + retired for v in m.seen]

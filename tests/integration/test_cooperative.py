@@ -200,7 +200,7 @@ async def test_rolling_upgrade_from_eager_range_to_cooperative_sticky(
                 await settle(workers, 6)
             described = await describe_group(kafka_bootstrap, group)
             assert described.protocol == "cooperative-sticky", described
-            modes = {coordinator_of(w.consumer).member.rebalance_protocol for w in workers}
+            modes = {coordinator_of(w.consumer).engine.rebalance_protocol for w in workers}
             assert modes == {mode}
     await wait_until(lambda: len({v for w in workers + retired for v in w.seen})
                      >= len(producer.sent), 60, "every record consumed")  # fmt: skip

@@ -88,11 +88,11 @@ def events(actions: list[object]) -> list[type]:
 
 def stable(member: ClassicMember, *tps: tuple[str, int], generation: int = 1) -> list[object]:
     """Drive ``member`` through a follower's join to STABLE owning ``tps``."""
-    member.poll(T0, 0.0, TOPICS)
+    member.poll(T0, TOPICS, 0.0)
     member.handle(joined(generation=generation))
     actions = member.handle(SyncGroupAnswered(ErrorCode.NONE, assignment(*tps)))
     assert member.state is MemberState.STABLE
-    assert member.poll(T0, 0.0, TOPICS) == []  # schedules the first heartbeat
+    assert member.poll(T0, TOPICS, 0.0) == []  # schedules the first heartbeat
     return actions
 
 
@@ -134,15 +134,15 @@ CASES = [(api, code) for code, row in TABLE.items() for api in row if code != Er
 
 def _answer(member: ClassicMember, api: Api, code: int) -> list[object]:
     if api is Api.JOIN_GROUP:
-        member.poll(T0, 0.0, TOPICS)
+        member.poll(T0, TOPICS, 0.0)
         return member.handle(JoinGroupAnswered(code, member_id="m-given"))
     if api is Api.SYNC_GROUP:
-        member.poll(T0, 0.0, TOPICS)
+        member.poll(T0, TOPICS, 0.0)
         member.handle(joined())
         return member.handle(SyncGroupAnswered(code))
     if api is Api.HEARTBEAT:
         stable(member, ("t", 0))
-        assert kinds(member.poll(T0 + 3, 0.0, TOPICS)) == [SendHeartbeat]
+        assert kinds(member.poll(T0 + 3, TOPICS, 0.0)) == [SendHeartbeat]
         return member.handle(HeartbeatAnswered(code, T0 + 3))
     stable(member, ("t", 0))
     if api is Api.LEAVE_GROUP:
@@ -173,12 +173,12 @@ def test_each_error_code_on_each_api(api: Api, code: int, protocol: RebalancePro
         assert member.membership_state(subscribed=True, handing_over=False) is (
             MembershipState.FENCED if fenced else MembershipState.FAILED
         )  # fmt: skip
-        assert member.poll(T0 + 60, 0.0, TOPICS) == []  # the state sticks: nothing more is sent
+        assert member.poll(T0 + 60, TOPICS, 0.0) == []  # the state sticks: nothing more is sent
         assert member.handle(HeartbeatAnswered(ErrorCode.NONE, T0)) == []
         assert member.on_commit_answer(ErrorCode.NONE)[0] is CommitOutcome.FAILED
     elif what is Reaction.FIND_COORDINATOR:
         assert actions[-2:] == [Backoff(), FindCoordinator()] and member.coordinator is None
-        assert member.poll(T0, 0.0, TOPICS) == [FindCoordinator()]
+        assert member.poll(T0, TOPICS, 0.0) == [FindCoordinator()]
     elif what is Reaction.RETRY:
         assert actions == [Backoff()]
         assert member.coordinator == 1
@@ -192,12 +192,12 @@ def test_each_error_code_on_each_api(api: Api, code: int, protocol: RebalancePro
         assert member.member_id == "" and member.generation_id == -1 and member.join_due
         if not in_join:
             assert events(actions) == [SessionExpired]
-            nxt = member.poll(T0 + 1, 0.0, TOPICS)
+            nxt = member.poll(T0 + 1, TOPICS, 0.0)
             revoke = next(a for a in nxt if isinstance(a, Revoke))
             assert revoke.lost and revoke.partitions == (("t", 0),)  # nothing committed for them
     elif what is Reaction.JOIN_WITH_MEMBER_ID:
         assert actions == [] and member.member_id == "m-given"
-        join = next(a for a in member.poll(T0, 0.0, TOPICS) if isinstance(a, SendJoinGroup))
+        join = next(a for a in member.poll(T0, TOPICS, 0.0) if isinstance(a, SendJoinGroup))
         assert join.member_id == "m-given" and "KIP-394" in join.reason
     elif what is Reaction.IGNORE:
         assert api is Api.LEAVE_GROUP and actions == []  # logged: no GroupLeft, nothing raised
@@ -217,7 +217,7 @@ def test_each_error_code_on_each_api(api: Api, code: int, protocol: RebalancePro
 
 def test_a_follower_joins_syncs_and_is_handed_its_assignment() -> None:
     member = new_member()
-    actions = member.poll(T0, 0.0, TOPICS)
+    actions = member.poll(T0, TOPICS, 0.0)
     assert kinds(actions) == [Emit, SendJoinGroup]
     assert actions[1] == SendJoinGroup("", -1, (), "initial join of the consumer")
     assert member.handle(joined()) == [SendSyncGroup(1, "m-1", "p", ())]
@@ -229,7 +229,7 @@ def test_a_follower_joins_syncs_and_is_handed_its_assignment() -> None:
 
 def test_the_leader_plans_then_syncs_the_plan() -> None:
     member = new_member()
-    member.poll(T0, 0.0, TOPICS)
+    member.poll(T0, TOPICS, 0.0)
     people = (JoinGroupMember("m-1", "i-0", b""),)
     answer = JoinGroupAnswered(ErrorCode.NONE, 4, "m-1", "p", "m-1", True, people)
     assert member.handle(answer) == [ComputeAssignment("p", people, True)]
@@ -247,7 +247,7 @@ def test_answers_that_arrive_in_the_wrong_state_are_ignored() -> None:
 
 def test_no_answer_means_the_coordinator_is_presumed_dead() -> None:
     member = new_member()
-    member.poll(T0, 0.0, TOPICS)
+    member.poll(T0, TOPICS, 0.0)
     assert member.handle(RequestFailed(Api.JOIN_GROUP)) == [Backoff(), FindCoordinator()]
     assert member.state is MemberState.UNJOINED and member.coordinator is None
 
@@ -259,7 +259,7 @@ def test_enforced_reasons_coalesce_into_one_join_in_call_order() -> None:
     member.handle(JoinRequested("b", enforced=True))
     member.handle(JoinRequested("a", enforced=True))
     assert events(first) == [EnforceRebalanceRequested]
-    join = member.poll(T0, 0.0, TOPICS)[-1]
+    join = member.poll(T0, TOPICS, 0.0)[-1]
     assert isinstance(join, SendJoinGroup)
     assert join.reason == "rebalance enforced by user: a; b"
     assert join.generation_id == 1 and join.member_id == "m-1"
@@ -267,9 +267,9 @@ def test_enforced_reasons_coalesce_into_one_join_in_call_order() -> None:
 
 def test_a_join_request_while_joining_does_not_start_a_second_join() -> None:
     member = new_member()
-    member.poll(T0, 0.0, TOPICS)
+    member.poll(T0, TOPICS, 0.0)
     member.handle(JoinRequested("metadata"))
-    assert member.poll(T0, 0.0, TOPICS) == []  # JoinGroup already in flight
+    assert member.poll(T0, TOPICS, 0.0) == []  # JoinGroup already in flight
 
 
 # -- eager vs cooperative (KIP-429) ---------------------------------------------------------------
@@ -277,7 +277,7 @@ def test_a_join_request_while_joining_does_not_start_a_second_join() -> None:
 
 def _rejoin(member: ClassicMember, *new: tuple[str, int], topics: tuple[str, ...] = TOPICS):
     member.handle(JoinRequested("metadata"))
-    before = member.poll(T0, 0.0, topics)
+    before = member.poll(T0, topics, 0.0)
     member.handle(joined(generation=2))
     after = member.handle(SyncGroupAnswered(ErrorCode.NONE, assignment(*new)))
     return before, after
@@ -311,7 +311,7 @@ def test_cooperative_revokes_only_what_moved_then_rejoins_at_once() -> None:
     assert after[-1] == Assign((("t", 1),), ())
     assert kinds(after).index(Revoke) < kinds(after).index(Assign)  # revoke, then assign
     assert member.join_due
-    join = member.poll(T0, 0.0, TOPICS)[-1]
+    join = member.poll(T0, TOPICS, 0.0)[-1]
     assert isinstance(join, SendJoinGroup) and "KIP-429" in join.reason
     assert join.owned == (("t", 1),)
 
@@ -326,9 +326,9 @@ def test_cooperative_revokes_partitions_of_topics_no_longer_subscribed_before_jo
 def test_a_lost_generation_revokes_everything_as_lost_under_cooperative_too() -> None:
     member = new_member(protocol=COOP)
     stable(member, ("t", 0))
-    member.poll(T0 + 3, 0.0, TOPICS)
+    member.poll(T0 + 3, TOPICS, 0.0)
     member.handle(HeartbeatAnswered(ErrorCode.UNKNOWN_MEMBER_ID, T0 + 3))
-    revoke = next(a for a in member.poll(T0 + 4, 0.0, TOPICS) if isinstance(a, Revoke))
+    revoke = next(a for a in member.poll(T0 + 4, TOPICS, 0.0) if isinstance(a, Revoke))
     assert revoke.lost and revoke.reason == "lost"
 
 
@@ -346,26 +346,26 @@ def test_a_static_restart_with_the_same_generation_revokes_nothing_under_coopera
 def test_heartbeats_are_sent_every_interval() -> None:
     member = new_member()
     stable(member)
-    assert member.poll(T0, 0.0, TOPICS) == []
+    assert member.poll(T0, TOPICS, 0.0) == []
     assert member.next_wakeup(T0) == pytest.approx(3.0)
-    assert member.poll(T0 + 3, 0.0, TOPICS) == [SendHeartbeat(1, "m-1")]
+    assert member.poll(T0 + 3, TOPICS, 0.0) == [SendHeartbeat(1, "m-1")]
     assert member.handle(HeartbeatAnswered(ErrorCode.NONE, T0 + 3)) == []
-    assert member.poll(T0 + 4, 0.0, TOPICS) == []
+    assert member.poll(T0 + 4, TOPICS, 0.0) == []
 
 
 def test_no_heartbeat_answer_within_the_session_timeout_looks_for_the_coordinator() -> None:
     member = new_member()
     stable(member)
-    member.poll(T0, 0.0, TOPICS)
-    assert member.poll(T0 + 11, 0.0, TOPICS) == [Backoff(), FindCoordinator()]
+    member.poll(T0, TOPICS, 0.0)
+    assert member.poll(T0 + 11, TOPICS, 0.0) == [Backoff(), FindCoordinator()]
     assert member.generation_id == 1  # the new coordinator may still know this generation
 
 
 def test_a_heartbeat_answered_rebalance_in_progress_still_counts_as_alive() -> None:
     member = new_member()
     stable(member)
-    member.poll(T0, 0.0, TOPICS)
-    member.poll(T0 + 3, 0.0, TOPICS)
+    member.poll(T0, TOPICS, 0.0)
+    member.poll(T0 + 3, TOPICS, 0.0)
     assert member.handle(HeartbeatAnswered(ErrorCode.REBALANCE_IN_PROGRESS, T0 + 9)) == []
     assert member.join_due
 
@@ -374,11 +374,11 @@ def test_a_heartbeat_answered_rebalance_in_progress_still_counts_as_alive() -> N
 def test_poll_timeout_gives_up_the_membership(static: bool, leaves: bool) -> None:
     member = new_member(static=static)
     stable(member, ("t", 0))
-    actions = member.poll(T0, 301.0, TOPICS)
+    actions = member.poll(T0, TOPICS, 301.0)
     assert (SendLeaveGroup("m-1", "consumer poll timeout has expired") in actions) is leaves
     assert member.member_id == "" and member.join_due
-    assert member.poll(T0 + 1, 302.0, TOPICS) == [Backoff()]  # no join while nobody polls
-    assert kinds(member.poll(T0 + 2, 0.0, TOPICS))[-1] is SendJoinGroup
+    assert member.poll(T0 + 1, TOPICS, 302.0) == [Backoff()]  # no join while nobody polls
+    assert kinds(member.poll(T0 + 2, TOPICS, 0.0))[-1] is SendJoinGroup
 
 
 # -- the end --------------------------------------------------------------------------------------
@@ -390,7 +390,7 @@ def test_a_static_member_stops_without_leaving() -> None:
     actions = member.close(None)
     assert events(actions) == [PartitionsRevoked]
     assert not any(isinstance(a, SendLeaveGroup) for a in actions)
-    assert member.state is MemberState.CLOSED and member.poll(T0, 0.0, TOPICS) == []
+    assert member.state is MemberState.CLOSED and member.poll(T0, TOPICS, 0.0) == []
 
 
 def test_an_explicit_leave_sends_the_reason_and_reports_it_once_answered() -> None:
@@ -413,7 +413,7 @@ def test_a_dynamic_member_leaves_on_close() -> None:
 def test_a_fenced_member_sends_nothing_on_close() -> None:
     member = new_member()
     stable(member, ("t", 0))
-    member.poll(T0 + 3, 0.0, TOPICS)
+    member.poll(T0 + 3, TOPICS, 0.0)
     member.handle(HeartbeatAnswered(ErrorCode.FENCED_INSTANCE_ID, T0 + 3))
     member.fatal(RuntimeError("fenced"))
     assert member.close("leave") == []
@@ -430,12 +430,12 @@ def test_the_first_fatal_error_is_kept() -> None:
 
 def test_join_reason_event_precedes_every_join() -> None:
     member = new_member()
-    assert events(member.poll(T0, 0.0, TOPICS)) == [JoinGroupReason]
+    assert events(member.poll(T0, TOPICS, 0.0)) == [JoinGroupReason]
 
 
 def test_an_assignor_failure_rejoins_after_a_backoff() -> None:
     member = new_member()
-    member.poll(T0, 0.0, TOPICS)
+    member.poll(T0, TOPICS, 0.0)
     member.handle(JoinGroupAnswered(ErrorCode.NONE, 1, "m-1", "p", "m-1", False, ()))
     assert member.handle(AssignmentFailed()) == [Backoff()]
     assert member.state is MemberState.UNJOINED and member.join_due
@@ -448,7 +448,7 @@ def test_commits_carry_the_generation_only_while_stable() -> None:
     stable(member, ("t", 0))
     assert member.commit_identity() == (1, "m-1")
     member.handle(JoinRequested("metadata"))
-    member.poll(T0, 0.0, TOPICS)  # eager: revoke (and commit on revoke), then JoinGroup
+    member.poll(T0, TOPICS, 0.0)  # eager: revoke (and commit on revoke), then JoinGroup
     assert member.commit_identity() == (1, "m-1"), "commit on revoke before the JoinGroup"
     member.join_sent()
     assert member.commit_identity() is None, "refused while the JoinGroup is in flight"

@@ -17,6 +17,7 @@ from staticconsumer.membership import (
     Backoff,
     BecomeFatal,
     CommitOutcome,
+    CoordinatorFound,
     Emit,
     FindCoordinator,
     MembershipState,
@@ -45,7 +46,7 @@ def member(instance_id: str | None = "svc-0", wait_ms: int = 45_000,
     m = ConsumerGroupMember(ConsumerGroupConfig("g", "m-uuid", instance_id, 300_000,
                                                 unreleased_wait_ms=wait_ms,
                                                 takeover=takeover))  # fmt: skip
-    m.coordinator_found(0)  # node 0: a falsy id must still count as known
+    m.handle(CoordinatorFound(0))  # node 0: a falsy id must still count as known
     return m
 
 
@@ -149,7 +150,7 @@ def test_each_error_code_on_each_kip_848_api(api: Api, code: int) -> None:
         fenced = what is Reaction.FENCED  # the engine's verdict, read by the application
         assert actions == [BecomeFatal(api, code, fenced=fenced)] and m.fenced is fenced
         assert m.state is ConsumerGroupState.FATAL
-        assert m.poll(T0 + 60, TOPICS) == [] and m.close(False) == []  # the state sticks
+        assert m.poll(T0 + 60, TOPICS) == [] and m.close(None) == []  # the state sticks
         assert m.membership_state(subscribed=True, handing_over=False) is (
             MembershipState.FENCED if fenced else MembershipState.FAILED
         )  # fmt: skip
@@ -217,7 +218,7 @@ def test_a_fatal_member_sends_nothing_and_commits_nothing() -> None:
     m = member()
     stable(m, ("t", 0))
     m.fatal(RuntimeError("fenced"))
-    assert m.terminal and m.poll(T0 + 60, TOPICS) == [] and m.close(True) == []
+    assert m.terminal and m.poll(T0 + 60, TOPICS) == [] and m.close("bye") == []
     assert m.on_commit_answer(ErrorCode.NONE)[0] is CommitOutcome.FAILED
 
 

@@ -78,40 +78,40 @@ def test_a_classic_member_stays_ready_through_a_rebalance_and_not_after_losing_i
 ) -> None:
     member = classic.new_member(protocol=protocol)
     assert not member.in_group and not _classic_ready(member)
-    member.poll(classic.T0, 0.0, classic.TOPICS)
+    member.poll(classic.T0, classic.TOPICS, 0.0)
     member.handle(classic.joined())
     assert member.state is MemberState.SYNCING and not _classic_ready(member)  # first join
     member.handle(SyncGroupAnswered(ErrorCode.NONE, classic.assignment(("t", 0))))
     assert not member.in_group  # the driver hands the assignment over before it polls again
-    member.poll(classic.T0, 0.0, classic.TOPICS)
+    member.poll(classic.T0, classic.TOPICS, 0.0)
     assert member.in_group and _classic_ready(member)
     # A rebalance with its generation: JOINING and SYNCING again, ready throughout.
     member.handle(JoinRequested("metadata"))
-    member.poll(classic.T0, 0.0, classic.TOPICS)
+    member.poll(classic.T0, classic.TOPICS, 0.0)
     assert member.state is MemberState.JOINING and _classic_ready(member)
     member.handle(classic.joined(generation=2))
     assert member.state is MemberState.SYNCING and _classic_ready(member)
     member.handle(SyncGroupAnswered(ErrorCode.REBALANCE_IN_PROGRESS, b""))
     assert member.state is MemberState.UNJOINED and _classic_ready(member)  # re-joins, a member
-    member.poll(classic.T0, 0.0, classic.TOPICS)
+    member.poll(classic.T0, classic.TOPICS, 0.0)
     member.handle(classic.joined(generation=3))
     member.handle(SyncGroupAnswered(ErrorCode.NONE, classic.assignment()))  # empty: still ready
-    member.poll(classic.T0, 0.0, classic.TOPICS)
+    member.poll(classic.T0, classic.TOPICS, 0.0)
     assert member.owned == () and _classic_ready(member)
     if member.state is MemberState.JOINING:  # cooperative: it revoked, so it joins again at once
         member.handle(classic.joined(generation=4))
         member.handle(SyncGroupAnswered(ErrorCode.NONE, classic.assignment()))
-        member.poll(classic.T0, 0.0, classic.TOPICS)
+        member.poll(classic.T0, classic.TOPICS, 0.0)
     assert member.state is MemberState.STABLE and _classic_ready(member)
     # The generation is lost: not a member until an assignment is held again.
-    member.poll(classic.T0 + 3, 0.0, classic.TOPICS)
+    member.poll(classic.T0 + 3, classic.TOPICS, 0.0)
     member.handle(HeartbeatAnswered(ErrorCode.UNKNOWN_MEMBER_ID, classic.T0 + 3))
     assert not member.in_group and not _classic_ready(member)
-    member.poll(classic.T0 + 4, 0.0, classic.TOPICS)
+    member.poll(classic.T0 + 4, classic.TOPICS, 0.0)
     member.handle(classic.joined(generation=5))
     assert not _classic_ready(member)
     member.handle(SyncGroupAnswered(ErrorCode.NONE, classic.assignment(("t", 0))))
-    member.poll(classic.T0 + 4, 0.0, classic.TOPICS)
+    member.poll(classic.T0 + 4, classic.TOPICS, 0.0)
     assert _classic_ready(member)
 
 
@@ -120,13 +120,13 @@ def test_a_classic_poll_timeout_ends_the_membership(static: bool) -> None:
     member = classic.new_member(static=static)
     classic.stable(member, ("t", 0))
     assert member.in_group
-    member.poll(classic.T0, 301.0, classic.TOPICS)
+    member.poll(classic.T0, classic.TOPICS, 301.0)
     assert not member.in_group and not _classic_ready(member)
 
 
 def test_a_new_classic_member_is_not_a_member_before_its_coordinator_is_found() -> None:
     member = ClassicMember(classic.new_member().config)
-    assert member.poll(classic.T0, 0.0, classic.TOPICS) and not member.in_group
+    assert member.poll(classic.T0, classic.TOPICS, 0.0) and not member.in_group
     member.handle(CoordinatorFound(1))
     assert not _classic_ready(member)
 

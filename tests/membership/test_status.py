@@ -130,36 +130,36 @@ def test_a_static_member_through_join_rebalance_session_loss_and_fence() -> None
     member = ClassicMember(MemberConfig("g", "i-0", 10_000, 3_000, 300_000))
     member.handle(CoordinatorFound(1))
     seen = [_seen(member)]
-    member.poll(100.0, 0.0, ("t",))  # JoinGroup sent
+    member.poll(100.0, ("t",), 0.0)  # JoinGroup sent
     seen.append(_seen(member))
     member.handle(JoinGroupAnswered(ErrorCode.NONE, 1, "m-1", "range", "other"))  # SyncGroup
     seen.append(_seen(member))
     member.handle(SyncGroupAnswered(ErrorCode.NONE, _assignment(("t", 0))))
     seen.append(_seen(member))
-    member.poll(100.0, 0.0, ("t",))
-    member.poll(103.0, 0.0, ("t",))  # a heartbeat, answered "rebalancing": re-join
+    member.poll(100.0, ("t",), 0.0)
+    member.poll(103.0, ("t",), 0.0)  # a heartbeat, answered "rebalancing": re-join
     member.handle(HeartbeatAnswered(ErrorCode.REBALANCE_IN_PROGRESS, 103.0))
     seen.append(_seen(member))  # still stable until the JoinGroup goes out
-    member.poll(103.0, 0.0, ("t",))
+    member.poll(103.0, ("t",), 0.0)
     seen.append(_seen(member))
     member.handle(JoinGroupAnswered(ErrorCode.UNKNOWN_MEMBER_ID))  # the generation is gone
     seen.append(_seen(member))
     assert seen == [M.JOINING, M.JOINING, M.REBALANCING, M.STABLE, M.STABLE, M.REBALANCING,
                     M.JOINING]  # fmt: skip
-    member.poll(104.0, 0.0, ("t",))
+    member.poll(104.0, ("t",), 0.0)
     actions = member.handle(JoinGroupAnswered(ErrorCode.FENCED_INSTANCE_ID))
     # The engine decided "fenced"; the driver builds the error later (it looks up the holder).
     assert actions == [BecomeFatal(Api.JOIN_GROUP, ErrorCode.FENCED_INSTANCE_ID, fenced=True)]
     assert _seen(member) is M.FENCED
     member.close(None)
-    member.poll(200.0, 0.0, ("t",))
+    member.poll(200.0, ("t",), 0.0)
     assert _seen(member) is M.FENCED  # the engine's state sticks
 
 
 def test_another_fatal_error_is_failed_not_fenced() -> None:
     member = ClassicMember(MemberConfig("g", "i-0", 10_000, 3_000, 300_000))
     member.handle(CoordinatorFound(1))
-    member.poll(100.0, 0.0, ("t",))
+    member.poll(100.0, ("t",), 0.0)
     actions = member.handle(JoinGroupAnswered(ErrorCode.INVALID_SESSION_TIMEOUT))
     assert actions == [BecomeFatal(Api.JOIN_GROUP, ErrorCode.INVALID_SESSION_TIMEOUT)]
     assert not member.fenced and _seen(member) is M.FAILED

@@ -1,0 +1,370 @@
+"""The driver: one asyncio loop that performs what a membership engine asks, for either group
+protocol. It *holds* its parts rather than inheriting them (franz-go's KIP-848 consumer holds its
+group consumer the same way):
+
+- an engine (:class:`~staticconsumer.membership.Engine`: ``ClassicMember`` or
+  ``ConsumerGroupMember``), which decides everything — when to join, heartbeat, re-join, give up,
+  and whether a fatal error is a fence;
+- a sender (``classic.ClassicSender`` or ``consumer_group.ConsumerGroupSender``), which builds the
+  protocol's requests, sends them and feeds the answers back;
+- an :class:`~.offsets.OffsetKeeper` (commits and committed offsets) and a
+  :class:`~.handover.Handover` (partitions to and from the application).
+
+The driver performs the actions every engine asks for (events, finding the coordinator, backing
+off, handing partitions over, raising errors to the application), owns the one fatal path, and
+runs the coordination loop from :meth:`Driver.start` until :meth:`Driver.close`. It keeps no
+fatal fact of its own: the fatal error and whether it was a fence are the engine's.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Callable, Iterable
+from typing import Any, Protocol
+
+from .. import _compat
+from .._compat import WakeMarker
+from .._error_map import MemberContext, kafka_error
+from .._observability.emitter import EventEmitter
+from ..errors import StaticConsumerError
+from ..membership import (
+    Assign,
+    Backoff,
+    BecomeFatal,
+    CoordinatorFound,
+    Emit,
+    Engine,
+    FindCoordinator,
+    MembershipState,
+    Partitions,
+    RaiseError,
+    Revoke,
+)
+from ..protocol import GroupApiVersions
+from .handover import Handover
+from .offsets import OffsetKeeper
+
+log = logging.getLogger("staticconsumer")
+
+#: Called once when the member turns fatal (``StaticConsumer(on_fatal=...)``).
+FatalCallback = Callable[[StaticConsumerError], None]
+
+
+class Sender(Protocol):
+    """The protocol-specific part a driver holds (module docstring)."""
+
+    @property
+    def is_leader(self) -> bool: ...
+
+    async def perform(self, action: Any) -> list[Any] | None:
+        """Perform one of this protocol's actions; None when ``action`` is not one of them."""
+        ...
+
+    async def fatal_error(self, action: BecomeFatal) -> StaticConsumerError: ...
+    def stops_fetching(self, action: Revoke) -> bool: ...
+    def after_revoke(self, action: Revoke) -> None: ...
+    def enforce_rebalance(self, reason: str) -> None: ...
+    def on_metadata_change(self) -> None: ...
+    def subscription_changed(self) -> None: ...
+
+
+class Driver:
+    """Drives one engine over aiokafka's connections (module docstring)."""
+
+    def __init__(
+        self, engine: Engine, make_sender: Callable[[Driver], Sender], seam: _compat.ClientSeam,
+        versions: GroupApiVersions, *, client_id: str, retry_backoff_ms: int,
+        enable_auto_commit: bool, auto_commit_interval_ms: int, on_fatal: FatalCallback,
+        events: EventEmitter | None,
+    ) -> None:  # fmt: skip
+        self.engine = engine
+        self.seam = seam
+        self.versions = versions
+        self.client_id = client_id
+        self._events = events
+        self._retry_backoff = retry_backoff_ms / 1000
+        self._on_fatal = on_fatal
+        #: Something for the application's next poll (the engine's fatal error, a pending error,
+        #: a dead loop): a cache of those facts, so that ``check_errors`` is one attribute test.
+        self._attention = False
+        self._pending: Exception | None = None  # raised to the application once
+        self._pending_consumed: asyncio.Future[None] | None = None
+        self._wake = asyncio.Event()
+        self._closing = False
+        self._task: asyncio.Task[None] | None = None
+        self.leave_reason: str | None = None
+        self.offsets = OffsetKeeper(
+            engine, seam, versions, self, enable_auto_commit=enable_auto_commit,
+            auto_commit_interval_ms=auto_commit_interval_ms, retry_backoff_s=self._retry_backoff,
+        )  # fmt: skip
+        self.sender = make_sender(self)
+        self.handover = Handover(seam, self.offsets, engine.config.group_id,
+                                 stops_fetching=self.sender.stops_fetching,
+                                 after_revoke=self.sender.after_revoke)  # fmt: skip
+        # aiokafka's consumer calls these (through _compat.CoordinatorSeam): bound once.
+        self.commit_offsets = self.offsets.commit_offsets
+        self.fetch_committed_offsets = self.offsets.fetch_committed_offsets
+        self.start_commit_offsets_refresh_task = self.offsets.start_commit_offsets_refresh_task
+
+    def start(self) -> None:
+        """Start the coordination loop (once; the consumer's ``start()`` calls it)."""
+        if self._task is None:
+            self._task = asyncio.get_running_loop().create_task(self._coordinate())
+
+    # -- identity and state, for StaticConsumer's properties -------------------------------------
+
+    @property
+    def group_id(self) -> str:
+        return self.engine.config.group_id
+
+    @property
+    def member_id(self) -> str:
+        return str(self.engine.member_id)
+
+    @property
+    def generation(self) -> int:
+        """The classic generation, or the consumer protocol's member epoch."""
+        return int(self.engine.generation_id)
+
+    @property
+    def is_leader(self) -> bool:
+        return self.sender.is_leader
+
+    @property
+    def fatal_error(self) -> StaticConsumerError | None:
+        error = self.engine.fatal_error
+        return error if isinstance(error, StaticConsumerError) else None
+
+    @property
+    def owned(self) -> Partitions:
+        return self.engine.owned
+
+    def membership_state(self) -> MembershipState:
+        """The engine's state as the application sees it (``membership._status``); a
+        coordination loop that died counts as failed."""
+        if self._loop_failed():
+            return MembershipState.FAILED
+        current = self.seam.current_subscription()
+        subscribed = current is not None and current.active and self.seam.auto_assigned()
+        return self.engine.membership_state(subscribed=subscribed,
+                                            handing_over=self.handover.active)  # fmt: skip
+
+    def _loop_failed(self) -> bool:
+        task = self._task
+        return task is not None and task.done() and not task.cancelled() and bool(task.exception())
+
+    def context(self) -> MemberContext:
+        cfg = self.engine.config
+        return MemberContext(cfg.group_id, cfg.group_instance_id, self.engine.member_id,
+                             self.client_id)  # fmt: skip
+
+    # -- what the application (and aiokafka) asks ----------------------------------------------
+
+    def enforce_rebalance(self, reason: str) -> None:
+        self.sender.enforce_rebalance(reason)
+
+    def on_metadata_change(self) -> None:
+        self.sender.on_metadata_change()
+
+    def maybe_leave_group(self) -> Any:
+        """aiokafka calls this on ``unsubscribe()``: the next subscription joins again."""
+        self.wake()
+        return None
+
+    def check_errors(self) -> None:
+        """Raise the fatal error, or a pending error once. aiokafka calls this on every
+        ``getone``/``getmany``, so the usual case is one attribute test."""
+        if self._attention:
+            self._raise_for_attention()
+
+    def _raise_for_attention(self) -> None:
+        if self.engine.fatal_error is not None:
+            raise self.engine.fatal_error
+        if self._loop_failed():
+            assert self._task is not None
+            raise self._task.exception()  # type: ignore[misc]
+        self._attention = False
+        if self._pending is not None:
+            error, self._pending = self._pending, None
+            if self._pending_consumed is not None and not self._pending_consumed.done():
+                self._pending_consumed.set_result(None)
+            raise error
+
+    def wake(self) -> None:
+        """Wake the coordination loop (metadata change, join requested, close)."""
+        self._wake.set()
+
+    # -- performing actions -----------------------------------------------------------------------
+
+    def run_now(self, actions: Iterable[Any]) -> None:
+        """Perform actions that need no I/O (events) at once."""
+        for action in actions:
+            assert isinstance(action, Emit), f"{action!r} needs the event loop"
+            self.emit(action)
+
+    async def run(self, actions: Iterable[Any]) -> None:
+        """Perform ``actions`` in order, and the actions their answers call for."""
+        queue = list(actions)
+        while queue:
+            action = queue.pop(0)
+            queue[:0] = await self._perform(action)
+
+    async def _perform(self, action: Any) -> list[Any]:
+        if isinstance(action, Emit):
+            self.emit(action)
+        elif isinstance(action, FindCoordinator):
+            await self.find_coordinator()
+        elif isinstance(action, Backoff):
+            await asyncio.sleep(self._retry_backoff)
+        elif isinstance(action, Assign | Revoke):
+            await self.handover.perform(action)
+        elif isinstance(action, BecomeFatal):
+            self.fail(await self.sender.fatal_error(action))
+        elif isinstance(action, RaiseError):
+            error = kafka_error(action.error_code, group_id=self.group_id, detail=action.detail)
+            await self.raise_to_user(error)
+        else:
+            more = await self.sender.perform(action)
+            if more is None:
+                raise AssertionError(f"no driver performs {action!r}")
+            return more
+        return []
+
+    def emit(self, action: Emit) -> None:
+        if self._events is None:
+            return
+        cfg = self.engine.config
+        self._events.emit(
+            action.kind, group_id=cfg.group_id, client_id=self.client_id,
+            group_instance_id=cfg.group_instance_id, member_id=action.member_id or None,
+            generation_id=max(action.generation_id, -1), **action.fields,
+        )  # fmt: skip
+
+    async def to_coordinator(self, request: Any) -> Any:
+        """Send ``request`` to the coordinator; aiokafka's ``KafkaError`` when there is no
+        answer (or no known coordinator)."""
+        node = self.engine.coordinator
+        if node is None:
+            raise _compat.KafkaError("the coordinator is not known")
+        return await self.seam.send(node, request)
+
+    async def find_coordinator(self) -> None:
+        """FindCoordinator until a connection is ready (aiokafka's lookup); a non-retriable
+        error (group authorization) goes to the application, then the lookup goes on."""
+        while not self._closing and not self.engine.terminal:
+            try:
+                node_id = await self.seam.lookup_coordinator(self.group_id)
+            except _compat.KafkaError as exc:
+                await self.raise_to_user(exc)
+                continue
+            if node_id is not None:
+                self.run_now(self.engine.handle(CoordinatorFound(node_id)))
+                log.info("Discovered coordinator %s for group %s", node_id, self.group_id)
+                return
+            await asyncio.sleep(self._retry_backoff)
+
+    async def raise_to_user(self, error: Exception) -> None:
+        """Hand ``error`` to the application's next poll; wait until it was raised (or close)."""
+        log.warning("group %s: %r (raised to the application)", self.group_id, error)
+        self._pending = error
+        self._attention = True
+        self.seam.abort_waiters(WakeMarker(repr(error)))
+        self._pending_consumed = asyncio.get_running_loop().create_future()
+        closing = asyncio.ensure_future(self._wait_closing())
+        try:
+            await asyncio.wait([self._pending_consumed, closing],
+                               return_when=asyncio.FIRST_COMPLETED)  # fmt: skip
+        finally:
+            closing.cancel()
+
+    async def _wait_closing(self) -> None:
+        while not self._closing:
+            await self._wake.wait()
+            self._wake.clear()
+
+    def fail(self, error: StaticConsumerError) -> None:
+        """The one fatal path: the engine records it; every waiter wakes; the application is
+        told once."""
+        if self.engine.fatal_error is not None:
+            return
+        self.engine.fatal(error)
+        self._attention = True
+        log.error("%s", error)
+        self.seam.abort_waiters(WakeMarker(str(error)))
+        self.wake()
+        self._on_fatal(error)
+
+    # -- the coordination loop --------------------------------------------------------------------
+
+    async def _coordinate(self) -> None:
+        """Run the loop; an unexpected error ends it, and wakes every waiter with it, so that no
+        call hangs on a consumer whose membership stopped."""
+        try:
+            await self._coordination_loop()
+        except Exception as exc:
+            self._attention = True
+            log.exception("group %s: the coordination loop failed", self.group_id)
+            self.seam.abort_waiters(_compat.KafkaError(f"group coordination failed: {exc!r}"))
+            raise
+
+    async def _coordination_loop(self) -> None:
+        """Find the coordinator, let the engine say what is due (join, heartbeat, leave),
+        auto-commit on its interval, sleep until the next of those or a wake-up."""
+        subscription = None
+        offsets = self.offsets
+        while not self._closing and not self.engine.terminal:
+            current = self.seam.current_subscription()
+            if current is None or not current.active:
+                await self._sleep(self._retry_backoff)
+                continue
+            if current is not subscription:
+                if subscription is not None:
+                    self.sender.subscription_changed()
+                subscription = current
+            if not self.seam.auto_assigned():
+                await offsets.find_coordinator_if_unknown()
+                await self._sleep(offsets.auto_commit_wait() or 1.0)
+                await offsets.auto_commit_if_due()
+                continue
+            actions = self.engine.poll(time.monotonic(), current.topics, self.seam.idle_seconds())
+            if actions:
+                await self.run(actions)
+                continue
+            await offsets.auto_commit_if_due()
+            wait = self.engine.next_wakeup(time.monotonic())
+            await self._sleep(
+                min(x for x in (wait, offsets.auto_commit_wait(), 1.0) if x is not None)
+            )
+
+    async def _sleep(self, seconds: float) -> None:
+        if self._wake.is_set():
+            self._wake.clear()
+            return
+        try:
+            await asyncio.wait_for(self._wake.wait(), max(0.0, seconds))
+        except TimeoutError:
+            pass
+        self._wake.clear()
+
+    # -- the end ------------------------------------------------------------------------------
+
+    async def close(self) -> None:
+        """Stop the loop, commit what was consumed, then leave as the engine says. Idempotent."""
+        if self._closing:
+            return
+        self._closing = True
+        self.wake()
+        if self._task is not None:
+            try:
+                await self._task
+            except Exception as exc:
+                log.debug("coordination task ended with %r", exc)
+        await self.offsets.stop()
+        if self.engine.coordinator is not None and self.engine.fatal_error is None:
+            try:
+                await self.offsets.commit_consumed(None)
+            except Exception as exc:
+                log.error("Failed to commit on close: %r", exc)
+        await self.run(self.engine.close(self.leave_reason))
