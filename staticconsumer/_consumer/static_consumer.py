@@ -362,9 +362,9 @@ class StaticConsumer(Observability, AIOKafkaConsumer):  # type: ignore[misc]  # 
     # -- consuming: every call raises the fatal error once fenced ---------------------------------
 
     def _raise_if_fatal(self) -> None:
-        error = self.fatal_error
-        if error is not None:
-            raise error
+        driver = _compat.coordinator_of(self)
+        if driver is not None:
+            driver.raise_if_fatal()
 
     async def _fatal_aware(self, work: Awaitable[T]) -> T:
         """Await ``work``; when the driver woke it (the member turned fatal, or has an error for

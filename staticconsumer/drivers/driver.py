@@ -105,6 +105,7 @@ class Driver:
                                  after_revoke=self.sender.after_revoke)  # fmt: skip
         # aiokafka's consumer calls these (through _compat.CoordinatorSeam): bound once.
         self.commit_offsets = self.offsets.commit_offsets
+        self.raise_if_fatal = self.offsets.raise_if_fatal
         self.fetch_committed_offsets = self.offsets.fetch_committed_offsets
         self.start_commit_offsets_refresh_task = self.offsets.start_commit_offsets_refresh_task
 
