@@ -23,6 +23,7 @@ from __future__ import annotations
 from ._consumer.static_consumer import StaticConsumer
 from ._instance_id import InstanceId
 from ._observability.health import HealthServer
+from ._version import __version__
 from .errors import (
     AuthenticationError,
     AuthorizationError,
@@ -48,8 +49,6 @@ from .events import (
 )
 from .membership import Membership, MembershipState
 from .security import SecuritySettings
-
-__version__ = "0.1.0"
 
 __all__ = [
     "AuthenticationError",

@@ -22,13 +22,19 @@ Every error this package raises on purpose is one of these::
     ├── AuthorizationError                   the principal lacks an ACL: ``error_name`` is
     │                                        GROUP_/TOPIC_/CLUSTER_AUTHORIZATION_FAILED
     ├── ClusterUnavailableError              start() reached no broker that answered within
-    │                                        request_timeout_ms (bootstrap, or every broker down)
+    │                                        request_timeout_ms (bootstrap, or every broker down);
+    │                                        also aiokafka's KafkaConnectionError
     └── ProtocolError                        a response could not be decoded
         └── RosterFormatError                a roster record is not a roster this version reads
                                              (bad JSON, a wrong field, a newer ``version``)
 
     ConfigurationError (ValueError)          misuse caught at construction
     └── InvalidInstanceIdError               a group.instance.id Kafka would reject
+
+A class that is also another class (``also ...`` above) derives from it second: it is caught by
+either name. ``ClusterUnavailableError`` is an aiokafka ``KafkaConnectionError`` so that the retry
+loop an application wrote around ``AIOKafkaConsumer.start()`` (``except KafkaConnectionError``)
+still catches it around a StaticConsumer.
 
 Misuse errors are ``ValueError`` subclasses so that ``except ValueError`` keeps working; they are
 raised before any I/O. Runtime failures of the consumer and the admin calls derive from
@@ -46,6 +52,8 @@ from __future__ import annotations
 
 import importlib
 from typing import TYPE_CHECKING, Any
+
+import aiokafka.errors as _aiokafka  # for the second base of ClusterUnavailableError only
 
 if TYPE_CHECKING:  # the launcher's tree, re-exported lazily (see the module docstring)
     pass
@@ -157,11 +165,18 @@ class GroupAdminAuthorizationError(GroupAdminError, AuthorizationError):
     """An admin call on a group was refused for a missing ACL (e.g. GROUP_AUTHORIZATION_FAILED)."""
 
 
-class ClusterUnavailableError(StaticConsumerError):
+class ClusterUnavailableError(StaticConsumerError, _aiokafka.KafkaConnectionError):
     """``start()`` gave up: no broker answered within ``request_timeout_ms`` (Java:
     ``request.timeout.ms``), neither at bootstrap nor when asked for its API versions. Brokers
     that are down for a while (a coordinator failing over) are ridden over until then. The
-    consumer was stopped; start a new one when the cluster is back."""
+    consumer was stopped; start a new one when the cluster is back.
+
+    Also an aiokafka ``KafkaConnectionError`` (``retriable``), as what aiokafka's own
+    ``start()`` raises in this case, so ``except KafkaConnectionError`` keeps working."""
+
+    #: The message as given, like every StaticConsumerError (aiokafka's KafkaError prefixes the
+    #: class name).
+    __str__ = Exception.__str__
 
 
 class ProtocolError(StaticConsumerError):

@@ -28,29 +28,30 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
-from ._java_properties import jaas_config, parse_jaas, read_properties
+from ._java_properties import (
+    JAVA_KEYS,
+    PASSWORD_MECHANISMS,
+    jaas_config,
+    parse_bootstrap_servers,
+    read_properties,
+    security_kwargs,
+    split_client_config,
+)
 from .errors import ConfigurationError
 
-__all__ = ["PROTOCOLS", "SASL_MECHANISMS", "SecuritySettings"]
+__all__ = [
+    "JAVA_KEYS",
+    "PROTOCOLS",
+    "SASL_MECHANISMS",
+    "ClientConfig",
+    "SecuritySettings",
+    "parse_bootstrap_servers",
+]
 
 PROTOCOLS = ("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL")
-#: Mechanisms with a username and password (JAAS PlainLoginModule / ScramLoginModule).
-PASSWORD_MECHANISMS = ("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512")
 SASL_MECHANISMS = (*PASSWORD_MECHANISMS, "OAUTHBEARER", "GSSAPI")
 _SECRET_FIELDS = frozenset({"sasl_plain_password", "ssl_password"})
 _REDACTED = "'***'"
-#: The Java keys :meth:`SecuritySettings.from_properties` reads.
-JAVA_KEYS = (
-    "security.protocol", "sasl.mechanism", "sasl.jaas.config", "ssl.truststore.location",
-    "ssl.truststore.type", "ssl.keystore.location", "ssl.keystore.type", "ssl.key.password",
-    "ssl.endpoint.identification.algorithm",
-)  # fmt: skip
-_UNSUPPORTED_JAVA_KEYS = {
-    "ssl.truststore.password": "a PEM truststore has no password (JKS is not supported)",
-    "ssl.keystore.password": "a PEM keystore has no store password; use ssl.key.password",
-    "sasl.login.callback.handler.class": "OAUTHBEARER is supported from Python only "
-    "(sasl_oauth_token_provider=)",
-}
 
 
 @dataclass(frozen=True, kw_only=True, repr=False)
@@ -198,56 +199,18 @@ class SecuritySettings:
 
     @classmethod
     def from_properties(cls, path: str | Path) -> SecuritySettings:
-        """Read a Java client properties file (``--command-config``); see :data:`JAVA_KEYS`."""
-        return cls.from_java(read_properties(Path(path)), source=str(path))
+        """Read a Java client config file (``--command-config``), as :class:`ClientConfig`
+        does, and keep its security settings; its other keys are ignored."""
+        return ClientConfig.from_properties(path).security
 
     @classmethod
     def from_java(cls, props: Mapping[str, str], *, source: str = "properties") -> SecuritySettings:
-        """Settings from Java client property names; unknown or unsupported keys raise a
-        :class:`ConfigurationError` naming the key."""
-        for key in props:
-            if key in _UNSUPPORTED_JAVA_KEYS:
-                raise ConfigurationError(f"{source}: {key} is not supported: "
-                                         f"{_UNSUPPORTED_JAVA_KEYS[key]}")  # fmt: skip
-            if key not in JAVA_KEYS:
-                raise ConfigurationError(
-                    f"{source}: unknown or unsupported key {key!r}; supported: "
-                    f"{', '.join(JAVA_KEYS)}"
-                )
-        for key in ("ssl.truststore.type", "ssl.keystore.type"):
-            kind = props.get(key, "PEM").upper()
-            if kind != "PEM":
-                raise ConfigurationError(
-                    f"{source}: {key}={kind} is not supported: only PEM files are (JKS and "
-                    f"PKCS12 are not; export the certificates as PEM, KIP-651)"
-                )
-        algorithm = props.get("ssl.endpoint.identification.algorithm", "https")
-        if algorithm not in ("https", ""):
-            raise ConfigurationError(
-                f"{source}: ssl.endpoint.identification.algorithm must be 'https' or empty, "
-                f"got {algorithm!r}"
-            )
-        kwargs: dict[str, Any] = {
-            "security_protocol": props.get("security.protocol", "PLAINTEXT").upper(),
-            "sasl_mechanism": props.get("sasl.mechanism"),
-            "ssl_cafile": props.get("ssl.truststore.location"),
-            "ssl_password": props.get("ssl.key.password"),
-            "ssl_check_hostname": algorithm == "https",
-        }
-        keystore = props.get("ssl.keystore.location")
-        if keystore:  # Java's PEM keystore holds the key and its certificate chain in one file
-            kwargs["ssl_certfile"] = kwargs["ssl_keyfile"] = keystore
-        if "sasl.jaas.config" in props:
-            credentials = parse_jaas(props["sasl.jaas.config"], source=source)
-            mechanism = kwargs["sasl_mechanism"] or "PLAIN"
-            if (mechanism == "PLAIN") != (credentials.module == "plain"):
-                raise ConfigurationError(
-                    f"{source}: sasl.jaas.config uses {credentials.login_module} but "
-                    f"sasl.mechanism is {mechanism}"
-                )
-            kwargs["sasl_plain_username"] = credentials.username
-            kwargs["sasl_plain_password"] = credentials.password
-        return cls(**kwargs)
+        """Settings from Java client property names (:data:`JAVA_KEYS`, or librdkafka's for the
+        same settings). A key this client cannot honour (JKS/PKCS12 stores, Kerberos, login
+        callback classes) raises a :class:`ConfigurationError` naming it and what is supported;
+        other client keys (``bootstrap.servers``, ``acks``, ...) are ignored."""
+        security, _bootstrap, _ignored = split_client_config(props, source=source)
+        return cls(**security_kwargs(security, source=source))
 
     # -- using ---------------------------------------------------------------------------------
 
@@ -320,3 +283,32 @@ class SecuritySettings:
     def secrets(self) -> tuple[str, ...]:
         """The secret values (for tests and log scrubbing): passwords that are set."""
         return tuple(v for n in sorted(_SECRET_FIELDS) if (v := getattr(self, n)))
+
+
+@dataclass(frozen=True)
+class ClientConfig:
+    """A Java client config file as ``--command-config`` reads it, the way Kafka's own tools
+    take one: the ``client.properties`` a managed Kafka service hands out works as it is.
+
+    ``bootstrap_servers``: the file's ``bootstrap.servers`` (checked, None when absent);
+    ``security``: its TLS/SASL settings (:meth:`SecuritySettings.from_java`); ``ignored``: the
+    names (never the values) of its other client keys, which these tools do not use
+    (``acks``, ``session.timeout.ms``, ``client.dns.lookup``, ``basic.auth.user.info``, ...).
+    A key this client cannot honour (JKS/PKCS12 stores, Kerberos, AWS_MSK_IAM, OAuth callback
+    classes) is a :class:`ConfigurationError` naming the file, the key and what is supported.
+    """
+
+    source: str
+    bootstrap_servers: str | None
+    security: SecuritySettings
+    ignored: tuple[str, ...] = ()
+
+    @classmethod
+    def from_properties(cls, path: str | Path) -> ClientConfig:
+        """Read ``path`` as ``java.util.Properties`` does (ISO-8859-1, escapes, continuation
+        lines, ``#``/``!`` comments)."""
+        source = str(path)
+        props = read_properties(Path(path))
+        security, bootstrap, ignored = split_client_config(props, source=source)
+        settings = SecuritySettings(**security_kwargs(security, source=source))
+        return cls(source, bootstrap, settings, ignored)

@@ -1,10 +1,24 @@
-"""Shared test setup. The Kafka fixtures come from staticconsumer's own pytest plugin
-(``staticconsumer.testing.pytest_plugin``), registered through the pytest11 entry point."""
+"""Shared test setup. The Kafka fixtures come from staticconsumer's own pytest plugin, which this
+suite opts into as any user's suite does (installing the package registers no plugin)."""
 
 from __future__ import annotations
 
+import importlib.metadata
 import logging
 import os
+
+PLUGIN = "staticconsumer.testing.pytest_plugin"
+
+# An install made before the fixtures became opt-in still registers the plugin through a pytest11
+# entry point, and pytest refuses the same module twice. Opt in only when that is not the case, so
+# such a stale install fails tests/packaging (reinstall: pip install -e .) instead of every run.
+# Every distribution, as pytest loads them (importlib.metadata.entry_points() keeps one per name).
+if not any(
+    ep.group == "pytest11" and ep.value == PLUGIN
+    for dist in importlib.metadata.distributions()
+    for ep in dist.entry_points
+):
+    pytest_plugins = [PLUGIN]
 
 logging.getLogger("aiokafka").setLevel(logging.WARNING)
 

@@ -12,6 +12,7 @@ import aiokafka.errors as Errors
 from .._compat import open_admin_client
 from .._compat.auth import explain_bootstrap_failure, who
 from ..errors import ConfigurationError, GroupAdminError
+from ..membership._reasons import ADMIN_REMOVE_REASON
 from ..security import SecuritySettings
 
 #: Default bound on each request (and on connecting), in seconds.
@@ -34,6 +35,15 @@ def check_group(group_id: object, timeout_s: object) -> None:
         )
     if isinstance(timeout_s, bool) or not isinstance(timeout_s, (int, float)) or timeout_s <= 0:
         raise ConfigurationError(f"timeout_s must be a number > 0, got {timeout_s!r}")
+
+
+def check_reason(reason: object) -> None:
+    """A removal's ``reason``: None (the default reason is sent) or a non-empty str (KIP-800)."""
+    if reason is not None and (not isinstance(reason, str) or not reason.strip()):
+        raise ConfigurationError(
+            "reason (LeaveGroup v5+, KIP-800) must be a non-empty str, or None for the default "
+            f"{ADMIN_REMOVE_REASON!r}; got {reason!r}"
+        )
 
 
 

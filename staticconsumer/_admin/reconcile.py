@@ -26,7 +26,7 @@ from .._instance_id import InstanceId
 from ..errors import ConfigurationError
 from ..membership._reasons import ADMIN_REMOVE_REASON
 from ..security import SecuritySettings
-from .client import DEFAULT_TIMEOUT_S
+from .client import DEFAULT_TIMEOUT_S, check_reason
 from .describe import describe_group
 from .remove import try_remove_members
 
@@ -79,21 +79,32 @@ async def reconcile(
     reason: str | None = None,
     *,
     apply: bool = False,
+    allow_empty: bool = False,
     timeout_s: float = DEFAULT_TIMEOUT_S,
     security: SecuritySettings | None = None,
     **security_kwargs: Any,
 ) -> ReconcilePlan:
     """Remove every static member of ``group_id`` whose instance id is not desired, in one
     LeaveGroup batch with ``reason`` (default ``"member was removed by an admin"``) — only with
-    ``apply=True``; otherwise report what would be removed. Security settings as in
+    ``apply=True`` (a bool; anything else is refused); otherwise report what would be removed.
+    An empty ``desired_instance_ids`` would remove every static member: it is refused unless
+    ``allow_empty=True`` says so (as Java's ``removeMembersFromConsumerGroup`` removes all
+    members only when asked with no member list, KIP-571). Security settings as in
     :func:`~staticconsumer.admin.describe_group`."""
+    for name, flag in (("apply", apply), ("allow_empty", allow_empty)):
+        if not isinstance(flag, bool):
+            raise ConfigurationError(f"{name} must be True or False, got {flag!r}")
     if isinstance(desired_instance_ids, str):
         raise ConfigurationError("desired_instance_ids must be a list of instance ids, not a str")
     desired = tuple(desired_instance_ids)
+    if not desired and not allow_empty:
+        raise ConfigurationError(
+            "desired_instance_ids is empty: that removes every static member of the group; "
+            "pass allow_empty=True (CLI: --allow-empty) if that is what you mean"
+        )
     for value in desired:
         InstanceId.validate(value, field="desired_instance_ids")
-    if reason is not None and (not isinstance(reason, str) or not reason.strip()):
-        raise ConfigurationError(f"reason must be a non-empty str or None, got {reason!r}")
+    check_reason(reason)
     settings = SecuritySettings.coerce(security, **security_kwargs)
     description = await describe_group(
         bootstrap_servers, group_id, timeout_s=timeout_s, security=settings

@@ -27,7 +27,7 @@ from ..protocol import (
     parse_leave_group,
 )
 from ..security import SecuritySettings
-from .client import DEFAULT_TIMEOUT_S, check_common, open_client
+from .client import DEFAULT_TIMEOUT_S, check_common, check_reason, open_client
 from .coordinator import check_code, send, with_coordinator
 
 log = logging.getLogger("staticconsumer.admin")
@@ -68,8 +68,7 @@ async def try_remove_members(
     and for failures of the whole request (``GroupAdminError``)."""
     check_common(bootstrap_servers, group_id, timeout_s)
     ids = check_instance_ids(instance_ids)
-    if reason is not None and not isinstance(reason, str):
-        raise ConfigurationError(f"reason must be a str or None, got {reason!r}")
+    check_reason(reason)
     why = reason or ADMIN_REMOVE_REASON
     settings = SecuritySettings.coerce(security, **security_kwargs)
     log.info("removing %s from group %r (reason: %s)", ", ".join(ids), group_id, why)

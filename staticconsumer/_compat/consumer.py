@@ -33,7 +33,7 @@ TP = tuple[str, int]
 log = logging.getLogger("staticconsumer")
 
 
-class WakeMarker(Errors.KafkaError):  # type: ignore[misc]
+class WakeMarker(Errors.KafkaError):
     """Wakes a blocked ``start``/``getone``/``getmany`` (aiokafka's waiters) when the member
     turns fatal or has an error for the application; the consumer raises that error in its
     place. aiokafka's fetcher tolerates only ``KafkaError`` from those waiters."""

@@ -1,7 +1,16 @@
-"""``group_protocol`` (Java ``group.protocol``) and the options that go with it, checked at
-construction as Java's ``ConsumerConfig`` checks them: the classic protocol (JoinGroup/SyncGroup,
-client-side assignors) or the consumer protocol (KIP-848: ConsumerGroupHeartbeat, the coordinator
-assigns with ``group_remote_assignor``)."""
+"""StaticConsumer's options, checked at construction as Java's ``ConsumerConfig`` checks them
+(pure functions: no I/O). Each :class:`ConfigurationError` names the field, the Java key and,
+where one applies, the KIP.
+
+* ``group_protocol`` (Java ``group.protocol``) and the options that go with it: the classic
+  protocol (JoinGroup/SyncGroup, client-side assignors) or the consumer protocol (KIP-848:
+  ConsumerGroupHeartbeat, the coordinator assigns with ``group_remote_assignor``).
+* ``partition_assignment_strategy`` (Java ``partition.assignment.strategy``): assignor objects,
+  classes, protocol names or Java class names, one or a list.
+* aiokafka's arguments: numbers (type and range), ``auto_offset_reset``, ``isolation_level``,
+  ``heartbeat_interval_ms`` below ``session_timeout_ms``, and the security arguments (raw, or
+  ``security=SecuritySettings(...)``, not both).
+"""
 
 from __future__ import annotations
 
@@ -9,7 +18,18 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from aiokafka import __version__ as aiokafka_version
+
+from assignors import (
+    CooperativeStickyAssignor,
+    GroupAssignor,
+    RangeAssignor,
+    RoundRobinAssignor,
+    StickyAssignor,
+)
+
 from ..errors import ConfigurationError
+from ..security import PROTOCOLS, SASL_MECHANISMS, SecuritySettings
 
 CLASSIC = "classic"
 CONSUMER = "consumer"
@@ -96,3 +116,245 @@ def group_protocol_options(
             "a static member has an instance id to take over"
         )
     return GroupProtocolOptions(CONSUMER, group_remote_assignor, instance_takeover)
+
+
+# -- partition_assignment_strategy ----------------------------------------------------------------
+
+#: Protocol names (what Java sends in JoinGroup) and Java's class names -> our assignor.
+_JAVA_PACKAGE = "org.apache.kafka.clients.consumer."
+ASSIGNOR_NAMES: Mapping[str, type[GroupAssignor]] = {
+    **{cls.name: cls for cls in (RangeAssignor, RoundRobinAssignor, StickyAssignor,
+                                 CooperativeStickyAssignor)},
+    **{_JAVA_PACKAGE + cls.__name__: cls for cls in (RangeAssignor, RoundRobinAssignor,
+                                                     StickyAssignor, CooperativeStickyAssignor)},
+}  # fmt: skip
+
+
+def default_assignors() -> tuple[GroupAssignor, ...]:
+    """The assignors a :class:`StaticConsumer` offers when none are given, in preference order.
+
+    ``range`` first, as the Java client's default list starts with it, so a group mixing
+    default-configured Java consumers and StaticConsumers agrees on ``range``; ``roundrobin``
+    second, so a group mixing StaticConsumers with default-configured aiokafka consumers (which
+    offer only ``roundrobin``) still forms. Both sort members on ``group.instance.id`` first.
+    """
+    return (RangeAssignor(), RoundRobinAssignor())
+
+
+def group_assignors(strategies: Any) -> tuple[GroupAssignor, ...]:
+    """``partition_assignment_strategy`` checked at construction: each entry must follow the
+    one :class:`assignors.GroupAssignor` contract (a class of ours is instantiated, one object
+    per consumer). One value or a list; a name is a protocol name (``"range"``) or Java's class
+    name (``"org.apache.kafka.clients.consumer.RangeAssignor"``); a str may list several,
+    comma-separated, as Java's ``partition.assignment.strategy`` does."""
+    checked: list[GroupAssignor] = []
+    for entry in _entries(strategies):
+        candidate = _named_assignor(entry) if isinstance(entry, str) else entry
+        if isinstance(candidate, type) and _is_group_assignor(candidate):
+            candidate = candidate()
+        if isinstance(candidate, type) or not _is_group_assignor(candidate):
+            raise ConfigurationError(
+                f"partition_assignment_strategy (Java: partition.assignment.strategy) entry "
+                f"{entry!r} is not a GroupAssignor: StaticConsumer takes the assignors of the "
+                "`assignors` package (range, roundrobin, sticky, cooperative-sticky, roster) or "
+                "any object with a `name`, `supported_protocols`, `assign_group(members, "
+                "partitions_per_topic, *, partition_racks)` and `subscription_user_data(topics, "
+                "owned, generation)`. "
+                "aiokafka's own assignors (which order members by member id, so a restart can "
+                "move partitions, KIP-345) are not supported"
+            )
+        checked.append(candidate)
+    if not checked:
+        raise ConfigurationError(
+            "partition_assignment_strategy (Java: partition.assignment.strategy) is empty"
+        )
+    return tuple(checked)
+
+
+def _entries(strategies: Any) -> list[Any]:
+    """One value or a list of them; a str is Java's comma-separated list."""
+    if isinstance(strategies, str):
+        return [name.strip() for name in strategies.split(",") if name.strip()]
+    if isinstance(strategies, type) or _is_group_assignor(strategies):
+        return [strategies]
+    try:
+        return list(strategies)
+    except TypeError:
+        return [strategies]  # not iterable: refused below as not a GroupAssignor
+
+
+def _named_assignor(name: str) -> type[GroupAssignor]:
+    if name in ASSIGNOR_NAMES:
+        return ASSIGNOR_NAMES[name]
+    if name in ("roster", _JAVA_PACKAGE + "RosterAssignor"):
+        raise ConfigurationError(
+            "partition_assignment_strategy (Java: partition.assignment.strategy) 'roster' needs "
+            "its roster: pass RosterAssignor.with_roster([...]) (or RosterAssignor.for_instance"
+            "(group_instance_id, roster=[...])) instead of the name"
+        )
+    known = ", ".join(repr(n) for n in ASSIGNOR_NAMES)
+    raise ConfigurationError(
+        f"partition_assignment_strategy (Java: partition.assignment.strategy) names no assignor "
+        f"of ours: {name!r}; known names: {known} (or pass an assignor object)"
+    )
+
+
+def _is_group_assignor(obj: Any) -> bool:
+    methods = ("assign_group", "subscription_user_data")
+    return (
+        isinstance(getattr(obj, "name", None), str)
+        and isinstance(getattr(obj, "supported_protocols", None), tuple)
+        and all(callable(getattr(obj, method, None)) for method in methods)
+    )
+
+
+# -- aiokafka's arguments ----------------------------------------------------------------------
+
+
+class _DefaultInt(int):
+    """aiokafka's default for an argument the caller did not give (Java: not in the originals):
+    equal to the default, but told apart from the same value given on purpose."""
+
+    __slots__ = ()
+
+
+class _DefaultStr(str):
+    __doc__ = _DefaultInt.__doc__
+    __slots__ = ()
+
+
+def _default_int(value: int) -> int:
+    return _DefaultInt(value)
+
+
+def _default_str(value: str) -> str:
+    return _DefaultStr(value)
+
+
+# aiokafka's defaults that a check must tell apart from a value given on purpose.
+SESSION_TIMEOUT_MS = _default_int(10_000)
+HEARTBEAT_INTERVAL_MS = _default_int(3_000)
+CLIENT_ID = _default_str(f"aiokafka-{aiokafka_version}")
+SECURITY_PROTOCOL = _default_str("PLAINTEXT")
+SASL_MECHANISM = _default_str("PLAIN")
+SASL_KERBEROS_SERVICE_NAME = _default_str("kafka")
+
+#: aiokafka's security arguments, which ``security=`` replaces.
+RAW_SECURITY = (
+    "security_protocol", "ssl_context", "sasl_mechanism", "sasl_plain_username",
+    "sasl_plain_password", "sasl_kerberos_service_name", "sasl_kerberos_domain_name",
+    "sasl_oauth_token_provider",
+)  # fmt: skip
+
+#: Whole-number options: field -> (Java key or why there is none, least value, KIP or "").
+_NUMBERS: Mapping[str, tuple[str, int, str]] = {
+    "fetch_max_wait_ms": ("fetch.max.wait.ms", 0, ""),
+    "fetch_max_bytes": ("fetch.max.bytes", 0, "KIP-74"),
+    "fetch_min_bytes": ("fetch.min.bytes", 0, ""),
+    "max_partition_fetch_bytes": ("max.partition.fetch.bytes", 0, ""),
+    "request_timeout_ms": ("request.timeout.ms", 0, ""),
+    "retry_backoff_ms": ("retry.backoff.ms", 0, ""),
+    "auto_commit_interval_ms": ("auto.commit.interval.ms", 0, ""),
+    "metadata_max_age_ms": ("metadata.max.age.ms", 0, ""),
+    "max_poll_interval_ms": ("max.poll.interval.ms", 1, "KIP-62"),
+    "session_timeout_ms": ("session.timeout.ms", 1, ""),
+    "heartbeat_interval_ms": ("heartbeat.interval.ms", 1, ""),
+    "consumer_timeout_ms": ("no Java key: aiokafka's own", 0, ""),
+}
+#: The same, where None is allowed (and means: aiokafka's behaviour without it).
+_OPTIONAL_NUMBERS: Mapping[str, tuple[str, int, str]] = {
+    "max_poll_records": ("max.poll.records", 1, ""),
+    "rebalance_timeout_ms": ("no Java key: Java sends max.poll.interval.ms", 1, "KIP-62"),
+    "connections_max_idle_ms": ("connections.max.idle.ms", 0, ""),
+}
+#: Choices: field -> (Java key, accepted values, KIP or ""); aiokafka's accepted sets.
+_CHOICES: Mapping[str, tuple[str, tuple[str, ...], str]] = {
+    "auto_offset_reset": ("auto.offset.reset", ("earliest", "latest", "none"), ""),
+    "isolation_level": ("isolation.level", ("read_uncommitted", "read_committed"), "KIP-98"),
+}
+
+
+def _named(field: str, java_key: str, kip: str = "") -> str:
+    key = java_key if java_key.startswith("no ") else f"Java: {java_key}"
+    return f"{field} ({key}{', ' + kip if kip else ''})"
+
+
+def given_options(values: Mapping[str, Any], defaults: Mapping[str, Any]) -> dict[str, Any]:
+    """The arguments of ``defaults``' names that the caller gave (a value other than the
+    default, or a marked default given on purpose): what is passed on to aiokafka."""
+    given = {}
+    for name, default in defaults.items():
+        value = values[name]
+        if isinstance(default, (_DefaultInt, _DefaultStr)):
+            same = value is default
+        else:
+            same = type(value) is type(default) and value == default
+        if not same:
+            given[name] = value
+    return given
+
+
+def check_aiokafka_options(values: Mapping[str, Any], *, classic: bool) -> None:
+    """Numbers, choices and the heartbeat below the session timeout (classic protocol only:
+    under KIP-848 the coordinator owns both)."""
+    for field, (java_key, least, kip) in {**_NUMBERS, **_OPTIONAL_NUMBERS}.items():
+        value = values[field]
+        if value is None and field in _OPTIONAL_NUMBERS:
+            continue
+        if isinstance(value, bool) or not isinstance(value, int) or value < least:
+            allowed = " or None" if field in _OPTIONAL_NUMBERS else ""
+            raise ConfigurationError(
+                f"{_named(field, java_key, kip)} must be an int >= {least}{allowed}, "
+                f"got {value!r}"
+            )
+    for field, (java_key, accepted, kip) in _CHOICES.items():
+        value = values[field]
+        if not isinstance(value, str) or value.lower() not in accepted:
+            raise ConfigurationError(
+                f"{_named(field, java_key, kip)} must be one of {', '.join(accepted)}, "
+                f"got {value!r}"
+            )
+    session, heartbeat = values["session_timeout_ms"], values["heartbeat_interval_ms"]
+    if classic and heartbeat >= session:
+        raise ConfigurationError(
+            f"heartbeat_interval_ms (Java: heartbeat.interval.ms) must be lower than "
+            f"session_timeout_ms (Java: session.timeout.ms), got {heartbeat} >= {session}: "
+            "the member would miss its session between two heartbeats (Java: typically no "
+            "more than a third of it)"
+        )
+
+
+def security_options(security: Any, given: Mapping[str, Any]) -> dict[str, Any]:
+    """aiokafka's security arguments: from ``security=`` (:meth:`SecuritySettings.aiokafka_kwargs`,
+    as the admin calls open their client) or the raw ones given, checked, not both."""
+    raw = {name: given[name] for name in RAW_SECURITY if name in given}
+    if security is not None:
+        return SecuritySettings.coerce(security, **raw).aiokafka_kwargs()
+    protocol = given.get("security_protocol", SECURITY_PROTOCOL)
+    if protocol not in PROTOCOLS:
+        raise ConfigurationError(
+            f"security_protocol (Java: security.protocol) must be one of {', '.join(PROTOCOLS)},"
+            f" got {protocol!r}"
+        )
+    if protocol in ("SSL", "SASL_SSL") and given.get("ssl_context") is None:
+        raise ConfigurationError(
+            f"security_protocol (Java: security.protocol) {protocol} needs ssl_context (an "
+            "ssl.SSLContext), or give security=SecuritySettings(security_protocol="
+            f"{protocol!r}, ssl_cafile=..., ...) instead, which builds one (the system CAs when "
+            "ssl_cafile is None)"
+        )
+    if protocol.startswith("SASL_"):
+        mechanism = given.get("sasl_mechanism", SASL_MECHANISM)
+        if mechanism not in SASL_MECHANISMS:
+            raise ConfigurationError(
+                f"sasl_mechanism (Java: sasl.mechanism) must be one of "
+                f"{', '.join(SASL_MECHANISMS)}, got {mechanism!r}"
+            )
+        missing = [n for n in ("sasl_plain_username", "sasl_plain_password") if n not in given]
+        if mechanism == "PLAIN" and missing:
+            raise ConfigurationError(
+                f"security_protocol (Java: security.protocol) {protocol} with sasl_mechanism "
+                f"(Java: sasl.mechanism) PLAIN needs {' and '.join(missing)} (Java: "
+                "sasl.jaas.config username/password), or give security=SecuritySettings(...)"
+            )
+    return raw

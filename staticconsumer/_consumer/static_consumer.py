@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import asyncio
+import inspect
 import logging
-from collections.abc import Awaitable, Callable
-from typing import Any, TypeVar
+import ssl
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any, TypeAlias, TypeVar
 
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
+from aiokafka.structs import ConsumerRecord, TopicPartition
 
-from assignors import GroupAssignor, RangeAssignor, RoundRobinAssignor
+from assignors import GroupAssignor
 
 from .. import _compat
 from .._compat import WakeMarker
@@ -27,8 +31,22 @@ from ..errors import (
 )
 from ..membership import Lifecycle
 from ..membership._reasons import LEAVE_REASON_PREFIX
+from ..security import SecuritySettings
 from .assembly import Observability, make_driver
-from .options import group_protocol_options
+from .options import (
+    CLIENT_ID,
+    HEARTBEAT_INTERVAL_MS,
+    SASL_KERBEROS_SERVICE_NAME,
+    SASL_MECHANISM,
+    SECURITY_PROTOCOL,
+    SESSION_TIMEOUT_MS,
+    check_aiokafka_options,
+    default_assignors,
+    given_options,
+    group_assignors,
+    group_protocol_options,
+    security_options,
+)
 
 log = logging.getLogger("staticconsumer")
 T = TypeVar("T")
@@ -38,54 +56,10 @@ T = TypeVar("T")
 UNRELEASED_INSTANCE_WAIT_MS = 45_000
 
 FatalCallback = Callable[[StaticConsumerError], None]
-
-
-def default_assignors() -> tuple[Any, ...]:
-    """The assignors a :class:`StaticConsumer` offers when none are given, in preference order.
-
-    ``range`` first, as the Java client's default list starts with it, so a group mixing
-    default-configured Java consumers and StaticConsumers agrees on ``range``; ``roundrobin``
-    second, so a group mixing StaticConsumers with default-configured aiokafka consumers (which
-    offer only ``roundrobin``) still forms. Both sort members on ``group.instance.id`` first.
-    """
-    return (RangeAssignor(), RoundRobinAssignor())
-
-
-def group_assignors(strategies: Any) -> tuple[GroupAssignor, ...]:
-    """``partition_assignment_strategy`` checked at construction: each entry must follow the
-    one :class:`assignors.GroupAssignor` contract (a class of ours is instantiated, one object
-    per consumer)."""
-    checked: list[GroupAssignor] = []
-    for entry in strategies:
-        candidate = entry
-        if isinstance(entry, type) and _is_group_assignor(entry):
-            candidate = entry()
-        if isinstance(candidate, type) or not _is_group_assignor(candidate):
-            raise ConfigurationError(
-                f"partition_assignment_strategy (Java: partition.assignment.strategy) entry "
-                f"{entry!r} is not a GroupAssignor: StaticConsumer takes the assignors of the "
-                "`assignors` package (range, roundrobin, sticky, cooperative-sticky, roster) or "
-                "any object with a `name`, `supported_protocols`, `assign_group(members, "
-                "partitions_per_topic, *, partition_racks)` and `subscription_user_data(topics, "
-                "owned, generation)`. "
-                "aiokafka's own assignors (which order members by member id, so a restart can "
-                "move partitions, KIP-345) are not supported"
-            )
-        checked.append(candidate)
-    if not checked:
-        raise ConfigurationError(
-            "partition_assignment_strategy (Java: partition.assignment.strategy) is empty"
-        )
-    return tuple(checked)
-
-
-def _is_group_assignor(obj: Any) -> bool:
-    methods = ("assign_group", "subscription_user_data")
-    return (
-        isinstance(getattr(obj, "name", None), str)
-        and isinstance(getattr(obj, "supported_protocols", None), tuple)
-        and all(callable(getattr(obj, method, None)) for method in methods)
-    )
+Deserializer: TypeAlias = Callable[[bytes], Any]
+#: An assignor object, an assignor class, a protocol or Java class name; or a list of them.
+Strategy: TypeAlias = GroupAssignor | type[GroupAssignor] | str
+Record: TypeAlias = ConsumerRecord[Any, Any]  # key and value: what the deserializers return
 
 
 class StaticConsumer(Observability, AIOKafkaConsumer):  # type: ignore[misc]  # aiokafka is untyped
@@ -131,6 +105,14 @@ class StaticConsumer(Observability, AIOKafkaConsumer):  # type: ignore[misc]  # 
       rebalance it takes part in keeps it ready), ``GET /livez`` is 503 once it is fenced or
       failed (``docs/kubernetes.md``). Several consumers in one process share one endpoint with
       :class:`~staticconsumer.HealthServer` instead.
+    * Every aiokafka argument is an explicit, typed keyword with aiokafka's default, checked at
+      construction (``_consumer/options.py``: a :class:`~staticconsumer.ConfigurationError`
+      names the field and the Java key). ``security=SecuritySettings(...)`` replaces the raw
+      security arguments (not both). ``partition_assignment_strategy`` also takes one value and
+      names (``"range"``, ``"cooperative-sticky"``, Java's class names). ``getone``/``getmany``
+      return aiokafka's ``ConsumerRecord`` (for mypy, follow ``aiokafka``, ``aiokafka.structs``
+      and ``aiokafka.errors`` with ``follow_untyped_imports``, as this repository's
+      pyproject.toml does).
     * ``group_protocol="consumer"`` (Java ``group.protocol``, KIP-848; default ``"classic"``)
       runs the member on the consumer group protocol, with ``group_remote_assignor`` and the
       opt-in ``instance_takeover`` (``docs/consumer-protocol.md``).
@@ -151,8 +133,50 @@ class StaticConsumer(Observability, AIOKafkaConsumer):  # type: ignore[misc]  # 
         group_protocol: str = "classic",
         group_remote_assignor: str | None = None,
         instance_takeover: bool = False,
-        **kwargs: Any,
+        security: SecuritySettings | None = None,
+        # aiokafka's arguments, with aiokafka's defaults (partition_assignment_strategy: ours)
+        loop: asyncio.AbstractEventLoop | None = None,
+        bootstrap_servers: str | list[str] = "localhost",
+        client_id: str = CLIENT_ID,
+        group_id: str | None = None,
+        key_deserializer: Deserializer | None = None,
+        value_deserializer: Deserializer | None = None,
+        fetch_max_wait_ms: int = 500,
+        fetch_max_bytes: int = 52_428_800,
+        fetch_min_bytes: int = 1,
+        max_partition_fetch_bytes: int = 1_048_576,
+        request_timeout_ms: int = 40_000,
+        retry_backoff_ms: int = 100,
+        auto_offset_reset: str = "latest",
+        enable_auto_commit: bool = True,
+        auto_commit_interval_ms: int = 5_000,
+        check_crcs: bool = True,
+        metadata_max_age_ms: int = 300_000,
+        partition_assignment_strategy: Strategy | Sequence[Strategy] | None = None,
+        max_poll_interval_ms: int = 300_000,
+        rebalance_timeout_ms: int | None = None,
+        session_timeout_ms: int = SESSION_TIMEOUT_MS,
+        heartbeat_interval_ms: int = HEARTBEAT_INTERVAL_MS,
+        consumer_timeout_ms: int = 200,
+        max_poll_records: int | None = None,
+        ssl_context: ssl.SSLContext | None = None,
+        security_protocol: str = SECURITY_PROTOCOL,
+        api_version: str | None = None,
+        exclude_internal_topics: bool = True,
+        connections_max_idle_ms: int | None = 540_000,
+        isolation_level: str = "read_uncommitted",
+        sasl_mechanism: str = SASL_MECHANISM,
+        sasl_plain_password: str | None = None,
+        sasl_plain_username: str | None = None,
+        sasl_kerberos_service_name: str = SASL_KERBEROS_SERVICE_NAME,
+        sasl_kerberos_domain_name: str | None = None,
+        sasl_oauth_token_provider: Any = None,
+        client_rack: str | None = None,
     ) -> None:
+        # Every aiokafka argument, by name (the signature above is the one list of them): those
+        # the caller gave are passed on, as a ``**kwargs`` catch-all did.
+        values = dict(locals())
+        kwargs = given_options(values, AIOKAFKA_DEFAULTS)
         if group_instance_id is not None:
             InstanceId.validate(group_instance_id)
             if kwargs.get("group_id") is None:
@@ -172,6 +196,8 @@ class StaticConsumer(Observability, AIOKafkaConsumer):  # type: ignore[misc]  # 
             group_protocol, group_remote_assignor, instance_takeover,
             group_instance_id=group_instance_id, kwargs=kwargs,
         )  # fmt: skip
+        check_aiokafka_options(values, classic=not self._group_protocol.consumer)
+        kwargs.update(security_options(security, kwargs))
         if not self._group_protocol.consumer:
             strategies = kwargs.get("partition_assignment_strategy")
             if strategies is None:
@@ -356,15 +382,18 @@ class StaticConsumer(Observability, AIOKafkaConsumer):  # type: ignore[misc]  # 
         if driver is not None:
             driver.check_errors()
 
-    async def getone(self, *partitions: Any) -> Any:
+    async def getone(self, *partitions: TopicPartition) -> Record:
         # Inline rather than through _fatal_aware: this runs once per record in `async for`.
         try:
-            return await super().getone(*partitions)
+            record: Record = await super().getone(*partitions)
+            return record
         except WakeMarker:
             self._raise_woken()
             raise
 
-    async def getmany(self, *partitions: Any, timeout_ms: int = 0, max_records: Any = None) -> Any:
+    async def getmany(
+        self, *partitions: TopicPartition, timeout_ms: int = 0, max_records: int | None = None
+    ) -> dict[TopicPartition, list[Record]]:
         return await self._fatal_aware(
             super().getmany(*partitions, timeout_ms=timeout_ms, max_records=max_records)
         )
@@ -400,3 +429,12 @@ class StaticConsumer(Observability, AIOKafkaConsumer):  # type: ignore[misc]  # 
     def subscribe(self, topics: Any = (), pattern: Any = None, listener: Any = None) -> None:
         self._raise_if_fatal()
         super().subscribe(topics, pattern=pattern, listener=listener)
+
+
+#: StaticConsumer's defaults for aiokafka's arguments, read from its signature (written once).
+AIOKAFKA_DEFAULTS = {
+    name: parameter.default
+    for name, parameter in inspect.signature(StaticConsumer.__init__).parameters.items()
+    if name in inspect.signature(AIOKafkaConsumer.__init__).parameters
+    and name not in ("self", "topics", "group_instance_id")
+}

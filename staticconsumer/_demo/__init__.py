@@ -1,6 +1,6 @@
 """``staticconsumer demo``: a rolling restart of a stateful Streams-like app, static vs dynamic.
 
-It starts a local Apache Kafka (unless ``--bootstrap-servers`` or ``KAFKA_BOOTSTRAP_SERVERS``
+It starts a local Apache Kafka (unless ``--bootstrap-server`` or ``KAFKA_BOOTSTRAP_SERVERS``
 names one), runs two processes of :mod:`staticconsumer.streams_app` (two stream threads each, one
 ``StaticConsumer`` per thread with ``group.instance.id = <base>-thread-<n>``), restarts one of
 them while data keeps arriving, and prints what happened: generation and partitions per instance
@@ -36,7 +36,7 @@ DEMO_BROKER_CONFIG = {
 }
 EXIT_OK, EXIT_FAILED, EXIT_INTERRUPTED = 0, 1, 130
 DESCRIPTION = (
-    "Start a local Apache Kafka (unless --bootstrap-servers or KAFKA_BOOTSTRAP_SERVERS names "
+    "Start a local Apache Kafka (unless --bootstrap-server or KAFKA_BOOTSTRAP_SERVERS names "
     "one), run 2 processes x 2 stream threads of the Streams-like example app (one "
     "StaticConsumer per thread, group.instance.id <base>-thread-<n>), restart one process while "
     "data keeps arriving, and print: generation and partitions per instance id before and after, "
@@ -64,7 +64,9 @@ def add_demo_command(commands: Any) -> None:
     demo.add_argument("--dynamic", action="store_true", help="no group.instance.id (KIP-345 off)")
     demo.add_argument("--json", action="store_true", help="print the summary as one JSON document")
     demo.add_argument(
+        "--bootstrap-server",
         "--bootstrap-servers",
+        dest="bootstrap_servers",
         default=None,
         metavar="HOST:PORT[,...]",
         help="use this cluster (default: $KAFKA_BOOTSTRAP_SERVERS, else start a local Kafka)",

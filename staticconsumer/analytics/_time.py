@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+from ..errors import ConfigurationError
+
 
 def parse_time_ms(text: str, *, field: str = "time") -> int:
     """Return epoch milliseconds (UTC) for ``text``.
@@ -14,14 +16,16 @@ def parse_time_ms(text: str, *, field: str = "time") -> int:
     """
     value = text.strip()
     if not value:
-        raise ValueError(f"{field}: empty; give ISO-8601 (2026-01-01T12:00:00Z) or epoch ms")
+        raise ConfigurationError(
+            f"{field}: empty; give ISO-8601 (2026-01-01T12:00:00Z) or epoch ms"
+        )
     if value.lstrip("-").isdigit():
         return int(value)
     iso = value[:-1] + "+00:00" if value.endswith(("Z", "z")) else value
     try:
         moment = datetime.fromisoformat(iso)
     except ValueError:
-        raise ValueError(
+        raise ConfigurationError(
             f"{field}: {text!r} is neither epoch milliseconds nor ISO-8601 "
             "(e.g. 2026-01-01T12:00:00Z)"
         ) from None

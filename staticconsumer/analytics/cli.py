@@ -12,7 +12,8 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from ..cli.security import add_command_config, security_from_args
+from ..cli.security import add_cluster_options, security_from_args
+from ..errors import ConfigurationError
 from ._deps import require_spark
 from ._time import parse_time_ms
 
@@ -28,7 +29,7 @@ def _conf(values: Sequence[str]) -> dict[str, str]:
     for item in values:
         key, sep, value = item.partition("=")
         if not sep or not key.strip():
-            raise ValueError(f"--spark-conf takes key=value, got {item!r}")
+            raise ConfigurationError(f"--spark-conf takes key=value, got {item!r}")
         conf[key.strip()] = value.strip()
     return conf
 
@@ -55,7 +56,7 @@ def run(args: argparse.Namespace) -> int:
     since = parse_time_ms(args.since, field="--since") if args.since else None
     until = parse_time_ms(args.until, field="--until") if args.until else None
     if since is not None and until is not None and since >= until:
-        raise ValueError(f"--since ({args.since}) must be before --until ({args.until})")
+        raise ConfigurationError(f"--since ({args.since}) must be before --until ({args.until})")
     conf = _conf(args.spark_conf)
     security = security_from_args(args)
     try:
@@ -99,11 +100,7 @@ def add_report_command(commands: argparse._SubParsersAction[argparse.ArgumentPar
         "partitions per instance id), report.html and timeline.png under --out. Local Spark "
         "(local[2]) by default; --master for a cluster. See docs/analytics.md.",
     )
-    report.add_argument(
-        "--bootstrap-servers", required=True, metavar="HOST:PORT[,...]",
-        help="Kafka bootstrap servers",
-    )  # fmt: skip
-    add_command_config(report)
+    add_cluster_options(report)
     report.add_argument("--events-topic", required=True, metavar="TOPIC", help="the events topic")
     report.add_argument("--out", required=True, metavar="DIR", help="output directory")
     report.add_argument(

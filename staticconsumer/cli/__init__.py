@@ -1,23 +1,33 @@
 """The ``staticconsumer`` command line.
 
-Exit codes: 0 success; 1 the command ran and failed (broker would not start, member not removed);
-2 usage errors (bad flags, an unknown ``--kafka-version``).
+Flags follow Kafka's own tools (``kafka-consumer-groups.sh``): ``--bootstrap-server`` (the plural
+``--bootstrap-servers`` is an alias), ``--command-config FILE``, ``--timeout`` in milliseconds,
+``--dry-run``/``--execute``.
+
+Exit codes: 0 success; 1 the command ran and failed (broker would not start, member not removed),
+with a one-line message (an unexpected error shows its traceback only with ``-v``); 2 usage errors:
+argparse's, and a :class:`~staticconsumer.errors.ConfigurationError` (bad flags, an unknown
+``--kafka-version``, a client config file that cannot be used), each naming the flag or file.
 """
 
 from __future__ import annotations
 
 import argparse
 import logging
+import re
 import signal
 import sys
 import threading
 from collections.abc import Callable, Sequence
 
-from ..errors import StaticConsumerError
+import staticconsumer
+
+from ..errors import ConfigurationError, StaticConsumerError
 from ..localkafka.errors import LocalKafkaError
-from .security import add_command_config, security_from_args
+from .security import add_cluster_options, resolve_cluster, security_from_args
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+_MAVEN_COORDINATE = re.compile(r"^[A-Za-z0-9_.-]+:[A-Za-z0-9_.-]+:[A-Za-z0-9_.+-]+$")
 log = logging.getLogger("staticconsumer.cli")
 
 
@@ -26,9 +36,42 @@ def _broker_config(values: Sequence[str]) -> dict[str, str]:
     for item in values:
         key, sep, value = item.partition("=")
         if not sep or not key:
-            raise ValueError(f"--broker-config takes key=value, got {item!r}")
+            raise ConfigurationError(f"--broker-config takes key=value, got {item!r}")
         config[key.strip()] = value.strip()
     return config
+
+
+def timeout_ms_arg(value: str) -> int:
+    """``--timeout``: whole milliseconds > 0, as ``kafka-consumer-groups.sh`` takes it."""
+    try:
+        timeout = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"takes whole milliseconds > 0 (e.g. 30000), got {value!r}"
+        ) from None
+    if timeout <= 0:
+        raise argparse.ArgumentTypeError(f"takes milliseconds > 0, got {value!r}")
+    return timeout
+
+
+def _kafka_version_arg(value: str) -> str:
+    from ..localkafka import kafka_coordinates
+
+    try:
+        kafka_coordinates(value)  # checks the version; downloads nothing
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return value
+
+
+def _maven_coordinate_arg(value: str) -> str:
+    """``--artifact``: checked before anything is downloaded."""
+    if not _MAVEN_COORDINATE.match(value):
+        raise argparse.ArgumentTypeError(
+            f"a Maven coordinate is group:artifact:version (e.g. org.apache.kafka:kafka-clients:"
+            f"4.0.0), got {value!r}"
+        )
+    return value
 
 
 def _local_kafka(args: argparse.Namespace) -> int:
@@ -84,7 +127,8 @@ def _describe_group(args: argparse.Namespace) -> int:
     security = security_from_args(args)
     description = asyncio.run(
         describe_group(
-            args.bootstrap_servers, args.group, timeout_s=args.timeout, security=security
+            args.bootstrap_servers, args.group, timeout_s=args.timeout / 1000,
+            security=security,
         )
     )
     out = format_json(description.to_dict()) if args.json else format_table(description)
@@ -100,8 +144,8 @@ def _remove_members(args: argparse.Namespace) -> int:
     from .render import format_json, format_removal, removal_document
 
     removal = try_remove_members(
-        args.bootstrap_servers, args.group, args.instance_id, args.reason, timeout_s=args.timeout,
-        security=security_from_args(args),
+        args.bootstrap_servers, args.group, args.instance_id, args.reason,
+        timeout_s=args.timeout / 1000, security=security_from_args(args),
     )  # fmt: skip
     outcome = asyncio.run(removal)
     if args.json:
@@ -122,14 +166,18 @@ def _reconcile_members(args: argparse.Namespace) -> int:
     if args.desired is not None:
         desired = tuple(i.strip() for i in args.desired.split(",") if i.strip())
         if not desired:
-            raise ValueError("--desired takes a comma-separated list of instance ids")
+            raise ConfigurationError("--desired takes a comma-separated list of instance ids")
     elif args.prefix is None:
-        raise ValueError("--desired-count needs --prefix (e.g. --prefix orders-)")
+        raise ConfigurationError("--desired-count needs --prefix (e.g. --prefix orders-)")
     else:
         desired = desired_count_ids(args.prefix, args.desired_count)
+    if args.apply:
+        print("staticconsumer: note: --apply is deprecated; use --execute (as Kafka's tools do)",
+              file=sys.stderr, flush=True)  # fmt: skip
     plan = asyncio.run(reconcile(
-        args.bootstrap_servers, args.group, desired, args.reason, apply=args.apply,
-        timeout_s=args.timeout, security=security_from_args(args),
+        args.bootstrap_servers, args.group, desired, args.reason,
+        apply=args.execute or args.apply, allow_empty=args.allow_empty,
+        timeout_s=args.timeout / 1000, security=security_from_args(args),
     ))  # fmt: skip
     if args.json:
         sys.stdout.write(format_json(plan.to_dict()))
@@ -149,7 +197,8 @@ def _add_reconcile_command(
         description="Compare a group's static members with the instance ids that should exist "
         "and remove the others in one LeaveGroup batch with a reason (KIP-345, KIP-800): the "
         "scale-down step of a StatefulSet, or the cleanup of ghosts after a rename. A member "
-        "<id>-thread-<n> counts as <id>. Without --apply it only shows what it would do.",
+        "<id>-thread-<n> counts as <id>. A dry run (--dry-run, the default) only shows what it "
+        "would do; --execute removes them.",
     )
     common(reconcile)
     desired = reconcile.add_mutually_exclusive_group(required=True)
@@ -164,23 +213,26 @@ def _add_reconcile_command(
         help='sent to the broker (KIP-800); default "member was removed by an admin"',
     )  # fmt: skip
     reconcile.add_argument(
-        "--apply", action="store_true", help="remove them (default: a dry run that only shows)"
+        "--allow-empty", action="store_true",
+        help="let an empty desired set (--desired-count 0) remove every static member",
+    )  # fmt: skip
+    mode = reconcile.add_mutually_exclusive_group()
+    mode.add_argument(
+        "--dry-run", action="store_true", help="only show what would be removed (the default)"
     )
+    mode.add_argument("--execute", action="store_true", help="remove them")
+    mode.add_argument("--apply", action="store_true", help="deprecated: use --execute")
     reconcile.set_defaults(run=_reconcile_members)
 
 
 def _add_admin_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     def common(sub: argparse.ArgumentParser) -> None:
-        sub.add_argument(
-            "--bootstrap-servers", required=True, metavar="HOST:PORT[,...]",
-            help="Kafka bootstrap servers",
-        )  # fmt: skip
+        add_cluster_options(sub)
         sub.add_argument("--group", required=True, help="the consumer group id")
-        add_command_config(sub)
         sub.add_argument("--json", action="store_true", help="print one JSON document")
         sub.add_argument(
-            "--timeout", type=float, default=30.0, metavar="SECONDS",
-            help="bound on each request (default 30)",
+            "--timeout", type=timeout_ms_arg, default=30_000, metavar="MS",
+            help="bound on each request, in milliseconds (default 30000)",
         )  # fmt: skip
 
     describe = commands.add_parser(
@@ -219,6 +271,9 @@ def build_parser() -> argparse.ArgumentParser:
         description="Kafka static membership (KIP-345) tools: local Kafka, group admin, demo.",
     )
     parser.add_argument("-v", "--verbose", action="store_true", help="debug logging on stderr")
+    parser.add_argument(
+        "--version", action="version", version=f"%(prog)s {staticconsumer.__version__}"
+    )
     commands = parser.add_subparsers(dest="command", required=True)
 
     local = commands.add_parser(
@@ -232,6 +287,7 @@ def build_parser() -> argparse.ArgumentParser:
     local.add_argument(
         "--kafka-version",
         default=None,
+        type=_kafka_version_arg,
         help="Apache Kafka version (default: $STATICCONSUMER_KAFKA_VERSION or "
         "the built-in default)",
     )
@@ -257,12 +313,14 @@ def build_parser() -> argparse.ArgumentParser:
         "--kafka-version",
         action="append",
         default=[],
+        type=_kafka_version_arg,
         help="a Kafka version to cache, repeatable (default: the default)",
     )
     prefetch.add_argument(
         "--artifact",
         action="append",
         default=[],
+        type=_maven_coordinate_arg,
         metavar="G:A:V",
         help="another Maven artifact to cache with its dependencies",
     )
@@ -283,6 +341,8 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    if hasattr(args, "cluster_parser"):
+        resolve_cluster(args)
     logging.basicConfig(
         level=logging.DEBUG if args.verbose else logging.INFO,
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
@@ -291,11 +351,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     logging.getLogger("aiokafka").setLevel(logging.WARNING)
     try:
         code: int = args.run(args)
-    except ValueError as exc:
+    except ConfigurationError as exc:  # our typed validation: a usage error
         print(f"staticconsumer: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
     except (StaticConsumerError, LocalKafkaError) as exc:
         print(f"staticconsumer: error: {exc}", file=sys.stderr)
+        return EXIT_FAILED
+    except Exception as exc:  # a bug or an unforeseen failure: not the user's input
+        if args.verbose:
+            log.exception("unexpected error")
+        else:
+            first = (str(exc).splitlines() or [""])[0]
+            print(f"staticconsumer: error: unexpected {type(exc).__name__}: {first} "
+                  "(run with -v for the traceback)", file=sys.stderr)  # fmt: skip
         return EXIT_FAILED
     return code
 

@@ -115,7 +115,7 @@ def format_reconcile(plan: ReconcilePlan, reason: str) -> str:
     if not plan.remove:
         lines.append("nothing to remove")
     elif not plan.applied:
-        lines.append(f"dry run: nothing removed; add --apply to remove {ids(plan.remove)} "
+        lines.append(f"dry run: nothing removed; add --execute to remove {ids(plan.remove)} "
                      f"in one LeaveGroup (reason: {reason})")  # fmt: skip
     else:
         lines.append(f"removed {ids(plan.removed)} (reason: {reason})")

@@ -8,6 +8,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
+from ..errors import ConfigurationError
 from .errors import NoBrokerAvailableError
 
 #: The Kafka that ``staticconsumer local-kafka`` runs by default: the newest 4.x release that is
@@ -39,12 +40,12 @@ def parse_kafka_version(version: str) -> tuple[int, int, int]:
     """Check a ``--kafka-version`` / ``STATICCONSUMER_KAFKA_VERSION`` value."""
     match = _VERSION.match(version.strip())
     if not match:
-        raise ValueError(
+        raise ConfigurationError(
             f"--kafka-version must look like 4.3.1 (major.minor.patch), got {version!r}"
         )
     parsed = (int(match[1]), int(match[2]), int(match[3]))
     if parsed[:2] < MIN_KAFKA_VERSION or parsed[0] not in _LOG_BACKEND:
-        raise ValueError(
+        raise ConfigurationError(
             f"Apache Kafka {version} is not supported by the local launcher: use 3.9.x or 4.x "
             f"(default {DEFAULT_KAFKA_VERSION})"
         )

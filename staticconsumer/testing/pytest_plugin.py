@@ -1,5 +1,11 @@
-"""pytest plugin: a real Apache Kafka for your tests (registered through the ``pytest11`` entry
-point, so installing staticconsumer makes these fixtures available).
+"""pytest plugin: a real Apache Kafka for your tests.
+
+Opt-in: installing staticconsumer registers no plugin, so a service's own test run gets no new
+fixtures unasked. Enable it in your top-level ``conftest.py``::
+
+    pytest_plugins = ["staticconsumer.testing.pytest_plugin"]
+
+or for one run with ``pytest -p staticconsumer.testing.pytest_plugin``.
 
 Fixtures
 --------

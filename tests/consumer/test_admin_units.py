@@ -261,9 +261,9 @@ def test_removal_rendering() -> None:
     "argv",
     [
         ["describe-group", "--group", "g"],
-        ["describe-group", "--bootstrap-servers", NOWHERE],
-        ["remove-members", "--bootstrap-servers", NOWHERE, "--group", "g"],
-        ["describe-group", "--bootstrap-servers", NOWHERE, "--group", "g", "--timeout", "x"],
+        ["describe-group", "--bootstrap-server", NOWHERE],
+        ["remove-members", "--bootstrap-server", NOWHERE, "--group", "g"],
+        ["describe-group", "--bootstrap-server", NOWHERE, "--group", "g", "--timeout", "x"],
     ],
 )
 def test_cli_usage_errors_exit_2(argv: list[str]) -> None:
@@ -279,7 +279,7 @@ def test_cli_usage_errors_exit_2(argv: list[str]) -> None:
 def test_cli_invalid_instance_ids_exit_2(
     ids: list[str], capsys: pytest.CaptureFixture[str]
 ) -> None:
-    argv = ["remove-members", "--bootstrap-servers", NOWHERE, "--group", "g"]
+    argv = ["remove-members", "--bootstrap-server", NOWHERE, "--group", "g"]
     for i in ids:
         argv += ["--instance-id", i]
     assert main(argv) == EXIT_USAGE

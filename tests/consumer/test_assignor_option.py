@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from aiokafka.coordinator.assignors.roundrobin import RoundRobinPartitionAssignor
 
@@ -29,3 +31,32 @@ async def test_classes_of_ours_become_one_object_per_consumer() -> None:
     assert isinstance(a._partition_assignment_strategy[0], StickyAssignor)
     assert a._partition_assignment_strategy[0] is not b._partition_assignment_strategy[0]
     assert [s.name for s in a._partition_assignment_strategy] == ["sticky", "range"]
+
+
+@pytest.mark.parametrize(("strategy", "names"), [
+    ("range", ["range"]),
+    ("roundrobin, cooperative-sticky", ["roundrobin", "cooperative-sticky"]),  # Java's list form
+    ("org.apache.kafka.clients.consumer.CooperativeStickyAssignor", ["cooperative-sticky"]),
+    (["sticky", "org.apache.kafka.clients.consumer.RangeAssignor"], ["sticky", "range"]),
+    (StickyAssignor, ["sticky"]),
+    (RangeAssignor(), ["range"]),
+    (("range", StickyAssignor), ["range", "sticky"]),
+])  # fmt: skip
+async def test_java_names_and_a_single_value_are_accepted(strategy: Any, names: list[str]) -> None:
+    consumer = StaticConsumer("t", group_id="g", partition_assignment_strategy=strategy)
+    assert [s.name for s in consumer._partition_assignment_strategy] == names
+
+
+async def test_roster_by_name_asks_for_its_roster() -> None:
+    with pytest.raises(ConfigurationError, match=r"'roster' needs its roster.*with_roster"):
+        StaticConsumer("t", group_id="g", partition_assignment_strategy="roster")
+
+
+async def test_an_unknown_name_lists_the_known_ones() -> None:
+    with pytest.raises(ConfigurationError) as caught:
+        StaticConsumer("t", group_id="g", partition_assignment_strategy=["range", "rnage"])
+    message = str(caught.value)
+    assert "'rnage'" in message and "partition.assignment.strategy" in message
+    for known in ("'range'", "'roundrobin'", "'sticky'", "'cooperative-sticky'",
+                  "'org.apache.kafka.clients.consumer.StickyAssignor'"):  # fmt: skip
+        assert known in message

@@ -44,6 +44,42 @@ def test_docstring_tree_matches_the_classes() -> None:
             assert base in (Exception, ValueError), f"{name} is drawn as a root"
 
 
+def _drawn_text() -> dict[str, str]:
+    """Class name -> the text drawn for it (its line and the continuation lines below it)."""
+    block = (errors.__doc__ or "").split("::", 1)[1].split("\n\n\n")[0]
+    text: dict[str, str] = {}
+    current = ""
+    for line in block.splitlines():
+        match = _NODE.match(line[4:])
+        if match and hasattr(errors, match["name"]):
+            current = match["name"]
+        if current:
+            text[current] = text.get(current, "") + " " + line.strip(" │├└─")
+    return text
+
+
+def test_a_second_base_is_drawn_as_also() -> None:
+    drawn = _drawn_text()
+    seconds = {name: [b.__name__ for b in getattr(errors, name).__bases__[1:]] for name in drawn}
+    assert seconds["ClusterUnavailableError"] == ["KafkaConnectionError"]
+    for name, bases in seconds.items():
+        for base in bases:
+            assert f"also an {base}" in drawn[name] or f"also aiokafka's {base}" in drawn[name], (
+                f"{name} also derives from {base}: draw it"
+            )
+
+
+def test_cluster_unavailable_is_caught_by_an_aiokafka_retry_loop() -> None:
+    from aiokafka.errors import KafkaConnectionError
+
+    error = errors.ClusterUnavailableError("start() reached no broker: refused")
+    with pytest.raises(KafkaConnectionError):
+        raise error
+    assert isinstance(error, errors.StaticConsumerError) and not error.fatal
+    assert error.retriable  # aiokafka's own mark: retrying may help
+    assert str(error) == "start() reached no broker: refused"  # no class-name prefix
+
+
 @pytest.mark.parametrize(
     "launcher_error",
     [errors.LocalKafkaError, errors.NoBrokerAvailableError, errors.KafkaResolutionError,

@@ -21,7 +21,7 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 #: What the wheel is built from: the package sources and the project metadata, nothing else.
-SOURCES = ("pyproject.toml", "README.md", "staticconsumer", "assignors")
+SOURCES = ("pyproject.toml", "README.md", "LICENSE", "staticconsumer", "assignors")
 
 USER_PROGRAM = '''\
 """A user's program: typed use of the installed package's public API."""
@@ -92,6 +92,22 @@ def test_wheel_ships_the_demo_app_and_the_type_markers(installed: Path) -> None:
         assert f"staticconsumer/streams_app/{module}.py" in names
     assert {"staticconsumer/py.typed", "assignors/py.typed"} <= names
     assert not any(n.startswith(("examples/", "tests/")) for n in names)
+
+
+def test_wheel_metadata_license_and_no_pytest_plugin(installed: Path) -> None:
+    (wheel,) = (installed.parent / "dist").glob("*.whl")
+    with zipfile.ZipFile(wheel) as archive:
+        (info,) = {n.split("/")[0] for n in archive.namelist() if ".dist-info/" in n}
+        metadata = archive.read(f"{info}/METADATA").decode()
+        entry_points = archive.read(f"{info}/entry_points.txt").decode()
+        license_text = archive.read(f"{info}/licenses/LICENSE").decode()
+    assert "License-Expression: Apache-2.0" in metadata.splitlines()
+    assert "Apache License" in license_text and "Version 2.0" in license_text
+    # The fixtures are opt-in: the wheel registers the CLI and no pytest11 plugin.
+    assert "[console_scripts]" in entry_points and "pytest11" not in entry_points
+    built = info.removesuffix(".dist-info").split("-")[1]
+    version = _run([str(installed / "bin" / "staticconsumer"), "--version"], cwd=installed.parent)
+    assert version.stdout.split() == ["staticconsumer", built]
 
 
 def test_demo_runs_from_the_installed_wheel(installed: Path, kafka_bootstrap: str) -> None:

@@ -148,7 +148,7 @@ async def test_cli_describe_group_and_remove_members(
     members = [await start_member(topic, kafka_bootstrap, group, i, **LONG_SESSION) for i in ids]
     try:
         await wait_stable(members, 3)
-        where = ("--bootstrap-servers", kafka_bootstrap, "--group", group)
+        where = ("--bootstrap-server", kafka_bootstrap, "--group", group)
 
         table = await asyncio.to_thread(_cli, "describe-group", *where)
         assert table.returncode == 0, table.stderr

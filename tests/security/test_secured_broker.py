@@ -110,11 +110,11 @@ async def test_static_consumer_events_admin_and_cli_work_with_scram(
                for r in records), records  # fmt: skip
     assert consumer.events_published >= 2 and consumer.events_publish_errors == 0
     # The CLI with --command-config (the launcher's file): describe, then remove the member.
-    done = _cli("describe-group", "--bootstrap-servers", kafka.bootstrap, "--group", group,
+    done = _cli("describe-group", "--bootstrap-server", kafka.bootstrap, "--group", group,
                 "--json", "--command-config", str(kafka.client_config))  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert [m["group_instance_id"] for m in json.loads(done.stdout)["members"]] == ["svc-0"]
-    done = _cli("remove-members", "--bootstrap-servers", kafka.bootstrap, "--group", group,
+    done = _cli("remove-members", "--bootstrap-server", kafka.bootstrap, "--group", group,
                 "--instance-id", "svc-0", "--reason", "scale down",
                 "--command-config", str(kafka.config("app_plain")))  # fmt: skip
     assert done.returncode == 0, done.stderr
@@ -166,7 +166,7 @@ async def test_wrong_password_is_an_authentication_error_not_a_timeout(
     path.write_text(
         kafka.client_config.read_text().replace(good.sasl_plain_password or "?", "nope")
     )
-    done = _cli("describe-group", "--bootstrap-servers", kafka.bootstrap, "--group", "g",
+    done = _cli("describe-group", "--bootstrap-server", kafka.bootstrap, "--group", "g",
                 "--command-config", str(path))  # fmt: skip
     assert (
         done.returncode == 1 and "authentication as 'app' via SCRAM-SHA-512 failed" in done.stderr
@@ -218,7 +218,7 @@ async def test_missing_group_acl_is_group_authorization_failed(secured_kafka: Se
     assert admin_caught.value.error_name == "GROUP_AUTHORIZATION_FAILED"
     with pytest.raises(GroupAdminAuthorizationError, match="GROUP_AUTHORIZATION_FAILED"):
         await remove_members(kafka.bootstrap, group, ["x-0"], security=limited)
-    done = _cli("describe-group", "--bootstrap-servers", kafka.bootstrap, "--group", group,
+    done = _cli("describe-group", "--bootstrap-server", kafka.bootstrap, "--group", group,
                 "--command-config", str(kafka.config("limited")))  # fmt: skip
     assert done.returncode == 1 and "GROUP_AUTHORIZATION_FAILED" in done.stderr
 
@@ -250,7 +250,7 @@ def test_report_reads_the_events_topic_over_sasl_ssl(
     out = tmp_path / "report"
     env = {**os.environ}
     done = subprocess.run(
-        [sys.executable, "-m", "staticconsumer", "report", "--bootstrap-servers", kafka.bootstrap,
+        [sys.executable, "-m", "staticconsumer", "report", "--bootstrap-server", kafka.bootstrap,
          "--events-topic", events, "--out", str(out), "--command-config", str(kafka.client_config)],
         capture_output=True, text=True, timeout=280, env=env, stdin=subprocess.DEVNULL,
     )  # fmt: skip
@@ -267,3 +267,47 @@ def test_repr_of_every_settings_object_hides_passwords(secured_kafka: SecuredKaf
         text: Any = (repr(settings), str(settings))
         for secret in settings.secrets():
             assert all(secret not in t for t in text)
+
+
+async def test_a_managed_service_client_file_alone_drives_describe_group(
+    secured_kafka: SecuredKafka, tmp_path: Path
+) -> None:
+    """Issue 23: the client.properties a managed service hands out (comment lines, a continued
+    JAAS line, bootstrap.servers inside, client keys this tool does not use) is all the CLI
+    needs besides --group."""
+    kafka, topic, group = secured_kafka, _name("managed"), _name("managed-group")
+    settings = kafka.settings()
+    password = settings.sasl_plain_password or "?"
+    await create_topic(kafka.bootstrap, topic, security=kafka.settings("admin"))
+    path = tmp_path / "client.properties"
+    path.write_bytes((
+        "# Required connection configs for Kafka producer, consumer, and admin\n"
+        f"bootstrap.servers={kafka.bootstrap}\n"
+        "security.protocol=SASL_SSL\n"
+        "sasl.mechanism=SCRAM-SHA-512\n"
+        "sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required \\\n"
+        f"    username='app' \\\n    password='{password}';\n"
+        "ssl.truststore.type=PEM\n"
+        f"ssl.truststore.location={settings.ssl_cafile}\n"
+        "! Best practice for higher availability in Apache Kafka clients prior to 3.0\n"
+        "client.dns.lookup=use_all_dns_ips\n"
+        "session.timeout.ms=45000\n"
+        "acks=all\n"
+        "client.id=caf\xe9\n"  # ISO-8859-1, as java.util.Properties reads it
+    ).encode("iso-8859-1"))  # fmt: skip
+    consumer = StaticConsumer(topic, bootstrap_servers=kafka.bootstrap, group_id=group,
+                              group_instance_id="managed-0", **FAST,
+                              **settings.aiokafka_kwargs())  # fmt: skip
+    await consumer.start()
+    try:
+        await consumer.getmany(timeout_ms=1000)
+        done = await asyncio.to_thread(
+            _cli, "describe-group", "--command-config", str(path), "--group", group, "--json"
+        )
+    finally:
+        await consumer.stop()
+    assert done.returncode == 0, done.stderr
+    assert [m["group_instance_id"] for m in json.loads(done.stdout)["members"]] == ["managed-0"]
+    notes = [line for line in done.stderr.splitlines() if "ignoring client keys" in line]
+    assert len(notes) == 1 and "session.timeout.ms" in notes[0] and "client.id" in notes[0]
+    assert password not in done.stderr + done.stdout

@@ -101,7 +101,7 @@ def test_java_properties_round_trip_and_spark_options(ca_file: Path) -> None:
 @pytest.mark.parametrize(
     ("line", "named"),
     [
-        ("bootstrap.servers=x:1", "bootstrap.servers"),
+        ("sasl.kerberos.service.name=kafka", "sasl.kerberos.service.name"),
         ("ssl.keystore.password=x", "ssl.keystore.password"),
         ("ssl.truststore.password=x", "ssl.truststore.password"),
         ("ssl.truststore.type=JKS", "JKS is not"),
@@ -110,7 +110,7 @@ def test_java_properties_round_trip_and_spark_options(ca_file: Path) -> None:
         ("ssl.endpoint.identification.algorithm=ldap", "ssl.endpoint.identification.algorithm"),
     ],
 )
-def test_unknown_or_unsupported_keys_are_errors_naming_the_key(
+def test_unsupported_keys_are_errors_naming_the_key(
     tmp_path: Path, line: str, named: str
 ) -> None:
     with pytest.raises(ConfigurationError, match=named.replace(".", r"\.")):
@@ -163,9 +163,16 @@ def test_a_java_client_cannot_take_an_ssl_context() -> None:
 def test_cli_rejects_an_unknown_key_before_any_io(tmp_path: Path) -> None:
     path = _config(tmp_path, "security.protocol=SSL\nsasl.kerberos.service.name=kafka\n")
     done = subprocess.run(
-        [sys.executable, "-m", "staticconsumer", "describe-group", "--bootstrap-servers",
+        [sys.executable, "-m", "staticconsumer", "describe-group", "--bootstrap-server",
          "127.0.0.1:1", "--group", "g", "--command-config", str(path)],
         capture_output=True, text=True, timeout=60,
     )  # fmt: skip
     assert done.returncode == 2, done.stderr
     assert "sasl.kerberos.service.name" in done.stderr
+
+
+def test_other_client_keys_are_ignored_not_refused(tmp_path: Path) -> None:
+    # Issue 23: a managed service's client file carries bootstrap.servers, acks, ... beside the
+    # security keys; from_properties keeps the security settings and ignores the rest.
+    path = _config(tmp_path, "bootstrap.servers=x:1\nacks=all\nsecurity.protocol=PLAINTEXT\n")
+    assert SecuritySettings.from_properties(path) == SecuritySettings()
