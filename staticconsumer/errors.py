@@ -15,8 +15,8 @@ Every error this package raises on purpose is one of these::
     │   ├── GroupAdminAuthorizationError     refused for a missing ACL (also an AuthorizationError)
     │   └── RosterUnreadableError            a group's roster (KIP-469 by the client) could not be
     │       │                                read: a timeout, a broker error, an undecodable record
-    │       └── RosterAuthorizationError     ... because of a missing ACL on the roster topic (also
-    │                                        a GroupAdminAuthorizationError)
+    │       └── RosterAuthorizationError     also an GroupAdminAuthorizationError: a missing ACL
+    │                                        on the roster topic
     ├── AuthenticationError                  SASL authentication failed (wrong password, mechanism
     │                                        not enabled) or the TLS handshake was refused
     ├── AuthorizationError                   the principal lacks an ACL: ``error_name`` is

@@ -14,7 +14,7 @@ from typing import Any
 import aiokafka.errors as Errors
 
 from .._compat import close_client
-from ..errors import ConfigurationError, GroupAdminError, UnknownMemberError
+from ..errors import GroupAdminError, UnknownMemberError
 from ..membership._reasons import ADMIN_REMOVE_REASON
 from ..membership._roster import check_instance_ids
 from ..protocol import (

@@ -20,8 +20,9 @@ from ..admin import (
     unregister_members,
 )
 from ..errors import ConfigurationError
+from . import timeout_ms_arg
 from .render import format_utc
-from .security import add_command_config, security_from_args
+from .security import add_cluster_options, security_from_args
 
 _CHANGES = ("add", "remove", "set", "delete")
 
@@ -33,13 +34,6 @@ def _ms(value: str) -> int:
         raise argparse.ArgumentTypeError(f"takes whole milliseconds, got {value!r}") from None
     if number < 0:
         raise argparse.ArgumentTypeError(f"takes milliseconds >= 0, got {value!r}")
-    return number
-
-
-def _positive_ms(value: str) -> int:
-    number = _ms(value)
-    if number == 0:
-        raise argparse.ArgumentTypeError("takes milliseconds > 0, got 0")
     return number
 
 
@@ -157,14 +151,10 @@ def add_roster_command(commands: argparse._SubParsersAction[argparse.ArgumentPar
 
 
 def _common(sub: argparse.ArgumentParser) -> None:
-    sub.add_argument(
-        "--bootstrap-server", "--bootstrap-servers", dest="bootstrap_servers", required=True,
-        metavar="HOST:PORT[,...]", help="Kafka bootstrap servers",
-    )  # fmt: skip
+    add_cluster_options(sub)
     sub.add_argument("--group", required=True, help="the consumer group id")
-    add_command_config(sub)
     sub.add_argument("--json", action="store_true", help="print one JSON document")
-    sub.add_argument("--timeout", type=_positive_ms, default=30_000, metavar="MS",
+    sub.add_argument("--timeout", type=timeout_ms_arg, default=30_000, metavar="MS",
                      help="bound on each request, in milliseconds (default 30000)")  # fmt: skip
     sub.add_argument("--roster-topic", default=DEFAULT_ROSTER_TOPIC, metavar="TOPIC",
                      help=f"the roster topic (default {DEFAULT_ROSTER_TOPIC})")  # fmt: skip
