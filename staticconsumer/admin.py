@@ -40,6 +40,19 @@ consumer group's static member by instance id too.
 Coordinator lookup and retries (NOT_COORDINATOR, COORDINATOR_NOT_AVAILABLE,
 COORDINATOR_LOAD_IN_PROGRESS) are described in :mod:`staticconsumer._admin.coordinator`.
 
+Pre-registration (KIP-469's promise, kept by the client; docs/scaling.md): a group's roster is
+the set of instance ids it should have, stored in a compacted topic (default
+``_staticconsumer_rosters``) and changed while the group runs, no member restarted::
+
+    await register_members("localhost:9092", "orders", ["orders-4", "orders-5"])
+    roster = await describe_roster("localhost:9092", "orders")   # Roster | None
+    await unregister_members("localhost:9092", "orders", ["orders-5"], remove=True)
+
+:func:`register_members` adds ids, :func:`set_roster` replaces them, :func:`unregister_members`
+takes ids off (``remove=True`` also removes those static members from the group at once),
+:func:`delete_roster` writes a tombstone. :func:`read_roster` is the bounded read a group's
+leader does while it plans (None: no roster; ``RosterUnreadableError``: it could not be read).
+
 This module is the public face only: the calls live in :mod:`staticconsumer._admin`
 (``describe``, ``remove``, ``reconcile``, ``coordinator``), which never import it back.
 """
@@ -55,22 +68,45 @@ from ._admin.describe import (
 )
 from ._admin.reconcile import ReconcilePlan, desired_count_ids, reconcile
 from ._admin.remove import RemovalOutcome, RemoveMembersResult, remove_members, try_remove_members
+from ._admin.roster import (
+    UNREGISTER_REASON,
+    delete_roster,
+    describe_roster,
+    register_members,
+    set_roster,
+    unregister_members,
+)
+from ._admin.roster_store import DEFAULT_READ_TIMEOUT_S as DEFAULT_ROSTER_READ_TIMEOUT_S
+from ._admin.roster_store import read_roster
 from .membership._reasons import ADMIN_REMOVE_REASON
+from .membership._roster import DEFAULT_ROSTER_TOPIC, DEFAULT_ROSTER_WAIT_MS, Roster, RosterStatus
 
 __all__ = [
     "DEFAULT_REMOVE_REASON",
+    "DEFAULT_ROSTER_READ_TIMEOUT_S",
+    "DEFAULT_ROSTER_TOPIC",
+    "DEFAULT_ROSTER_WAIT_MS",
     "DEFAULT_TIMEOUT_S",
+    "UNREGISTER_REASON",
     "GroupDescription",
     "GroupMemberDescription",
     "ReconcilePlan",
     "RemovalOutcome",
     "RemoveMembersResult",
+    "Roster",
+    "RosterStatus",
+    "delete_roster",
     "describe_group",
     "describe_group_with_client",
+    "describe_roster",
     "desired_count_ids",
+    "read_roster",
     "reconcile",
+    "register_members",
     "remove_members",
+    "set_roster",
     "try_remove_members",
+    "unregister_members",
 ]
 
 #: The reason a removal sends when none is given (LeaveGroup v5+, KIP-800), as Java's admin

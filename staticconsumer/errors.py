@@ -12,7 +12,11 @@ Every error this package raises on purpose is one of these::
     │                                        group.min/max.session.timeout.ms
     ├── GroupAdminError                      an admin call (describe, remove members) failed
     │   ├── UnknownMemberError               remove_members named an instance id the group lacks
-    │   └── GroupAdminAuthorizationError     refused for a missing ACL (also an AuthorizationError)
+    │   ├── GroupAdminAuthorizationError     refused for a missing ACL (also an AuthorizationError)
+    │   └── RosterUnreadableError            a group's roster (KIP-469 by the client) could not be
+    │       │                                read: a timeout, a broker error, an undecodable record
+    │       └── RosterAuthorizationError     also an GroupAdminAuthorizationError: a missing ACL
+    │                                        on the roster topic
     ├── AuthenticationError                  SASL authentication failed (wrong password, mechanism
     │                                        not enabled) or the TLS handshake was refused
     ├── AuthorizationError                   the principal lacks an ACL: ``error_name`` is
@@ -21,6 +25,8 @@ Every error this package raises on purpose is one of these::
     │                                        request_timeout_ms (bootstrap, or every broker down);
     │                                        also aiokafka's KafkaConnectionError
     └── ProtocolError                        a response could not be decoded
+        └── RosterFormatError                a roster record is not a roster this version reads
+                                             (bad JSON, a wrong field, a newer ``version``)
 
     ConfigurationError (ValueError)          misuse caught at construction
     └── InvalidInstanceIdError               a group.instance.id Kafka would reject
@@ -183,3 +189,37 @@ class ConfigurationError(ValueError):
 
 class InvalidInstanceIdError(ConfigurationError):
     """A group.instance.id that Kafka would reject (KIP-345)."""
+
+
+class RosterUnreadableError(GroupAdminError):
+    """A group's roster (the instance ids registered ahead of a scale-up) could not be read:
+    the read timed out, the broker refused it, or the record could not be decoded
+    (:class:`RosterFormatError` as its ``__cause__``). A member treats this as "no roster" and
+    logs a WARNING: a roster nobody can read never blocks a group. ``error_name`` is Kafka's
+    name for the failure when there is one (``TOPIC_AUTHORIZATION_FAILED``), ``resource`` the
+    roster topic."""
+
+    def __init__(
+        self, message: str, *, group_id: str = "", topic: str = "", error_name: str = ""
+    ) -> None:
+        super().__init__(message)
+        self.group_id = group_id
+        self.topic = topic
+        self.error_name = error_name
+        self.resource = topic
+
+
+class RosterAuthorizationError(RosterUnreadableError, GroupAdminAuthorizationError):
+    """The roster topic refused the principal for a missing ACL (members need Describe and Read
+    on it, the admin also Write, and Create once): a :class:`RosterUnreadableError` for the
+    reader, a :class:`GroupAdminAuthorizationError` for the admin calls."""
+
+
+class RosterFormatError(ProtocolError):
+    """A roster record this version cannot read: not JSON, a field missing or of the wrong
+    type, an invalid instance id, or a ``version`` newer than it knows (never guessed at).
+    ``version`` is the record's version when it had one."""
+
+    def __init__(self, message: str, *, version: int | None = None) -> None:
+        super().__init__(message)
+        self.version = version

@@ -6,15 +6,19 @@ Internal: the public face is :mod:`staticconsumer.admin` (its docstring says mor
 
 from __future__ import annotations
 
+import asyncio
 import logging
+import time
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import aiokafka.errors as Errors
 
 from .._compat import close_client
-from ..errors import GroupAdminError, ProtocolError
+from .._compat.auth import who
+from ..errors import GroupAdminError, ProtocolError, StaticConsumerError
+from ..membership._roster import DEFAULT_ROSTER_TOPIC, RosterStatus
 from ..protocol import (
     CONSUMER_PROTOCOL_TYPE,
     DescribedTopicPartitions,
@@ -30,6 +34,7 @@ from ..protocol import (
 from ..security import SecuritySettings
 from .client import DEFAULT_TIMEOUT_S, check_common, check_group, open_client
 from .coordinator import check_code, send, with_coordinator
+from .roster_store import read_with, roster_consumer
 
 log = logging.getLogger("staticconsumer.admin")
 
@@ -83,10 +88,14 @@ class GroupDescription:
     group_protocol: str = "classic"
     #: Consumer groups only: the group epoch (it moves on every membership change).
     group_epoch: int | None = None
+    #: The group's roster beside its members (registered ids, who is missing, since when, and
+    #: whether the wait ran out), when it has one and :func:`describe_group` read it.
+    roster: RosterStatus | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict (``json.dumps(description.to_dict())``); a consumer group's also
-        has ``group_protocol``, ``group_epoch`` and each member's epoch and target assignment."""
+        has ``group_protocol``, ``group_epoch`` and each member's epoch and target assignment;
+        a group with a roster also ``roster`` (:meth:`RosterStatus.to_dict`)."""
         out: dict[str, Any] = {
             "group_id": self.group_id,
             "state": self.state,
@@ -97,6 +106,8 @@ class GroupDescription:
         if self.group_epoch is not None:
             out["group_protocol"] = self.group_protocol
             out["group_epoch"] = self.group_epoch
+        if self.roster is not None:
+            out["roster"] = self.roster.to_dict()
         return out
 
 
@@ -211,10 +222,14 @@ async def describe_group(
     *,
     timeout_s: float = DEFAULT_TIMEOUT_S,
     security: SecuritySettings | None = None,
+    roster_topic: str | None = DEFAULT_ROSTER_TOPIC,
     **security_kwargs: Any,
 ) -> GroupDescription:
     """Describe ``group_id``: state, selected protocol and every member with its
     ``group_instance_id``, client id, host and decoded assignment (DescribeGroups v4+).
+
+    When the group has a roster in ``roster_topic`` (None: do not look), ``roster`` shows it
+    beside the members; a roster that cannot be read is logged as a WARNING and left out.
 
     An unknown group comes back as state ``"Dead"`` with no members. Raises
     :class:`~staticconsumer.errors.GroupAdminError` when the broker refuses (e.g.
@@ -225,6 +240,29 @@ async def describe_group(
     settings = SecuritySettings.coerce(security, **security_kwargs)
     client = await open_client(bootstrap_servers, timeout_s, settings)
     try:
-        return await describe_group_with_client(client, group_id, timeout_s)
+        description = await describe_group_with_client(client, group_id, timeout_s)
     finally:
         await close_client(client)
+    if roster_topic is None:
+        return description
+    status = await _roster_status(bootstrap_servers, description, settings, roster_topic, timeout_s)
+    return description if status is None else replace(description, roster=status)
+
+
+async def _roster_status(
+    bootstrap_servers: str | list[str], description: GroupDescription,
+    settings: SecuritySettings, topic: str, timeout_s: float,
+) -> RosterStatus | None:  # fmt: skip
+    group_id = description.group_id
+    try:
+        async with roster_consumer(bootstrap_servers, settings, timeout_s) as consumer:
+            roster = await asyncio.wait_for(
+                read_with(consumer, group_id, topic, who(settings)), timeout_s
+            )
+    except (StaticConsumerError, TimeoutError) as exc:
+        log.warning("group %r: its roster is not shown: %s", group_id, exc or "timed out")
+        return None
+    if roster is None:
+        return None
+    present = [m.group_instance_id for m in description.members]
+    return roster.status(present, time.time_ns() // 1_000_000)

@@ -14,9 +14,9 @@ from typing import Any
 import aiokafka.errors as Errors
 
 from .._compat import close_client
-from .._instance_id import InstanceId
-from ..errors import ConfigurationError, GroupAdminError, UnknownMemberError
+from ..errors import GroupAdminError, UnknownMemberError
 from ..membership._reasons import ADMIN_REMOVE_REASON
+from ..membership._roster import check_instance_ids
 from ..protocol import (
     UNKNOWN_MEMBER_ID,
     ErrorCode,
@@ -50,23 +50,6 @@ class RemovalOutcome:
     group_id: str
     removed: tuple[str, ...]
     failed: tuple[tuple[str, str], ...]
-
-
-def check_instance_ids(instance_ids: object) -> tuple[str, ...]:
-    if isinstance(instance_ids, str) or not isinstance(instance_ids, Iterable):
-        raise ConfigurationError(
-            "instance_ids must be a list of group.instance.id strings (KIP-345), "
-            f"got {instance_ids!r}"
-        )
-    ids = tuple(instance_ids)
-    if not ids:
-        raise ConfigurationError("instance_ids must name at least one group.instance.id")
-    for value in ids:
-        InstanceId.validate(value, field="instance_ids")
-    duplicates = sorted({i for i in ids if ids.count(i) > 1})
-    if duplicates:
-        raise ConfigurationError(f"instance_ids lists {', '.join(duplicates)} more than once")
-    return ids
 
 
 async def try_remove_members(

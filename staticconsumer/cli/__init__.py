@@ -326,6 +326,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     prefetch.set_defaults(run=_prefetch)
     _add_admin_commands(commands)
+    from .roster import add_roster_command  # issue 21: pre-registration (docs/scaling.md)
+
+    add_roster_command(commands)
     from .._demo import add_demo_command  # the demo (issue 6) registers its own sub-command
 
     add_demo_command(commands)

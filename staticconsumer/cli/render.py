@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime
 import json
 from collections.abc import Sequence
 from typing import Any
@@ -34,6 +35,7 @@ def format_table(description: GroupDescription) -> str:
     ]
     if consumer_group:
         lines.append(f"EPOCH     {description.group_epoch}")
+    lines += _roster_lines(description)
     if not description.members:
         return "\n".join(lines) + "\n"
     headers = (*_HEADERS, "EPOCH") if consumer_group else _HEADERS
@@ -43,6 +45,28 @@ def format_table(description: GroupDescription) -> str:
     for row in (headers, *rows):
         lines.append("  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip())
     return "\n".join(lines) + "\n"
+
+
+def _roster_lines(description: GroupDescription) -> list[str]:
+    """ROSTER: the registered ids, who of them is missing (since when), and the wait."""
+    roster = description.roster
+    if roster is None:
+        return []
+    since = dict(roster.registered)
+    missing = ", ".join(f"{i} (registered {format_utc(since[i])})" for i in roster.missing)
+    missing = missing or "none"
+    state = "ran out" if roster.expired else "running"
+    return [
+        f"ROSTER    {', '.join(i for i, _ in roster.registered) or 'empty'}",
+        f"MISSING   {missing}",
+        f"WAIT      {roster.wait_ms} ms from {format_utc(roster.updated_at_ms)}: {state} "
+        f"(until {format_utc(roster.deadline_ms)})",
+    ]
+
+
+def format_utc(ms: int) -> str:
+    """Wall-clock ms as ``2024-11-23T22:13:20Z``."""
+    return datetime.datetime.fromtimestamp(ms / 1000, datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def _row(m: GroupMemberDescription, consumer_group: bool) -> tuple[str, ...]:

@@ -7,6 +7,8 @@
   actions (send, assign, revoke, raise, become fatal) as plain data;
 * :mod:`._classic` — :class:`ClassicMember`, the JoinGroup/SyncGroup member, eager and
   cooperative (KIP-429);
+* :mod:`._roster` — :class:`Roster`, the instance ids registered ahead of a scale-up, and its
+  versioned record format (the admin calls in ``staticconsumer.admin`` read and write it);
 * :mod:`._status` — :class:`Membership`, the member's state as the application sees it, and the
   one table from engine states to :class:`MembershipState`.
 
@@ -54,6 +56,13 @@ from ._reactions import (
     Reaction,
     reaction,
 )
+from ._roster import (
+    DEFAULT_ROSTER_TOPIC,
+    DEFAULT_ROSTER_WAIT_MS,
+    ROSTER_FORMAT_VERSION,
+    Roster,
+    RosterStatus,
+)
 from ._state import MemberConfig
 from ._status import (
     CLASSIC_STATES,
@@ -69,6 +78,9 @@ __all__ = [
     "CLASSIC_STATES",
     "CLASSIC_TABLE",
     "CONSUMER_TABLE",
+    "DEFAULT_ROSTER_TOPIC",
+    "DEFAULT_ROSTER_WAIT_MS",
+    "ROSTER_FORMAT_VERSION",
     "TABLE",
     "Action",
     "Api",
@@ -102,6 +114,8 @@ __all__ = [
     "RebalanceProtocol",
     "RequestFailed",
     "Revoke",
+    "Roster",
+    "RosterStatus",
     "SendHeartbeat",
     "SendJoinGroup",
     "SendLeaveGroup",

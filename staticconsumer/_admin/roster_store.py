@@ -1,0 +1,244 @@
+"""Reading and writing rosters in their compacted topic (the record format is
+:mod:`staticconsumer.membership._roster`).
+
+* Reading (:func:`read_roster`, what the classic leader calls while planning): a group-less
+  ``AIOKafkaConsumer`` assigned partition 0 reads from the log start to the high watermark; the
+  last value under the group's key wins, a tombstone (null value) deletes. Bounded by a timeout.
+  No topic → no roster (None); anything else that stops the read →
+  :class:`~staticconsumer.errors.RosterUnreadableError` (a missing ACL:
+  :class:`~staticconsumer.errors.RosterAuthorizationError`).
+* Writing: the topic is created on first use (``cleanup.policy=compact``, 1 partition,
+  replication factor ``min(3, brokers)``; TOPIC_ALREADY_EXISTS is fine), then one record is
+  produced with ``acks=all`` by an idempotent producer.
+
+Internal: the public face is :mod:`staticconsumer.admin`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+import aiokafka.errors as Errors
+from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
+
+from .._compat import client_of
+from .._compat.auth import explain_bootstrap_failure, who
+from .._compat.roster import broker_count, create_topic, prepare_security_logs, topic_error_code
+from ..errors import (
+    GroupAdminError,
+    RosterAuthorizationError,
+    RosterFormatError,
+    RosterUnreadableError,
+    StaticConsumerError,
+)
+from ..membership._roster import DEFAULT_ROSTER_TOPIC, Roster
+from ..protocol import ErrorCode, error_name
+from ..security import SecuritySettings
+
+log = logging.getLogger("staticconsumer.roster")
+
+#: The default bound on one roster read (the leader reads while it plans an assignment).
+DEFAULT_READ_TIMEOUT_S = 2.0
+_TOPIC_ALREADY_EXISTS = 36
+_CLIENT_ID = "staticconsumer-roster"
+_ACLS = (
+    "members need DESCRIBE and READ on topic {topic}; the admin also WRITE on it, and CREATE "
+    "(on the topic or the cluster) once, to create it"
+)
+
+
+def _denied(
+    group_id: str, topic: str, what: str, name: str, principal: str
+) -> RosterAuthorizationError:
+    return RosterAuthorizationError(
+        f"{what} the roster of group {group_id!r} in topic {topic!r} was refused: {name} for "
+        f"{principal} ({_ACLS.format(topic=topic)})",
+        group_id=group_id, topic=topic, error_name=name,
+    )  # fmt: skip
+
+
+def _unreadable(group_id: str, topic: str, why: str, name: str = "") -> RosterUnreadableError:
+    return RosterUnreadableError(
+        f"the roster of group {group_id!r} in topic {topic!r} could not be read: {why}",
+        group_id=group_id, topic=topic, error_name=name,
+    )  # fmt: skip
+
+
+@asynccontextmanager
+async def roster_consumer(
+    bootstrap_servers: str | list[str], settings: SecuritySettings, timeout_s: float
+) -> AsyncIterator[AIOKafkaConsumer]:
+    """A started group-less consumer (no offsets are ever committed), stopped on exit. A refused
+    login is an AuthenticationError; an unreachable cluster a GroupAdminError."""
+    kwargs = settings.aiokafka_kwargs()
+    prepare_security_logs(kwargs)
+    consumer = AIOKafkaConsumer(
+        bootstrap_servers=bootstrap_servers, group_id=None, enable_auto_commit=False,
+        client_id=_CLIENT_ID, request_timeout_ms=max(1, int(timeout_s * 1000)),
+        auto_offset_reset="earliest", **kwargs,
+    )  # fmt: skip
+    try:
+        await consumer.start()
+    except Errors.KafkaError as exc:
+        await consumer.stop()
+        explained = await explain_bootstrap_failure(client_of(consumer), who(settings))
+        if explained is not None:
+            raise explained from None
+        raise GroupAdminError(f"could not reach Kafka at {bootstrap_servers!r}: {exc}") from exc
+    try:
+        yield consumer
+    finally:
+        await consumer.stop()
+
+
+async def _last_value(consumer: AIOKafkaConsumer, topic: str, key: bytes) -> bytes | None:
+    """The last value under ``key`` in partition 0 up to the high watermark (None: none, or a
+    tombstone)."""
+    tp = TopicPartition(topic, 0)
+    consumer.assign([tp])
+    end = (await consumer.end_offsets([tp]))[tp]
+    await consumer.seek_to_beginning(tp)
+    value: bytes | None = None
+    while await consumer.position(tp) < end:
+        batches = await consumer.getmany(tp, timeout_ms=200)
+        for record in batches.get(tp, ()):
+            if record.key == key:
+                value = record.value
+    return value
+
+
+async def topic_exists(
+    consumer: AIOKafkaConsumer, group_id: str, topic: str, principal: str
+) -> bool:
+    """Whether the roster topic exists; a missing DESCRIBE ACL or another error raises."""
+    code = await topic_error_code(client_of(consumer), topic)
+    if code == ErrorCode.UNKNOWN_TOPIC_OR_PARTITION:
+        log.debug("no roster topic %r: group %r has no roster", topic, group_id)
+        return False
+    if code == ErrorCode.TOPIC_AUTHORIZATION_FAILED:
+        raise _denied(group_id, topic, "reading", error_name(code), principal)
+    if code != ErrorCode.NONE:
+        name = error_name(code)
+        raise _unreadable(group_id, topic, f"Metadata answered {name}", name)
+    return True
+
+
+async def read_with(
+    consumer: AIOKafkaConsumer, group_id: str, topic: str, principal: str
+) -> Roster | None:
+    """:func:`read_roster` with a started consumer (not bounded here: the caller bounds it)."""
+    if not await topic_exists(consumer, group_id, topic, principal):
+        return None
+    try:
+        value = await _last_value(consumer, topic, group_id.encode())
+    except Errors.TopicAuthorizationFailedError:
+        raise _denied(group_id, topic, "reading", "TOPIC_AUTHORIZATION_FAILED", principal) from None
+    if value is None:
+        return None
+    try:
+        return Roster.from_json(value, group_id=group_id)
+    except RosterFormatError as exc:
+        raise _unreadable(group_id, topic, str(exc)) from exc
+
+
+async def read_roster(
+    bootstrap_servers: str | list[str],
+    group_id: str,
+    *,
+    security: SecuritySettings | None = None,
+    roster_topic: str = DEFAULT_ROSTER_TOPIC,
+    timeout_s: float = DEFAULT_READ_TIMEOUT_S,
+) -> Roster | None:
+    """``group_id``'s roster, or None when it has none (no roster topic, no record, or a
+    tombstone). Everything is bounded by ``timeout_s`` (connecting included).
+
+    Raises :class:`~staticconsumer.errors.RosterUnreadableError` for anything else: the read did
+    not finish in time, the cluster could not be reached or refused the login, the record is not
+    a roster this version reads (a newer ``version``: the RosterFormatError is its
+    ``__cause__``), or the principal lacks DESCRIBE/READ on the topic
+    (:class:`~staticconsumer.errors.RosterAuthorizationError`). A member treats it as "no
+    roster" and logs a WARNING: a roster nobody can read never blocks a group.
+    """
+    settings = security if security is not None else SecuritySettings()
+
+    async def read() -> Roster | None:
+        async with roster_consumer(bootstrap_servers, settings, timeout_s) as consumer:
+            return await read_with(consumer, group_id, roster_topic, who(settings))
+
+    try:
+        return await asyncio.wait_for(read(), timeout_s)
+    except TimeoutError:
+        raise _unreadable(group_id, roster_topic, f"no answer in {timeout_s:g}s") from None
+    except RosterUnreadableError:
+        raise
+    except (StaticConsumerError, Errors.KafkaError) as exc:
+        raise _unreadable(group_id, roster_topic, str(exc) or type(exc).__name__) from exc
+
+
+async def ensure_topic(
+    consumer: AIOKafkaConsumer, group_id: str, topic: str, timeout_s: float, principal: str
+) -> None:
+    """Create the compacted roster topic unless it exists (TOPIC_ALREADY_EXISTS is fine)."""
+    client = client_of(consumer)
+    code = await topic_error_code(client, topic)
+    if code == ErrorCode.NONE:
+        return
+    if code != ErrorCode.UNKNOWN_TOPIC_OR_PARTITION:
+        raise _topic_error(group_id, topic, "describing", code, None, principal)
+    replicas = min(3, broker_count(client))
+    code, message = await create_topic(
+        client, topic, partitions=1, replication_factor=replicas,
+        configs={"cleanup.policy": "compact"}, timeout_ms=int(timeout_s * 1000),
+    )  # fmt: skip
+    if code not in (ErrorCode.NONE, _TOPIC_ALREADY_EXISTS):
+        raise _topic_error(group_id, topic, "creating the topic for", code, message, principal)
+    log.info("created roster topic %r (compacted, replication factor %d)", topic, replicas)
+
+
+def _topic_error(
+    group_id: str, topic: str, what: str, code: int, message: str | None, principal: str
+) -> GroupAdminError:
+    name = error_name(code)
+    if code in (ErrorCode.TOPIC_AUTHORIZATION_FAILED, ErrorCode.CLUSTER_AUTHORIZATION_FAILED):
+        return _denied(group_id, topic, what, name, principal)
+    detail = f": {message}" if message else ""
+    return GroupAdminError(
+        f"{what} the roster of group {group_id!r} in topic {topic!r} failed: {name}{detail}"
+    )
+
+
+async def write_value(
+    bootstrap_servers: str | list[str], settings: SecuritySettings, topic: str, group_id: str,
+    value: bytes | None, timeout_s: float,
+) -> None:  # fmt: skip
+    """Produce ``value`` (None: a tombstone) under ``group_id`` with acks=all, idempotent."""
+    kwargs = settings.aiokafka_kwargs()
+    prepare_security_logs(kwargs)
+    producer = AIOKafkaProducer(
+        bootstrap_servers=bootstrap_servers, client_id=_CLIENT_ID, acks="all",
+        enable_idempotence=True, request_timeout_ms=max(1, int(timeout_s * 1000)), **kwargs,
+    )  # fmt: skip
+    try:
+        await producer.start()
+        await asyncio.wait_for(
+            producer.send_and_wait(topic, value, key=group_id.encode(), partition=0), timeout_s
+        )
+    except TimeoutError:
+        raise GroupAdminError(
+            f"writing the roster of group {group_id!r} to topic {topic!r}: no answer in "
+            f"{timeout_s:g}s"
+        ) from None
+    except (Errors.TopicAuthorizationFailedError, Errors.ClusterAuthorizationFailedError) as exc:
+        name = "TOPIC_AUTHORIZATION_FAILED"
+        if isinstance(exc, Errors.ClusterAuthorizationFailedError):
+            name = "CLUSTER_AUTHORIZATION_FAILED"
+        raise _denied(group_id, topic, "writing", name, who(settings)) from None
+    except Errors.KafkaError as exc:
+        raise GroupAdminError(
+            f"writing the roster of group {group_id!r} to topic {topic!r} failed: {exc!r}"
+        ) from exc
+    finally:
+        await producer.stop()
