@@ -201,6 +201,10 @@ class StaticConsumer(Observability, AIOKafkaConsumer):  # type: ignore[misc]  # 
             if strategies is None:
                 strategies = default_assignors()
             kwargs["partition_assignment_strategy"] = group_assignors(strategies)
+        if kwargs.get("rebalance_timeout_ms") is None:
+            # Java sends max.poll.interval.ms as JoinGroup's RebalanceTimeoutMs; aiokafka would
+            # send session_timeout_ms, which static members set long (docs/scaling.md).
+            kwargs["rebalance_timeout_ms"] = max_poll_interval_ms
         super().__init__(*topics, group_instance_id=group_instance_id, **kwargs)
         self._user_on_fatal = on_fatal
         self._lifecycle = Lifecycle.NOT_STARTED
