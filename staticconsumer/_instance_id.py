@@ -16,6 +16,8 @@ _K8S_SAFE = "[bcdfghjklmnpqrstvwxz2456789]"
 #: A Deployment's pod: ``<deployment>-<pod-template-hash>-<5 random chars>``; both parts change on
 #: every rollout (the hash with the pod template, the suffix with every new pod).
 _DEPLOYMENT_POD = re.compile(rf"^(?P<name>.+)-(?P<hash>{_K8S_SAFE}{{6,10}})-{_K8S_SAFE}{{5}}$")
+#: A StatefulSet's pod: ``<statefulset>-<ordinal>``.
+_STATEFULSET_POD = re.compile(r"^.+-(0|[1-9][0-9]*)$")
 
 
 class InstanceId:
@@ -82,6 +84,19 @@ class InstanceId:
             f"STATICCONSUMER_INSTANCE_ID to a stable id, or pass allow_rollout_names=True if "
             f"you accept this (docs/kubernetes.md)"
         )
+
+    @staticmethod
+    def is_statefulset_identity(value: str) -> bool:
+        """Whether ``value`` is this pod's own StatefulSet identity: ``$POD_NAME`` (or
+        ``$HOSTNAME``) in the form ``<statefulset>-<ordinal>`` (``orders-0``), or a per-thread id
+        built on it (:meth:`for_thread`). A StatefulSet runs at most one pod of a given name (unless
+        a pod on an unreachable node is force-deleted), so no other live process holds such an id:
+        a replacement may take it over (``instance_takeover``, KIP-848)."""
+        for name in ENV_VARS[1:]:
+            pod = os.environ.get(name)
+            if pod and _STATEFULSET_POD.match(pod):
+                return value == pod or value.startswith(f"{pod}-thread-")
+        return False
 
     @classmethod
     def for_thread(cls, base: str, n: int) -> str:

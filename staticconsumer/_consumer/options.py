@@ -28,6 +28,7 @@ from assignors import (
     StickyAssignor,
 )
 
+from .._instance_id import InstanceId
 from ..errors import ConfigurationError
 from ..security import PROTOCOLS, SASL_MECHANISMS, SecuritySettings
 
@@ -107,9 +108,14 @@ def group_protocol_options(
             f"assignor of the broker's group.consumer.assignors (e.g. 'uniform', 'range'), got "
             f"{group_remote_assignor!r}"
         )
+    if instance_takeover is None:  # auto: on for this pod's own StatefulSet identity
+        instance_takeover = group_instance_id is not None and (
+            InstanceId.is_statefulset_identity(group_instance_id))  # fmt: skip
     if not isinstance(instance_takeover, bool):
-        raise ConfigurationError(f"instance_takeover must be True or False, got "
-                                 f"{instance_takeover!r}")  # fmt: skip
+        raise ConfigurationError(
+            "instance_takeover must be True or False (or None: on for this pod's own "
+            f"StatefulSet identity), got {instance_takeover!r}"
+        )
     if instance_takeover and group_instance_id is None:
         raise ConfigurationError(
             "instance_takeover needs group_instance_id (Java: group.instance.id, KIP-345): only "

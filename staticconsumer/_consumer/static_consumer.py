@@ -112,8 +112,10 @@ class StaticConsumer(Observability, AIOKafkaConsumer):  # type: ignore[misc]  # 
       and ``aiokafka.errors`` with ``follow_untyped_imports``, as this repository's
       pyproject.toml does).
     * ``group_protocol="consumer"`` (Java ``group.protocol``, KIP-848; default ``"classic"``)
-      runs the member on the consumer group protocol, with ``group_remote_assignor`` and the
-      opt-in ``instance_takeover`` (``docs/consumer-protocol.md``).
+      runs the member on the consumer group protocol, with ``group_remote_assignor`` and
+      ``instance_takeover`` (default None: on when ``group_instance_id`` is this pod's own
+      StatefulSet identity, ``InstanceId.is_statefulset_identity``; False opts out; see
+      ``docs/consumer-protocol.md``).
     """
 
     def __init__(
@@ -130,7 +132,7 @@ class StaticConsumer(Observability, AIOKafkaConsumer):  # type: ignore[misc]  # 
         health_host: str | None = None,
         group_protocol: str = "classic",
         group_remote_assignor: str | None = None,
-        instance_takeover: bool = False,
+        instance_takeover: bool | None = None,
         security: SecuritySettings | None = None,
         # aiokafka's arguments, with aiokafka's defaults (partition_assignment_strategy: ours)
         loop: asyncio.AbstractEventLoop | None = None,

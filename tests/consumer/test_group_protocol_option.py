@@ -63,3 +63,35 @@ def test_unreleased_instance_id_is_a_typed_error_that_is_not_fatal() -> None:
     error = kafka_error(ErrorCode.UNRELEASED_INSTANCE_ID, group_id="g")
     assert isinstance(error, UnreleasedInstanceIdError) and not error.fatal
     assert error.group_id == "g" and "instance_takeover=True" in str(error)
+
+
+@pytest.mark.parametrize(("env", "instance_id", "expected"), [
+    # A StatefulSet pod's own name (and per-thread ids built on it): no other live pod has it.
+    ({"POD_NAME": "orders-3"}, "orders-3", True),
+    ({"HOSTNAME": "orders-0"}, "orders-0", True),
+    ({"POD_NAME": "orders-3"}, "orders-3-thread-1", True),
+    # Not this pod's identity, or not a StatefulSet name: takeover stays off.
+    ({"POD_NAME": "orders-3"}, "orders-4", False),
+    ({"POD_NAME": "orders-7d4b9c6f5b-x2k8q"}, "orders-7d4b9c6f5b-x2k8q", False),
+    ({"STATICCONSUMER_INSTANCE_ID": "orders-3"}, "orders-3", False),
+    ({}, "orders-3", False),
+])  # fmt: skip
+async def test_instance_takeover_defaults_to_on_for_this_pods_own_statefulset_identity(
+    monkeypatch: pytest.MonkeyPatch, env: dict[str, str], instance_id: str, expected: bool
+) -> None:
+    for name in ("STATICCONSUMER_INSTANCE_ID", "POD_NAME", "HOSTNAME"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    consumer = make(group_protocol="consumer", group_instance_id=instance_id)
+    assert consumer._group_protocol.instance_takeover is expected
+    opted_out = make(group_protocol="consumer", group_instance_id=instance_id,
+                     instance_takeover=False)  # fmt: skip
+    assert opted_out._group_protocol.instance_takeover is False
+
+
+async def test_the_classic_protocol_ignores_the_takeover_default(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("POD_NAME", "orders-3")
+    assert make(group_instance_id="orders-3")._group_protocol.instance_takeover is False
