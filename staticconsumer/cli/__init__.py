@@ -41,6 +41,10 @@ def _broker_config(values: Sequence[str]) -> dict[str, str]:
     return config
 
 
+#: The shortest --timeout taken: below it a value is a leftover in seconds, not a real timeout.
+MIN_TIMEOUT_MS = 100
+
+
 def timeout_ms_arg(value: str) -> int:
     """``--timeout``: whole milliseconds > 0, as ``kafka-consumer-groups.sh`` takes it."""
     try:
@@ -51,6 +55,12 @@ def timeout_ms_arg(value: str) -> int:
         ) from None
     if timeout <= 0:
         raise argparse.ArgumentTypeError(f"takes milliseconds > 0, got {value!r}")
+    if timeout < MIN_TIMEOUT_MS:
+        # --timeout was in seconds before it followed Kafka's tools: 30 would now mean 30 ms.
+        raise argparse.ArgumentTypeError(
+            f"is in milliseconds (as kafka-consumer-groups.sh takes it) and must be at least "
+            f"{MIN_TIMEOUT_MS}, got {value!r}: for {timeout} s write {timeout * 1000}"
+        )
     return timeout
 
 

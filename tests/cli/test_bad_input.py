@@ -47,6 +47,8 @@ ROWS = [
         words=("--timeout", "'-5'")),
     Row("timeout zero", _describe("--bootstrap-server", NOWHERE, "--timeout", "0"),
         words=("--timeout", "'0'")),
+    Row("timeout in seconds", _describe("--bootstrap-server", NOWHERE, "--timeout", "30"),
+        words=("--timeout", "milliseconds", "30000")),
     Row("port not a number", _describe("--bootstrap-server", "notaport:abc"),
         words=("--bootstrap-server", "notaport:abc", "port")),
     Row("plural alias, bad port", _describe("--bootstrap-servers", "notaport:abc"),
