@@ -7,6 +7,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
+from aiokafka.errors import ConsumerStoppedError, RecordTooLargeError
 
 from assignors import GroupAssignor, RangeAssignor, RoundRobinAssignor
 
@@ -31,6 +32,8 @@ from .assembly import Observability, make_driver
 from .options import group_protocol_options
 
 log = logging.getLogger("staticconsumer")
+#: aiokafka's consumer logger: our ``__anext__`` logs what aiokafka's logs, where it logs it.
+_aiokafka_log = logging.getLogger("aiokafka.consumer.consumer")
 T = TypeVar("T")
 #: How long a consumer-protocol member retries UNRELEASED_INSTANCE_ID before it also raises
 #: it to the application (and goes on retrying): the broker's default
@@ -193,6 +196,12 @@ class StaticConsumer(Observability, AIOKafkaConsumer):  # type: ignore[misc]  # 
             sink = self._events_publisher.offer if self._events_publisher is not None else None
             self._events = EventEmitter(events.on_event, sink)
 
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        # A subclass with its own getone: `async for` goes through it, as on aiokafka.
+        if cls.getone is not StaticConsumer.getone and "__anext__" not in vars(cls):
+            cls.__anext__ = AIOKafkaConsumer.__anext__  # type: ignore[method-assign]
+
     # -- identity --------------------------------------------------------------------------------
 
     @property
@@ -353,17 +362,38 @@ class StaticConsumer(Observability, AIOKafkaConsumer):  # type: ignore[misc]  # 
             driver.check_errors()
 
     async def getone(self, *partitions: Any) -> Any:
-        # Inline rather than through _fatal_aware: this runs once per record in `async for`.
+        # Inline rather than through _fatal_aware: no second coroutine per record.
         try:
             return await super().getone(*partitions)
         except WakeMarker:
             self._raise_woken()
             raise
 
+    async def __anext__(self) -> Any:
+        """aiokafka's ``__anext__`` (same loop, same errors, same log), but awaiting aiokafka's
+        ``getone`` itself: through ``self.getone()`` every record of ``async for`` paid for one
+        more coroutine (ours) than on a plain ``AIOKafkaConsumer``. A subclass that overrides
+        ``getone`` gets aiokafka's ``__anext__`` back (``__init_subclass__``)."""
+        while True:
+            try:
+                return await AIOKafkaConsumer.getone(self)
+            except WakeMarker:
+                self._raise_woken()
+                raise
+            except ConsumerStoppedError:
+                raise StopAsyncIteration from None
+            except RecordTooLargeError:
+                _aiokafka_log.exception("error in consumer iterator: %s")
+
     async def getmany(self, *partitions: Any, timeout_ms: int = 0, max_records: Any = None) -> Any:
-        return await self._fatal_aware(
-            super().getmany(*partitions, timeout_ms=timeout_ms, max_records=max_records)
-        )
+        # Inline rather than through _fatal_aware: no second coroutine per batch.
+        try:
+            return await super().getmany(
+                *partitions, timeout_ms=timeout_ms, max_records=max_records
+            )
+        except WakeMarker:
+            self._raise_woken()
+            raise
 
     async def commit(self, offsets: Any = None) -> None:
         self._raise_if_fatal()
