@@ -10,6 +10,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, TypeAlias, TypeVar
 
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
+from aiokafka.errors import ConsumerStoppedError, RecordTooLargeError
 from aiokafka.structs import ConsumerRecord, TopicPartition
 
 from assignors import GroupAssignor
@@ -48,6 +49,8 @@ from .options import (
 )
 
 log = logging.getLogger("staticconsumer")
+#: aiokafka's consumer logger: our ``__anext__`` logs what aiokafka's logs, where it logs it.
+_aiokafka_log = logging.getLogger("aiokafka.consumer.consumer")
 T = TypeVar("T")
 #: How long a consumer-protocol member retries UNRELEASED_INSTANCE_ID before it also raises
 #: it to the application (and goes on retrying): the broker's default
@@ -227,6 +230,12 @@ class StaticConsumer(Observability, AIOKafkaConsumer):  # type: ignore[misc]  # 
             sink = self._events_publisher.offer if self._events_publisher is not None else None
             self._events = EventEmitter(events.on_event, sink)
 
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        # A subclass with its own getone: `async for` goes through it, as on aiokafka.
+        if cls.getone is not StaticConsumer.getone and "__anext__" not in vars(cls):
+            cls.__anext__ = AIOKafkaConsumer.__anext__  # type: ignore[method-assign]
+
     # -- identity --------------------------------------------------------------------------------
 
     @property
@@ -389,7 +398,7 @@ class StaticConsumer(Observability, AIOKafkaConsumer):  # type: ignore[misc]  # 
             driver.check_errors()
 
     async def getone(self, *partitions: TopicPartition) -> Record:
-        # Inline rather than through _fatal_aware: this runs once per record in `async for`.
+        # Inline rather than through _fatal_aware: no second coroutine per record.
         try:
             record: Record = await super().getone(*partitions)
             return record
@@ -397,12 +406,35 @@ class StaticConsumer(Observability, AIOKafkaConsumer):  # type: ignore[misc]  # 
             self._raise_woken()
             raise
 
+    async def __anext__(self) -> Record:
+        """aiokafka's ``__anext__`` (same loop, same errors, same log), but awaiting aiokafka's
+        ``getone`` itself: through ``self.getone()`` every record of ``async for`` paid for one
+        more coroutine (ours) than on a plain ``AIOKafkaConsumer``. A subclass that overrides
+        ``getone`` gets aiokafka's ``__anext__`` back (``__init_subclass__``)."""
+        while True:
+            try:
+                record: Record = await AIOKafkaConsumer.getone(self)
+                return record
+            except WakeMarker:
+                self._raise_woken()
+                raise
+            except ConsumerStoppedError:
+                raise StopAsyncIteration from None
+            except RecordTooLargeError:
+                _aiokafka_log.exception("error in consumer iterator: %s")
+
     async def getmany(
         self, *partitions: TopicPartition, timeout_ms: int = 0, max_records: int | None = None
     ) -> dict[TopicPartition, list[Record]]:
-        return await self._fatal_aware(
-            super().getmany(*partitions, timeout_ms=timeout_ms, max_records=max_records)
-        )
+        # Inline rather than through _fatal_aware: no second coroutine per batch.
+        try:
+            batch: dict[TopicPartition, list[Record]] = await super().getmany(
+                *partitions, timeout_ms=timeout_ms, max_records=max_records
+            )
+            return batch
+        except WakeMarker:
+            self._raise_woken()
+            raise
 
     async def commit(self, offsets: Any = None) -> None:
         self._raise_if_fatal()
