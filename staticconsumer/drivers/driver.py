@@ -50,6 +50,9 @@ log = logging.getLogger("staticconsumer")
 
 #: Called once when the member turns fatal (``StaticConsumer(on_fatal=...)``).
 FatalCallback = Callable[[StaticConsumerError], None]
+#: How long ``close()`` tries to commit what was consumed (Java's default close timeout, 30 s):
+#: a coordinator that never answers must not make ``stop()`` hang.
+CLOSE_COMMIT_TIMEOUT_S = 30.0
 
 
 class Sender(Protocol):
@@ -93,6 +96,7 @@ class Driver:
         self._pending_consumed: asyncio.Future[None] | None = None
         self._wake = asyncio.Event()
         self._closing = False
+        self._committing_on_close = False  # close() may look the coordinator up for its commit
         self._task: asyncio.Task[None] | None = None
         self.leave_reason: str | None = None
         self.offsets = OffsetKeeper(
@@ -254,7 +258,7 @@ class Driver:
     async def find_coordinator(self) -> None:
         """FindCoordinator until a connection is ready (aiokafka's lookup); a non-retriable
         error (group authorization) goes to the application, then the lookup goes on."""
-        while not self._closing and not self.engine.terminal:
+        while (self._committing_on_close or not self._closing) and not self.engine.terminal:
             try:
                 node_id = await self.seam.lookup_coordinator(self.group_id)
             except _compat.KafkaError as exc:
@@ -364,8 +368,20 @@ class Driver:
                 log.debug("coordination task ended with %r", exc)
         await self.offsets.stop()
         if self.engine.coordinator is not None and self.engine.fatal_error is None:
-            try:
-                await self.offsets.commit_consumed(None)
-            except Exception as exc:
-                log.error("Failed to commit on close: %r", exc)
+            await self._commit_on_close()
         await self.run(self.engine.close(self.leave_reason))
+
+    async def _commit_on_close(self) -> None:
+        """Commit what was consumed, finding the coordinator again if it moved, for at most
+        :data:`CLOSE_COMMIT_TIMEOUT_S`."""
+        self._committing_on_close = True
+        try:
+            async with asyncio.timeout(CLOSE_COMMIT_TIMEOUT_S):
+                await self.offsets.commit_consumed(None)
+        except TimeoutError:
+            log.warning("group %s: the commit on close got no answer within %g s; giving up",
+                        self.group_id, CLOSE_COMMIT_TIMEOUT_S)  # fmt: skip
+        except Exception as exc:
+            log.error("Failed to commit on close: %r", exc)
+        finally:
+            self._committing_on_close = False

@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from aiokafka.errors import KafkaError
 from aiokafka.structs import OffsetAndMetadata, TopicPartition
 
 from assignors import MemberAssignment
@@ -138,6 +139,8 @@ class FakeCoordinator:
     hold_commit: asyncio.Event | None = None
     generation: int = 0
     requests: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    #: APIs whose requests get no answer (aiokafka's KafkaError), e.g. {"OFFSET_COMMIT"}.
+    unanswered: set[str] = field(default_factory=set)
     commits: list[dict[tuple[str, int], int]] = field(default_factory=list)
 
     def sent(self, api: str) -> list[dict[str, Any]]:
@@ -148,6 +151,9 @@ class FakeCoordinator:
         key, version = request.api_key, request.api_version
         name = ApiKey(key).name
         self.requests.append((name, fields))
+        if name in self.unanswered:
+            await asyncio.sleep(0.01)
+            raise KafkaError(f"{name}: no answer (the coordinator is gone)")
         answer = getattr(self, f"_{name.lower()}")(fields)
         if key == ApiKey.OFFSET_COMMIT and self.hold_commit is not None:
             await self.hold_commit.wait()

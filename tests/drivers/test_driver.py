@@ -146,3 +146,17 @@ async def test_an_assignor_that_raises_reaches_the_next_poll_once_and_the_member
     assert len(h.coordinator.sent("JOIN_GROUP")) == 2, "the member joined again"
     assert owned(h.driver.owned) == {0, 1, 2} and not h.fatal
     await h.driver.close()
+
+
+async def test_close_gives_up_the_commit_when_the_coordinator_never_answers(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    monkeypatch.setattr("staticconsumer.drivers.driver.CLOSE_COMMIT_TIMEOUT_S", 0.5)
+    h = classic_harness(ScriptedAssignor((0, 1, 2)))
+    await started(h)
+    h.seam.consumed = {TopicPartition(TOPIC, 2): OffsetAndMetadata(9, "")}
+    h.coordinator.unanswered.add("OFFSET_COMMIT")
+    async with asyncio.timeout(5):  # it hung here: no coordinator lookup while closing
+        await h.driver.close()
+    assert len(h.coordinator.sent("OFFSET_COMMIT")) >= 2, "the commit was tried again meanwhile"
+    assert h.coordinator.commits == [] and "commit on close" in caplog.text
