@@ -171,9 +171,7 @@ def plan_members_under_roster(
         else:
             verdict = RosterVerdict.HOLD
     if verdict is not RosterVerdict.HOLD:
-        plan = assignor.assign_group(
-            members, partitions_per_topic, partition_racks=partition_racks
-        )
+        plan = assignor.assign_group(members, partitions_per_topic, partition_racks=partition_racks)
         reason = None
         if verdict is RosterVerdict.EXPIRED:
             assert roster is not None
