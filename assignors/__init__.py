@@ -7,12 +7,13 @@ entry for every member given; the output does not depend on input order::
     assign_roundrobin(members, partitions_per_topic)
     assign_sticky(members, partitions_per_topic)
     assign_cooperative_sticky(members, partitions_per_topic)
-    assign_roster(members, partitions_per_topic, roster)
+    assign_roster(members, partitions_per_topic)
 
 Members are ordered as Java orders them (``AbstractPartitionAssignor.MemberInfo``): static members
 by ``group_instance_id``, before dynamic members by ``member_id`` (KIP-345 "future work" item 4).
 Range and round-robin produce exactly Java's plans; sticky interoperates with Java's StickyAssignor;
-roster is our client-side take on KIP-469.
+roster is the plan for our client-side take on KIP-469 (homes are what members own; a roster change
+moves only what balance needs; the roster itself is registered with ``staticconsumer.admin``).
 
 Racks (KIP-881): ``assign_range(..., partition_racks={(topic, partition): racks})`` is rack-aware
 exactly as Java's RangeAssignor when members have a ``rack``. Round-robin ignores racks, as Java's
@@ -45,9 +46,10 @@ satisfies it:
 
 ``for_instance`` returns a fresh object each call; all state lives on that object, never on a class
 or module. ``RangeAssignor()`` (no instance id) behaves as a dynamic member. The roster assignor
-needs its roster: ``RosterAssignor.for_instance("svc-0", roster=[...])`` or
-``RosterAssignor.with_roster([...])``. Mixing this package's assignors with aiokafka's built-in ones
-in one group is not supported.
+needs no roster since issue 21 (``RosterAssignor.for_instance("svc-0")``); its ``roster=``
+argument and ``RosterAssignor.with_roster([...])`` are deprecated (validated, then ignored with a
+``DeprecationWarning``): register the ids with ``staticconsumer.admin.register_members``.
+Mixing this package's assignors with aiokafka's built-in ones in one group is not supported.
 
 Errors: invalid input (duplicate member ids, negative partition counts, bad roster entries or
 instance ids) raises ``ValueError`` naming the problem.

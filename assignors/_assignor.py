@@ -8,7 +8,7 @@ from typing import ClassVar, Protocol, TypeVar
 from ._cooperative import assign_cooperative_sticky
 from ._member import Member, MemberAssignment, Plan, TopicPartition
 from ._range import PartitionRacks, assign_range
-from ._roster import assign_roster, check_roster
+from ._roster import assign_roster, check_roster, warn_roster_argument
 from ._roundrobin import assign_roundrobin
 from ._sticky import assign_sticky, previous_assignment
 from ._userdata import (
@@ -222,20 +222,34 @@ class CooperativeStickyAssignor(_InstanceAssignor):
 
 
 class RosterAssignor(_OwnedMixin, _Assignor):
-    """Protocol "roster": partitions have a home in a fixed roster (see :func:`assign_roster`).
+    """Protocol "roster": homes are what members own; balance first, then the fewest moves (see
+    :func:`assign_roster`). The roster itself is a registration read by the leader at each
+    rebalance (``staticconsumer.admin.register_members``): while registered members are
+    missing the leader holds arrivals, so N arrivals cost one move (docs/scaling.md).
 
-    Every member of the group must use the same roster (the leader's is the one that counts).
+    ``RosterAssignor()`` needs no roster. The ``roster`` argument (``RosterAssignor([...])``,
+    :meth:`with_roster`, ``for_instance(..., roster=[...])``) is deprecated since issue 21: it is
+    still validated (``ValueError`` on a bad entry), kept as :attr:`roster`, and otherwise
+    ignored, with a ``DeprecationWarning``; register the ids instead.
 
-    Example: roster [a, b], t0 with four partitions, only ``a`` present::
+    Example: a and b own t0 (four partitions), c joins::
 
-        a: [t0p0, t0p1, t0p2, t0p3]       # t0p2, t0p3 are b's, held until b joins
+        before: a: [t0p0, t0p1]  b: [t0p2, t0p3]
+        after:  a: [t0p0, t0p1]  b: [t0p2]        c: [t0p3]
     """
 
     name: ClassVar[str] = "roster"
 
-    def __init__(self, roster: Sequence[str], *, group_instance_id: str | None = None) -> None:
+    def __init__(
+        self, roster: Sequence[str] | None = None, *, group_instance_id: str | None = None
+    ) -> None:
         super().__init__(group_instance_id=group_instance_id)
-        self.roster: tuple[str, ...] = tuple(check_roster(roster))
+        self.roster: tuple[str, ...] = ()
+        self._take_roster(roster, stacklevel=2)
+
+    def _take_roster(self, roster: Sequence[str] | None, *, stacklevel: int) -> None:
+        warn_roster_argument(roster, stacklevel=stacklevel + 1)
+        self.roster = tuple(check_roster(roster)) if roster is not None else ()
 
     def __repr__(self) -> str:
         return (
@@ -247,13 +261,20 @@ class RosterAssignor(_OwnedMixin, _Assignor):
     def with_roster(
         cls, roster: Sequence[str], *, group_instance_id: str | None = None
     ) -> RosterAssignor:
-        """A fresh assignor for ``roster`` (validated now: ``ValueError`` on a bad entry)."""
-        return cls(roster, group_instance_id=group_instance_id)
+        """Deprecated: ``RosterAssignor()`` and a registered roster (class docstring)."""
+        assignor = cls(group_instance_id=group_instance_id)
+        assignor._take_roster(roster, stacklevel=2)
+        return assignor
 
     @classmethod
-    def for_instance(cls, group_instance_id: str, *, roster: Sequence[str]) -> RosterAssignor:
-        """A fresh assignor for the static member ``group_instance_id`` of ``roster``."""
-        return cls(roster, group_instance_id=group_instance_id)
+    def for_instance(
+        cls, group_instance_id: str, *, roster: Sequence[str] | None = None
+    ) -> RosterAssignor:
+        """A fresh assignor for the static member ``group_instance_id`` (``roster``:
+        deprecated, see the class docstring)."""
+        assignor = cls(group_instance_id=group_instance_id)
+        assignor._take_roster(roster, stacklevel=2)
+        return assignor
 
     def plan(
         self,
@@ -262,4 +283,4 @@ class RosterAssignor(_OwnedMixin, _Assignor):
         *,
         partition_racks: PartitionRacks | None = None,
     ) -> Plan:
-        return assign_roster(members, partitions_per_topic, self.roster)
+        return assign_roster(members, partitions_per_topic)

@@ -1,62 +1,64 @@
-"""Roster assignment: a client-side answer to KIP-469 (pre-registration), which Kafka never adopted.
+"""Roster assignment: the client side of KIP-469 (pre-registration), which Kafka never adopted.
 
-You give the leader the full list of ``group.instance.id`` values the group should have (the
-roster). Every partition gets a *home* member in the roster, computed from the roster alone:
-per topic, the sorted roster splits the partitions into ranges as Java's range assignor does
-(``P // R`` each, the first ``P % R`` one more), so partition *n* of co-partitioned topics shares a
-home.
+Since issue 21 the roster is a *registration*, not a constructor argument: an admin registers the
+``group.instance.id`` values a group should have (``staticconsumer.admin.register_members``), the
+leader reads that registration at each rebalance and, while registered members are missing,
+holds arrivals (``staticconsumer.membership`` ``plan_under_roster``): everyone keeps what it owns,
+so N arrivals cost one move. This module is the plan the leader runs once the roster is complete
+(or its wait ran out), and it is built so a roster change moves only what must move:
 
-Example: roster [a, b, c], topic t0 with six partitions; ``a`` and ``b`` are up, ``c`` is not yet::
+* a partition's *home* is the member that owns it now (``Member.owned_partitions``, or Java
+  StickyAssignor user data when that is empty); claims are resolved as :func:`assign_sticky`
+  resolves them (higher generation, then member order);
+* the plan is balanced first, then keeps as many homes as balance allows: with identical
+  subscriptions every member ends with ``P // M`` or ``P // M + 1`` partitions and the number of
+  partitions that change owner is the theoretical minimum; with different subscriptions, two
+  members with the same subscription differ by at most one partition, and no member two
+  partitions above another holds a partition that member could take.
 
-    homes: a: [t0p0, t0p1]  b: [t0p2, t0p3]  c: [t0p4, t0p5]
-    a: [t0p0, t0p1, t0p4]
-    b: [t0p2, t0p3, t0p5]
+That is the sticky plan (:func:`assign_sticky`) under the protocol name "roster", and it is
+computed by it: one algorithm, one set of properties (``tests/assignors``).
 
-When ``c`` joins, exactly t0p4 and t0p5 move (to ``c``); nothing else changes.
+Example: four members a..d own 8 partitions of t0, two each; e and f are registered and join::
 
-Rules:
+    before: a: [t0p0, t0p1]  b: [t0p2, t0p3]  c: [t0p4, t0p5]  d: [t0p6, t0p7]
+    after:  a: [t0p0, t0p1]  b: [t0p2, t0p3]  c: [t0p4]        d: [t0p6]
+            e: [t0p5]        f: [t0p7]
 
-* A present member whose instance id is in the roster and who subscribes to the topic gets its home
-  partitions.
-* *Orphans* (home absent, or home not subscribed to the topic) stay with their previous owner if
-  that owner is present and subscribed (claims are resolved as in sticky: higher generation, then
-  member order); the others go one by one, in partition order, to the least-loaded present
-  subscriber (ties in member order). Without previous owners, orphans are spread evenly.
-* Members not in the roster, and dynamic members, receive only orphans. That makes them hot
-  standbys (KIP-345 "future work" item 2): with an empty load they are first in line when a roster
-  member is missing.
+Moved: 2 partitions, the least that 6 members over 8 partitions (2, 2, 1, 1, 1, 1) need.
 
-Compared with KIP-469: the broker still knows nothing about the roster, so it still starts a
-rebalance on every join and every expired session, and it cannot wait for four new instances to
-arrive before the first rebalance. What the roster does is make each of those rebalances move only
-what must move: a joining roster member takes exactly its home partitions, a leaving member hands
-out exactly what it held, and a restart with a new member id moves nothing. Adding or removing a
-roster entry changes the homes (like resizing a range assignment), so change the roster with a
-rolling restart.
+What changed from the roster-index plan (before issue 21), and why:
 
-``Member.rack`` is ignored: a partition's home comes from the roster alone.
+* homes came from the roster's sorted order, so adding or removing a roster entry re-cut every
+  range (a roster a..d over 8 partitions could end ``a:[0] b:[1] c:[2,4,5] d:[3,6,7]``); now
+  homes are what members own, and a roster change moves only what balance needs;
+* members outside the roster were hot standbys that received only orphans; now every member is
+  planned alike (a standby that holds nothing is what a registered member held back by the leader
+  is, while the roster waits);
+* partition *n* of co-partitioned topics no longer shares a home by construction (use range for
+  that).
+
+The ``roster`` argument is deprecated: it is still validated (``ValueError`` on a bad entry) and
+then ignored, with a ``DeprecationWarning``. ``Member.rack`` is ignored.
 """
 
 from __future__ import annotations
 
-import heapq
 import re
+import warnings
 from collections.abc import Iterable, Mapping, Sequence
 
-from ._member import (
-    Member,
-    Plan,
-    TopicPartition,
-    check_partition_counts,
-    empty_plan,
-    java_key,
-    sorted_members,
-    subscribed_topics,
-)
-from ._sticky import resolve_claims
+from ._member import Member, Plan, java_key
+from ._sticky import assign_sticky
 
 _INSTANCE_ID = re.compile(r"[a-zA-Z0-9._-]+")
 _MAX_INSTANCE_ID = 249
+
+ROSTER_ARGUMENT_DEPRECATED = (
+    "the roster argument is deprecated and no longer changes the plan: register the group's "
+    "instance ids with staticconsumer.admin.register_members (the leader reads them at each "
+    "rebalance; docs/scaling.md)"
+)
 
 
 def check_roster(roster: Sequence[str]) -> list[str]:
@@ -88,91 +90,24 @@ def check_roster(roster: Sequence[str]) -> list[str]:
     return sorted(roster, key=java_key)
 
 
-def home_members(
-    roster: Sequence[str], topics: Iterable[str], partitions_per_topic: Mapping[str, int]
-) -> dict[TopicPartition, str]:
-    """Home instance id of every partition of ``topics`` (``roster`` already sorted)."""
-    homes: dict[TopicPartition, str] = {}
-    if not roster:
-        return homes
-    for topic in topics:
-        quota, extra = divmod(partitions_per_topic[topic], len(roster))
-        start = 0
-        for index, instance_id in enumerate(roster):
-            length = quota + (1 if index < extra else 0)
-            for partition in range(start, start + length):
-                homes[(topic, partition)] = instance_id
-            start += length
-    return homes
+def warn_roster_argument(roster: Sequence[str] | None, *, stacklevel: int) -> None:
+    """Validate a roster given the old way, then say once per call site that it is ignored."""
+    if roster is None:
+        return
+    check_roster(roster)
+    warnings.warn(ROSTER_ARGUMENT_DEPRECATED, DeprecationWarning, stacklevel=stacklevel + 1)
 
 
 def assign_roster(
-    members: Iterable[Member], partitions_per_topic: Mapping[str, int], roster: Sequence[str]
+    members: Iterable[Member],
+    partitions_per_topic: Mapping[str, int],
+    roster: Sequence[str] | None = None,
 ) -> Plan:
-    """Roster plan: ``member_id -> sorted [(topic, partition)]``, one entry per member.
+    """Roster plan: ``member_id -> sorted [(topic, partition)]``, one entry per member; homes are
+    what members own, balance first, then the fewest moves (module docstring).
 
-    Raises ``ValueError`` on duplicate member ids, a negative partition count, or a roster entry
-    that is duplicated or not a valid ``group.instance.id``.
+    ``roster`` is deprecated (validated, then ignored with a ``DeprecationWarning``). Raises
+    ``ValueError`` on duplicate member ids, a negative partition count, or a bad roster entry.
     """
-    ordered = sorted_members(members)
-    check_partition_counts(partitions_per_topic)
-    sorted_roster = check_roster(roster)
-    plan = empty_plan(ordered)
-    if not ordered:
-        return plan
-    subscriptions = [
-        frozenset(t for t in member.topics if t in partitions_per_topic) for member in ordered
-    ]
-    present: dict[str, int] = {}
-    for index, member in enumerate(ordered):
-        if member.group_instance_id is not None:
-            present.setdefault(member.group_instance_id, index)  # first in member order wins
-    topics = subscribed_topics(ordered, partitions_per_topic)
-    homes = home_members(sorted_roster, topics, partitions_per_topic)
-
-    held: list[list[TopicPartition]] = [[] for _ in ordered]
-    orphans: list[TopicPartition] = []
-    for topic in topics:
-        for partition in range(partitions_per_topic[topic]):
-            tp = (topic, partition)
-            home = present.get(homes[tp]) if tp in homes else None
-            if home is not None and topic in subscriptions[home]:
-                held[home].append(tp)
-            else:
-                orphans.append(tp)
-
-    owner = resolve_claims(ordered, subscriptions, partitions_per_topic)
-    unowned: list[TopicPartition] = []
-    for tp in orphans:
-        claimed_by = owner.get(tp)
-        if claimed_by is None:
-            unowned.append(tp)
-        else:
-            held[claimed_by].append(tp)
-    _spread(unowned, held, subscriptions)
-    for index, member in enumerate(ordered):
-        plan[member.member_id] = sorted(held[index])
-    return plan
-
-
-def _spread(
-    orphans: Sequence[TopicPartition],
-    held: list[list[TopicPartition]],
-    subscriptions: Sequence[frozenset[str]],
-) -> None:
-    """Give each orphan to its least-loaded subscriber (ties in member order)."""
-    heaps: dict[str, list[tuple[int, int]]] = {}
-    for index, topics in enumerate(subscriptions):
-        for topic in topics:
-            heaps.setdefault(topic, []).append((len(held[index]), index))
-    for heap in heaps.values():
-        heapq.heapify(heap)
-    for topic, partition in orphans:
-        heap = heaps[topic]
-        # Loads only grow here, so a stale (smaller) entry is refreshed when it surfaces.
-        while heap[0][0] != len(held[heap[0][1]]):
-            index = heap[0][1]
-            heapq.heapreplace(heap, (len(held[index]), index))
-        index = heap[0][1]
-        held[index].append((topic, partition))
-        heapq.heapreplace(heap, (len(held[index]), index))
+    warn_roster_argument(roster, stacklevel=2)
+    return assign_sticky(members, partitions_per_topic)

@@ -13,7 +13,7 @@ import logging
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import Any
 
-from assignors import GroupAssignor, Member
+from assignors import GroupAssignor, Member, MemberAssignment
 
 from ..protocol import (
     Assignment,
@@ -63,16 +63,9 @@ def any_member_rack(members: Mapping[str, tuple[str | None, Subscription]]) -> b
     return any(sub.rack_id for _instance_id, sub in members.values())
 
 
-def plan_with_group_assignor(
-    assignor: Any,
-    members: Mapping[str, tuple[str | None, Subscription]],
-    partitions_per_topic: Mapping[str, int],
-    *,
-    partition_racks: Mapping[tuple[str, int], Collection[str]] | None = None,
-) -> dict[str, bytes]:
-    """Run the assignor on the decoded subscriptions; return encoded assignments.
-    ``partition_racks``: ``(topic, partition) -> racks of its replicas`` (KIP-881), or None."""
-    plain = [
+def plain_members(members: Mapping[str, tuple[str | None, Subscription]]) -> list[Member]:
+    """The decoded subscriptions as the ``assignors`` package's plain members."""
+    return [
         Member(
             member_id=member_id,
             group_instance_id=instance_id,
@@ -84,10 +77,28 @@ def plan_with_group_assignor(
         )
         for member_id, (instance_id, sub) in members.items()
     ]
-    plan = assignor.assign_group(plain, partitions_per_topic, partition_racks=partition_racks)
+
+
+def encode_assignments(plan: Mapping[str, MemberAssignment]) -> dict[str, bytes]:
+    """``member_id -> ConsumerProtocolAssignment`` bytes, as SyncGroup carries them."""
     return {
         member_id: encode_assignment(
             Assignment(partitions=group_partitions(result.partitions), user_data=result.user_data)
         )
         for member_id, result in plan.items()
     }
+
+
+def plan_with_group_assignor(
+    assignor: Any,
+    members: Mapping[str, tuple[str | None, Subscription]],
+    partitions_per_topic: Mapping[str, int],
+    *,
+    partition_racks: Mapping[tuple[str, int], Collection[str]] | None = None,
+) -> dict[str, bytes]:
+    """Run the assignor on the decoded subscriptions; return encoded assignments.
+    ``partition_racks``: ``(topic, partition) -> racks of its replicas`` (KIP-881), or None."""
+    plan = assignor.assign_group(
+        plain_members(members), partitions_per_topic, partition_racks=partition_racks
+    )
+    return encode_assignments(plan)

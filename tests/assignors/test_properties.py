@@ -1,5 +1,5 @@
 """Hypothesis properties every assignor must keep: complete, exclusive, deterministic, balanced,
-and (sticky, roster) moving only what must move."""
+and sticky moving only what must move (the roster plan's own: test_roster_properties.py)."""
 
 from __future__ import annotations
 
@@ -7,11 +7,10 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from assignors import Member, assign_range, assign_roster, assign_roundrobin, assign_sticky
-from assignors._roster import home_members
 
 Plan = dict[str, list[tuple[str, int]]]
 Assign = Callable[[Sequence[Member], Mapping[str, int]], Plan]
@@ -50,15 +49,11 @@ def groups(draw: st.DrawFn, identical: bool = False, static_only: bool = False) 
     return members
 
 
-def roster_assign(roster: Sequence[str]) -> Assign:
-    return lambda members, counts: assign_roster(members, counts, roster)
-
-
 ASSIGNERS: dict[str, Assign] = {
     "range": assign_range,
     "roundrobin": assign_roundrobin,
     "sticky": assign_sticky,
-    "roster": roster_assign(ROSTER_POOL[:5]),
+    "roster": assign_roster,
 }
 all_assigners = pytest.mark.parametrize("assign", ASSIGNERS.values(), ids=ASSIGNERS.keys())
 
@@ -214,69 +209,3 @@ def test_sticky_leave_and_join_move_only_what_must(
     after = assign_sticky([*stable, newcomer], counts)
     total = sum(sizes(plan))
     assert moved(stable, after) == len(after["zz-new"]) == total // (len(stable) + 1)
-
-
-@given(members=groups(static_only=True), counts=counts_st, data=st.data())
-@settings(max_examples=150)
-def test_roster_join_moves_exactly_the_home_partitions(
-    members: list[Member], counts: dict[str, int], data: st.DataObject
-) -> None:
-    roster = ROSTER_POOL
-    joiner = data.draw(st.sampled_from(members))
-    if joiner.group_instance_id not in roster:
-        return
-    before_members = [m for m in members if m is not joiner]
-    if not before_members:
-        return
-    before = assign_roster(before_members, counts, roster)
-    owned = [
-        Member(m.member_id, m.group_instance_id, m.topics, before[m.member_id], 3)
-        for m in before_members
-    ]
-    after = assign_roster([*owned, joiner], counts, roster)
-    check_complete_and_exclusive([*owned, joiner], counts, after)
-    homes = home_members(sorted(roster), [t for t in counts], counts)
-    want_home = sorted(
-        tp
-        for tp, home in homes.items()
-        if home == joiner.group_instance_id and tp[0] in joiner.topics
-    )
-    assigned_before = {tp for partitions in before.values() for tp in partitions}
-    extra = set(after[joiner.member_id]) - set(want_home)
-    assert set(want_home) <= set(after[joiner.member_id])
-    assert not extra & assigned_before  # beyond its homes it only gets newly subscribed topics
-    for m in owned:  # nothing else changed
-        assert set(after[m.member_id]) == set(before[m.member_id]) - set(want_home)
-    # and leaving again moves only the joiner's partitions
-    rejoined = [
-        Member(m.member_id, m.group_instance_id, m.topics, after[m.member_id], 4) for m in owned
-    ]
-    left = assign_roster(rejoined, counts, roster)
-    assert moved(rejoined, left) == 0
-
-
-@given(
-    members=groups(identical=True),
-    counts=counts_st,
-    roster=st.lists(st.sampled_from(ROSTER_POOL), unique=True),
-)
-def test_roster_spreads_orphans_evenly(
-    members: list[Member], counts: dict[str, int], roster: list[str]
-) -> None:
-    plan = assign_roster(members, counts, roster)
-    homes = home_members(sorted(roster), list(counts), counts)
-    present = {m.group_instance_id: m.member_id for m in members if m.group_instance_id}
-    lowest = min(sizes(plan))
-    for member in members:
-        partitions = plan[member.member_id]
-        home = [tp for tp in partitions if homes.get(tp) == member.group_instance_id]
-        if member.group_instance_id in roster:  # a present roster member gets all its homes
-            assert len(home) == sum(
-                1
-                for tp, h in homes.items()
-                if h == member.group_instance_id and tp[0] in member.topics
-            )
-        orphans = [tp for tp in partitions if tp not in home]
-        assert all(homes.get(tp) not in present for tp in orphans)
-        if orphans:  # it was least loaded when it got its last orphan
-            assert len(partitions) <= lowest + 1

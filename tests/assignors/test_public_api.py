@@ -73,7 +73,7 @@ def test_assignors_satisfy_group_assignor() -> None:
         assignors.RangeAssignor(),
         assignors.RoundRobinAssignor.for_instance("a"),
         assignors.StickyAssignor.for_instance("a"),
-        assignors.RosterAssignor.with_roster(["a"]),
+        assignors.RosterAssignor.for_instance("a"),
     ]
     member = assignors.Member("m", "a", ["t"])
     for obj in objects:

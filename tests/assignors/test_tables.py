@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 
 import pytest
@@ -171,29 +172,64 @@ def test_table(
     assert assign(members, counts) == {m: tps(spec) for m, spec in want.items()}
 
 
+def owning(member_id: str, instance_id: str, spec: str, generation: int = 1) -> Member:
+    return Member(member_id, instance_id, ["t0"], tps(spec), generation)
+
+
 def test_roster_worked_example() -> None:
-    a, b, c = Member("m1", "a", ["t0"]), Member("m2", "b", ["t0"]), Member("m3", "c", ["t0"])
-    first = assign_roster([a, b], {"t0": 6}, ["c", "b", "a"])
-    assert first == {"m1": tps("t0p0 t0p1 t0p4"), "m2": tps("t0p2 t0p3 t0p5")}
-    owned = [
-        Member("m1", "a", ["t0"], first["m1"], 1),
-        Member("m2", "b", ["t0"], first["m2"], 1),
-        c,
+    """The module docstring's example: a..d own two each of 8, e and f join; 2 move, once."""
+    before = [
+        owning("m1", "a", "t0p0 t0p1"),
+        owning("m2", "b", "t0p2 t0p3"),
+        owning("m3", "c", "t0p4 t0p5"),
+        owning("m4", "d", "t0p6 t0p7"),
     ]
-    second = assign_roster(owned, {"t0": 6}, ["a", "b", "c"])
-    assert second == {
+    joined = [*before, Member("m5", "e", ["t0"]), Member("m6", "f", ["t0"])]
+    assert assign_roster(joined, {"t0": 8}) == {
         "m1": tps("t0p0 t0p1"),
         "m2": tps("t0p2 t0p3"),
-        "m3": tps("t0p4 t0p5"),
+        "m3": tps("t0p4"),
+        "m4": tps("t0p6"),
+        "m5": tps("t0p5"),
+        "m6": tps("t0p7"),
     }
 
 
-def test_roster_standby_takes_orphans_only() -> None:
+def test_roster_growth_stays_balanced() -> None:
+    """Issue 21's case: roster a..d over 8 partitions once gave a:[0] b:[1] c:[2,4,5] d:[3,6,7]
+    (homes re-cut by roster index, orphans stuck with their holder). Now: two each, and c and d
+    (who joined the pair a, b) take exactly what balance needs."""
+    pair = [owning("m1", "a", "t0p0 t0p1 t0p2 t0p3"), owning("m2", "b", "t0p4 t0p5 t0p6 t0p7")]
+    four = [*pair, Member("m3", "c", ["t0"]), Member("m4", "d", ["t0"])]
+    plan = assign_roster(four, {"t0": 8})
+    assert sorted(len(p) for p in plan.values()) == [2, 2, 2, 2]
+    assert plan["m1"] == tps("t0p0 t0p1") and plan["m2"] == tps("t0p4 t0p5")
+
+
+def test_roster_members_outside_the_roster_are_planned_alike() -> None:
+    """No more hot standbys: a member outside any roster and a dynamic member share the load."""
     members = [Member("m1", "a", ["t0"]), Member("s", "spare", ["t0"]), Member("d", None, ["t0"])]
-    plan = assign_roster(members, {"t0": 4}, ["a", "b"])
-    assert plan["m1"] == tps("t0p0 t0p1")
-    assert sorted(plan["s"] + plan["d"]) == tps("t0p2 t0p3")
-    assert len(plan["s"]) == len(plan["d"]) == 1
+    plan = assign_roster(members, {"t0": 6})
+    assert sorted(len(p) for p in plan.values()) == [2, 2, 2]
+
+
+def test_roster_argument_is_deprecated_and_ignored() -> None:
+    members = [Member("m1", "a", ["t0"]), Member("m2", "b", ["t0"])]
+    with pytest.warns(DeprecationWarning, match="register_members"):
+        old = assign_roster(members, {"t0": 4}, ["b", "a", "c"])
+    assert old == assign_roster(members, {"t0": 4})
+    with pytest.warns(DeprecationWarning, match="deprecated"):
+        assignor = RosterAssignor.with_roster(["b", "a"], group_instance_id="a")
+    assert assignor.roster == ("a", "b")
+    with pytest.warns(DeprecationWarning, match="deprecated"):
+        RosterAssignor.for_instance("a", roster=["a"])
+    with pytest.warns(DeprecationWarning, match="deprecated"):
+        RosterAssignor(["a"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert RosterAssignor.for_instance("a").roster == ()
+        planned = RosterAssignor().assign_group(members, {"t0": 4})
+        assert list(planned["m1"].partitions) == tps("t0p0 t0p1")
 
 
 @pytest.mark.parametrize(
