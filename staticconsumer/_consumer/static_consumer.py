@@ -105,6 +105,10 @@ class StaticConsumer(Observability, AIOKafkaConsumer):  # type: ignore[misc]  # 
       rebalance it takes part in keeps it ready), ``GET /livez`` is 503 once it is fenced or
       failed (``docs/kubernetes.md``). Several consumers in one process share one endpoint with
       :class:`~staticconsumer.HealthServer` instead.
+    * :meth:`metrics` returns the coordinator metrics as Java's ``consumer.metrics()`` names
+      them (``rebalance-latency-avg``, ``rebalance-total``, ``last-heartbeat-seconds-ago``, ...);
+      the health endpoint serves them at ``GET /metrics`` (Prometheus text format), and with the
+      ``otel`` extra they are OpenTelemetry instruments too (``docs/operations.md``).
     * Every aiokafka argument is an explicit, typed keyword with aiokafka's default, checked at
       construction (``_consumer/options.py``: a :class:`~staticconsumer.ConfigurationError`
       names the field and the Java key). ``security=SecuritySettings(...)`` replaces the raw

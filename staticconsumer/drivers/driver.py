@@ -8,7 +8,9 @@ group consumer the same way):
 - a sender (``classic.ClassicSender`` or ``consumer_group.ConsumerGroupSender``), which builds the
   protocol's requests, sends them and feeds the answers back;
 - an :class:`~.offsets.OffsetKeeper` (commits and committed offsets) and a
-  :class:`~.handover.Handover` (partitions to and from the application).
+  :class:`~.handover.Handover` (partitions to and from the application);
+- the consumer's coordinator metrics (``_observability.metrics``), which the sender, the
+  offsets keeper and the hand-over feed with one call per event.
 
 The driver performs the actions every engine asks for (events, finding the coordinator, backing
 off, handing partitions over, raising errors to the application), owns the one fatal path, and

@@ -171,3 +171,11 @@ def test_without_opentelemetry_registering_is_a_no_op(monkeypatch: pytest.Monkey
     bridge = OtelBridge()
     assert bridge.register(consumer_metrics("g", "i-0")) is False
     bridge.unregister(consumer_metrics("g", "i-0"))  # nothing registered, nothing raised
+
+
+def test_docs_operations_lists_every_metric_by_java_and_prometheus_name() -> None:
+    from pathlib import Path
+
+    page = (Path(__file__).parents[2] / "docs" / "operations.md").read_text()
+    for spec in METRICS:
+        assert f"| `{spec.name}` | `{spec.prometheus_name}` | {spec.kind} |" in page, spec.name
