@@ -9,6 +9,7 @@ from typing import Any
 from .. import _compat
 from .._observability.emitter import EventEmitter
 from .._observability.health import HealthServer
+from .._observability.metrics import ConsumerMetrics, MetricValues
 from .._observability.publisher import EventPublisher
 from ..drivers import Driver, FatalCallback, classic_driver, consumer_group_driver
 from ..membership import Lifecycle, Membership, membership_state, snapshot
@@ -18,7 +19,7 @@ from .options import GroupProtocolOptions
 def make_driver(
     settings: _compat.ConsumerSettings, group_protocol: GroupProtocolOptions,
     seam: _compat.ClientSeam, versions: Any, *, on_fatal: FatalCallback,
-    events: EventEmitter | None, unreleased_wait_ms: int,
+    events: EventEmitter | None, unreleased_wait_ms: int, metrics: ConsumerMetrics | None = None,
 ) -> Driver:  # fmt: skip
     """The driver of ``group_protocol``, from the consumer's settings (read by ``_compat``)."""
     s = settings
@@ -27,6 +28,7 @@ def make_driver(
         max_poll_interval_ms=s.max_poll_interval_ms, client_id=s.client_id,
         retry_backoff_ms=s.retry_backoff_ms, enable_auto_commit=s.enable_auto_commit,
         auto_commit_interval_ms=s.auto_commit_interval_ms, on_fatal=on_fatal, events=events,
+        metrics=metrics,
     )  # fmt: skip
     if group_protocol.consumer:
         return consumer_group_driver(
@@ -43,9 +45,10 @@ def make_driver(
 
 class Observability:
     """What ``StaticConsumer`` tells about itself: its membership as a value, the health
-    endpoint's address, and the counters of its membership events
+    endpoint's address, its coordinator metrics, and the counters of its membership events
     (``docs/membership-events.md``)."""
 
+    _metrics: ConsumerMetrics
     _events: EventEmitter | None
     _events_publisher: EventPublisher | None
     _health: HealthServer | None
@@ -67,6 +70,12 @@ class Observability:
             owned=driver.owned if driver is not None else (),
             in_group=bool(driver.engine.in_group) if driver is not None else False,
         )  # fmt: skip
+
+    def metrics(self) -> MetricValues:
+        """The coordinator metrics now, ``{java_name: value}`` as Java's ``consumer.metrics()``
+        names them (group ``consumer-coordinator-metrics``; ``docs/operations.md`` lists each),
+        with the consumer's ``labels`` (group, instance_id, protocol, client_id)."""
+        return self._metrics.values()
 
     @property
     def health_address(self) -> tuple[str, int] | None:

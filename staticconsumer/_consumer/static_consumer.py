@@ -21,6 +21,8 @@ from .._compat.auth import consumer_security_error
 from .._instance_id import InstanceId
 from .._observability.emitter import EventCallback, EventEmitter, event_options, producer_kwargs
 from .._observability.health import consumer_endpoint, health_options
+from .._observability.metrics import ConsumerMetrics, MetricLabels
+from .._observability.otel import PROCESS_BRIDGE
 from .._observability.publisher import EventPublisher
 from ..drivers import Driver, FatalCallback
 from ..errors import (
@@ -106,6 +108,10 @@ class StaticConsumer(Observability, AIOKafkaConsumer):  # type: ignore[misc]  # 
       rebalance it takes part in keeps it ready), ``GET /livez`` is 503 once it is fenced or
       failed (``docs/kubernetes.md``). Several consumers in one process share one endpoint with
       :class:`~staticconsumer.HealthServer` instead.
+    * :meth:`metrics` returns the coordinator metrics as Java's ``consumer.metrics()`` names
+      them (``rebalance-latency-avg``, ``rebalance-total``, ``last-heartbeat-seconds-ago``, ...);
+      the health endpoint serves them at ``GET /metrics`` (Prometheus text format), and with the
+      ``otel`` extra they are OpenTelemetry instruments too (``docs/operations.md``).
     * Every aiokafka argument is an explicit, typed keyword with aiokafka's default, checked at
       construction (``_consumer/options.py``: a :class:`~staticconsumer.ConfigurationError`
       names the field and the Java key). ``security=SecuritySettings(...)`` replaces the raw
@@ -213,8 +219,12 @@ class StaticConsumer(Observability, AIOKafkaConsumer):  # type: ignore[misc]  # 
         super().__init__(*topics, group_instance_id=group_instance_id, **kwargs)
         self._user_on_fatal = on_fatal
         self._lifecycle = Lifecycle.NOT_STARTED
-        self._health = (consumer_endpoint(health, lambda: self.membership) if health is not None
-                        else None)  # fmt: skip
+        self._metrics = ConsumerMetrics(MetricLabels(
+            kwargs.get("group_id") or "", group_instance_id or "",
+            "consumer" if self._group_protocol.consumer else "classic", client_id,
+        ))  # fmt: skip
+        self._health = (consumer_endpoint(health, lambda: self.membership, self.metrics)
+                        if health is not None else None)  # fmt: skip
         self._events_publisher: EventPublisher | None = None
         if events.topic is not None:
             settings = producer_kwargs(kwargs, events.producer_config)
@@ -274,6 +284,7 @@ class StaticConsumer(Observability, AIOKafkaConsumer):  # type: ignore[misc]  # 
                 await self._health.start()
             if self._events_publisher is not None:
                 await self._events_publisher.start()  # returns at once; events are buffered
+            PROCESS_BRIDGE.register(self._metrics)  # OpenTelemetry, when installed
             await _compat.start_consumer(self, self._make_driver)
             if self._subscription.subscription is not None and (
                 self._subscription.partitions_auto_assigned()
@@ -306,7 +317,7 @@ class StaticConsumer(Observability, AIOKafkaConsumer):  # type: ignore[misc]  # 
         return make_driver(
             _compat.consumer_settings(self), self._group_protocol, seam, versions,
             on_fatal=self._on_fatal, events=self._events,
-            unreleased_wait_ms=UNRELEASED_INSTANCE_WAIT_MS,
+            unreleased_wait_ms=UNRELEASED_INSTANCE_WAIT_MS, metrics=self._metrics,
         )  # fmt: skip
 
     async def stop(self, leave_group: bool = False, reason: str | None = None) -> None:
@@ -330,6 +341,7 @@ class StaticConsumer(Observability, AIOKafkaConsumer):  # type: ignore[misc]  # 
     async def _stop_owned(self) -> None:
         """After aiokafka's stop (so the leave's event is published): the events producer, then
         the health endpoint."""
+        PROCESS_BRIDGE.unregister(self._metrics)
         try:
             if self._events_publisher is not None:
                 await self._events_publisher.stop()

@@ -8,8 +8,11 @@ with no consumer registered); ``GET /livez`` answers 200 unless a registered con
 by a fatal error (``fenced``, ``failed``), then 503. The body is JSON: ``ready``, ``live`` and
 ``consumers``, each a :class:`~staticconsumer.membership.Membership` value (group, instance id,
 state, ``ready``/``live``, generation, assignment). ``HEAD`` answers the same without the body;
-any other path is 404, any other method 405. One request per connection (``Connection: close``),
-as kubelet's probes send them.
+``GET /metrics`` answers 200 with every registered consumer's coordinator metrics in the
+Prometheus text format (``_observability.metrics``: Java's names, one sample per consumer
+labelled with its group, instance id, protocol and client id; a consumer that is fenced stays
+there until it is unregistered). Any other path is 404, any other method 405. One request per
+connection (``Connection: close``), as kubelet's probes send them.
 
 By default it listens on every interface of both families: ``::`` with ``IPV6_V6ONLY`` off
 (IPv4 clients arrive as ``::ffff:a.b.c.d``) where the OS allows it, else ``0.0.0.0``; an explicit
@@ -36,11 +39,14 @@ from typing import Any, Protocol
 
 from ..errors import ConfigurationError, StaticConsumerError
 from ..membership import Membership
+from .metrics import PROMETHEUS_CONTENT_TYPE, MetricValues, prometheus_text
 
 log = logging.getLogger("staticconsumer")
 
 READY_PATH = "/readyz"
 LIVE_PATH = "/livez"
+METRICS_PATH = "/metrics"
+JSON = "application/json"
 #: A probe that has not sent its request by then is dropped (kubelet's default timeout is 1 s).
 REQUEST_TIMEOUT_S = 10.0
 #: Where ``host=None`` listens when the OS has no dual-stack IPv6 socket.
@@ -107,23 +113,30 @@ def _checked(port: Any, host: Any, *, port_field: str, host_field: str) -> Healt
 
 
 class _Reads:
-    """A membership read from a function (the consumer's own endpoint)."""
+    """A membership and metrics read from functions (the consumer's own endpoint)."""
 
-    def __init__(self, read: Callable[[], Membership]) -> None:
+    def __init__(
+        self, read: Callable[[], Membership], metrics: Callable[[], MetricValues] | None
+    ) -> None:
         self._read = read
+        self.metrics = metrics
 
     @property
     def membership(self) -> Membership:
         return self._read()
 
 
-def consumer_endpoint(options: HealthOptions, membership: Callable[[], Membership]) -> HealthServer:
-    """The endpoint of ``StaticConsumer(health_port=...)``: one consumer registered, and its
-    membership value alone as the body."""
+def consumer_endpoint(
+    options: HealthOptions, membership: Callable[[], Membership],
+    metrics: Callable[[], MetricValues] | None = None,
+) -> HealthServer:  # fmt: skip
+    """The endpoint of ``StaticConsumer(health_port=...)``: one consumer registered, its
+    membership value alone as the body of ``/readyz`` and ``/livez``, its ``metrics`` at
+    ``/metrics``."""
     server = HealthServer(port=options.port, host=options.host)
     server._port_field = "health_port"
     server._single = True
-    server.register(_Reads(membership))
+    server.register(_Reads(membership, metrics))
     return server
 
 
@@ -235,7 +248,9 @@ class HealthServer:
             if self._server is None:  # close() ended the connection
                 return
             status, body = self._answer(request_line)
-            writer.write(_response(status, body, head=_method(request_line) == "HEAD"))
+            metrics = _target(request_line) == METRICS_PATH
+            writer.write(_response(status, body, PROMETHEUS_CONTENT_TYPE if metrics else JSON,
+                                   head=_method(request_line) == "HEAD"))  # fmt: skip
             with contextlib.suppress(ConnectionError):
                 await writer.drain()
         finally:
@@ -249,10 +264,12 @@ class HealthServer:
         if len(parts) != 3 or not parts[2].startswith("HTTP/"):
             return 400, b""
         method, target = parts[0], parts[1].split("?", 1)[0]
-        if target not in (READY_PATH, LIVE_PATH):
+        if target not in (READY_PATH, LIVE_PATH, METRICS_PATH):
             return 404, b""
         if method not in ("GET", "HEAD"):
             return 405, b""
+        if target == METRICS_PATH:
+            return 200, prometheus_text(self._metrics()).encode()
         memberships = [c.membership for c in self._consumers]
         ready = bool(memberships) and all(m.ready for m in memberships)
         live = all(m.live for m in memberships)
@@ -263,6 +280,12 @@ class HealthServer:
             body = {"ready": ready, "live": live,
                     "consumers": [m.to_dict() for m in memberships]}  # fmt: skip
         return (200 if ok else 503), json.dumps(body).encode()
+
+
+    def _metrics(self) -> list[MetricValues]:
+        """The metrics of every registered consumer that has them (a ``StaticConsumer`` has)."""
+        found = (getattr(c, "metrics", None) for c in self._consumers)
+        return [read() for read in found if callable(read)]
 
 
 def _dual_stack_socket(port: int) -> socket.socket | None:
@@ -293,14 +316,19 @@ def _method(request_line: str | None) -> str:
     return (request_line or "").split(" ", 1)[0]
 
 
-def _response(status: int, body: bytes, *, head: bool) -> bytes:
+def _target(request_line: str | None) -> str:
+    parts = (request_line or "").split()
+    return parts[1].split("?", 1)[0] if len(parts) > 1 else ""
+
+
+def _response(status: int, body: bytes, content_type: str, *, head: bool) -> bytes:
     headers = [
         f"HTTP/1.1 {status} {_REASONS[status]}",
         f"Content-Length: {len(body)}",
         "Connection: close",
     ]
     if body:
-        headers.append("Content-Type: application/json")
+        headers.append(f"Content-Type: {content_type}")
     if status == 405:
         headers.append("Allow: GET, HEAD")
     return ("\r\n".join(headers) + "\r\n\r\n").encode() + (b"" if head else body)

@@ -17,6 +17,7 @@ from typing import Any
 from .. import _compat
 from .._error_map import fenced_error
 from .._observability.emitter import EventEmitter
+from .._observability.metrics import ConsumerMetrics
 from ..errors import StaticConsumerError
 from ..events import InstanceFenced
 from ..membership import (
@@ -29,7 +30,6 @@ from ..membership import (
     ComputeAssignment,
     Emit,
     HeartbeatAnswered,
-    Input,
     JoinGroupAnswered,
     JoinRequested,
     LeaveGroupAnswered,
@@ -77,7 +77,7 @@ def classic_driver(
     assignors: Sequence[Any], session_timeout_ms: int, heartbeat_interval_ms: int,
     rebalance_timeout_ms: int, max_poll_interval_ms: int, retry_backoff_ms: int,
     enable_auto_commit: bool, auto_commit_interval_ms: int, on_fatal: FatalCallback,
-    events: EventEmitter | None,
+    events: EventEmitter | None, metrics: ConsumerMetrics | None = None,
 ) -> Driver:  # fmt: skip
     """A driver holding a :class:`ClassicMember` and its :class:`ClassicSender`."""
     cooperative = all("cooperative" in a.supported_protocols for a in assignors)
@@ -95,8 +95,12 @@ def classic_driver(
     return Driver(
         engine, sender, seam, versions, client_id=client_id, retry_backoff_ms=retry_backoff_ms,
         enable_auto_commit=enable_auto_commit, auto_commit_interval_ms=auto_commit_interval_ms,
-        on_fatal=on_fatal, events=events,
+        on_fatal=on_fatal, events=events, metrics=metrics, protocol="classic",
     )  # fmt: skip
+
+
+#: What a classic request's answer is to the engine.
+Answer = JoinGroupAnswered | SyncGroupAnswered | HeartbeatAnswered | LeaveGroupAnswered
 
 
 class ClassicSender:
@@ -159,12 +163,16 @@ class ClassicSender:
 
     async def _send(self, api: Api, request: Any, parse: Any, make: Any) -> list[Action]:
         """Send to the coordinator; feed ``make(parse(response))`` or "no answer" to the engine."""
+        metrics = self._driver.metrics
+        sent_at = metrics.now()
         try:
             response = await self._driver.to_coordinator(request)
         except _compat.KafkaError as exc:
             log.warning("%s to the coordinator failed: %r", api.value, exc)
+            metrics.answered(api, sent_at, None)
             return self._engine.handle(RequestFailed(api))
-        answer: Input = make(parse(response))
+        answer: Answer = make(parse(response))
+        metrics.answered(api, sent_at, answer.error_code)
         return self._engine.handle(answer)
 
     async def _join(self, action: SendJoinGroup) -> list[Action]:
@@ -202,6 +210,7 @@ class ClassicSender:
             error = StaticConsumerError(f"the {action.protocol!r} assignor failed: {exc!r}")
             error.__cause__ = exc
             actions = self._engine.handle(AssignmentFailed())
+            self._driver.metrics.rebalance_failed()
             await self._driver.raise_to_user(error)
             return actions
         return self._engine.handle(AssignmentComputed(planned))

@@ -20,9 +20,10 @@ from typing import Any
 from .. import _compat
 from .._error_map import fenced_error
 from .._observability.emitter import EventEmitter
+from .._observability.metrics import ConsumerMetrics
 from ..errors import StaticConsumerError
 from ..events import InstanceFenced
-from ..membership import BecomeFatal, Emit, Partitions, Revoke
+from ..membership import Api, BecomeFatal, Emit, Partitions, Revoke
 from ..membership._consumer_group import (
     ConsumerGroupConfig,
     ConsumerGroupHeartbeatAnswered,
@@ -31,6 +32,8 @@ from ..membership._consumer_group import (
     SendConsumerGroupHeartbeat,
     TakeOver,
 )
+from ..membership._consumer_group_offsets import ConsumerGroupState
+from ..membership._reactions import GroupProtocol, Reaction, reaction
 from ..membership._reasons import ADMIN_REMOVE_REASON
 from ..protocol import (
     ErrorCode,
@@ -62,6 +65,7 @@ def consumer_group_driver(
     server_assignor: str | None, max_poll_interval_ms: int, takeover: bool,
     unreleased_wait_ms: int, retry_backoff_ms: int, enable_auto_commit: bool,
     auto_commit_interval_ms: int, on_fatal: FatalCallback, events: EventEmitter | None,
+    metrics: ConsumerMetrics | None = None,
 ) -> Driver:  # fmt: skip
     """A driver holding a :class:`ConsumerGroupMember` and its :class:`ConsumerGroupSender`;
     :class:`~staticconsumer.errors.UnsupportedBrokerError` for a broker that cannot serve a
@@ -83,7 +87,7 @@ def consumer_group_driver(
     return Driver(
         engine, sender, seam, versions, client_id=client_id, retry_backoff_ms=retry_backoff_ms,
         enable_auto_commit=enable_auto_commit, auto_commit_interval_ms=auto_commit_interval_ms,
-        on_fatal=on_fatal, events=events,
+        on_fatal=on_fatal, events=events, metrics=metrics, protocol="consumer",
     )  # fmt: skip
 
 
@@ -146,6 +150,9 @@ class ConsumerGroupSender:
     async def _heartbeat(self, action: SendConsumerGroupHeartbeat) -> list[Any]:
         cfg = self._engine.config
         loop = asyncio.get_running_loop()
+        sent_at = self._driver.metrics.now()
+        if self._engine.state is ConsumerGroupState.ACKNOWLEDGING:
+            self._driver.metrics.rebalance_ended()  # reconciled: this heartbeat acknowledges it
         try:
             owned = None if action.owned is None else await self._topics.by_id(action.owned)
             request = build_consumer_group_heartbeat(
@@ -162,7 +169,10 @@ class ConsumerGroupSender:
                 assignment = await self._topics.by_name(result.assignment)
         except _compat.KafkaError as exc:
             log.warning("ConsumerGroupHeartbeat to the coordinator failed: %r", exc)
+            self._driver.metrics.answered(Api.CONSUMER_GROUP_HEARTBEAT, sent_at, None)
             return list(self._engine.handle(ConsumerGroupHeartbeatFailed(loop.time())))
+        record_heartbeat(self._driver.metrics, self._engine, sent_at, result.error_code,
+                         assignment)  # fmt: skip
         if result.error_code != ErrorCode.NONE and result.error_message:
             log.info("ConsumerGroupHeartbeat for group %s: %s (%s)", cfg.group_id,
                      error_name(result.error_code), result.error_message)  # fmt: skip
@@ -204,6 +214,21 @@ class ConsumerGroupSender:
         fields = {"api": action.api.value, "other_holder": holder and holder[0]}
         self._driver.emit(Emit(InstanceFenced, engine.member_id, engine.member_epoch, fields))
         return fenced_error(self._driver.context(), action.api.value, holder and holder[1])
+
+
+def record_heartbeat(
+    metrics: ConsumerMetrics, engine: ConsumerGroupMember, sent_at: float, error_code: int,
+    assignment: Partitions | None,
+) -> None:  # fmt: skip
+    """The coordinator metrics of one ConsumerGroupHeartbeat answer, before the engine handles
+    it: an assignment other than the one held starts a rebalance (Java: the member starts
+    reconciling); a fence or a lost epoch fails the one in progress (Java: fenced or fatal)."""
+    metrics.answered(Api.CONSUMER_GROUP_HEARTBEAT, sent_at, error_code)
+    if assignment is not None and set(assignment) != set(engine.owned):
+        metrics.rebalance_started()
+    what = reaction(Api.CONSUMER_GROUP_HEARTBEAT, error_code, GroupProtocol.CONSUMER)
+    if what.fatal or what is Reaction.RESET:
+        metrics.rebalance_failed()
 
 
 class TopicIds:

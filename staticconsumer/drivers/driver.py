@@ -8,7 +8,9 @@ group consumer the same way):
 - a sender (``classic.ClassicSender`` or ``consumer_group.ConsumerGroupSender``), which builds the
   protocol's requests, sends them and feeds the answers back;
 - an :class:`~.offsets.OffsetKeeper` (commits and committed offsets) and a
-  :class:`~.handover.Handover` (partitions to and from the application).
+  :class:`~.handover.Handover` (partitions to and from the application);
+- the consumer's coordinator metrics (``_observability.metrics``), which the sender, the
+  offsets keeper and the hand-over feed with one call per event.
 
 The driver performs the actions every engine asks for (events, finding the coordinator, backing
 off, handing partitions over, raising errors to the application), owns the one fatal path, and
@@ -28,6 +30,7 @@ from .. import _compat
 from .._compat import WakeMarker
 from .._error_map import MemberContext, kafka_error
 from .._observability.emitter import EventEmitter
+from .._observability.metrics import ConsumerMetrics, MetricLabels
 from ..errors import StaticConsumerError
 from ..membership import (
     Assign,
@@ -80,9 +83,17 @@ class Driver:
         self, engine: Engine, make_sender: Callable[[Driver], Sender], seam: _compat.ClientSeam,
         versions: GroupApiVersions, *, client_id: str, retry_backoff_ms: int,
         enable_auto_commit: bool, auto_commit_interval_ms: int, on_fatal: FatalCallback,
-        events: EventEmitter | None,
+        events: EventEmitter | None, metrics: ConsumerMetrics | None = None,
+        protocol: str = "classic",
     ) -> None:  # fmt: skip
         self.engine = engine
+        if metrics is None:
+            cfg = engine.config
+            labels = MetricLabels(cfg.group_id, cfg.group_instance_id or "", protocol, client_id)
+            metrics = ConsumerMetrics(labels)
+        #: The coordinator metrics (``_observability.metrics``): the consumer's, else its own.
+        self.metrics = metrics
+        self.metrics.assigned = lambda: len(self.engine.owned)
         self.seam = seam
         self.versions = versions
         self.client_id = client_id
@@ -106,7 +117,8 @@ class Driver:
         self.sender = make_sender(self)
         self.handover = Handover(seam, self.offsets, engine.config.group_id,
                                  stops_fetching=self.sender.stops_fetching,
-                                 after_revoke=self.sender.after_revoke)  # fmt: skip
+                                 after_revoke=self.sender.after_revoke,
+                                 metrics=self.metrics)  # fmt: skip
         # aiokafka's consumer calls these (through _compat.CoordinatorSeam): bound once.
         self.commit_offsets = self.offsets.commit_offsets
         self.raise_if_fatal = self.offsets.raise_if_fatal

@@ -12,6 +12,7 @@ import logging
 from collections.abc import Callable, Iterable
 
 from .. import _compat
+from .._observability.metrics import ConsumerMetrics
 from ..membership import Assign, Revoke
 from .offsets import OffsetKeeper
 
@@ -25,12 +26,14 @@ class Handover:
     def __init__(
         self, seam: _compat.ClientSeam, offsets: OffsetKeeper, group_id: str, *,
         stops_fetching: Callable[[Revoke], bool], after_revoke: Callable[[Revoke], None],
+        metrics: ConsumerMetrics,
     ) -> None:  # fmt: skip
         self._seam = seam
         self._offsets = offsets
         self._group_id = group_id
         self._stops_fetching = stops_fetching
         self._after_revoke = after_revoke
+        self._metrics = metrics
         self.active = False
 
     async def perform(self, action: Assign | Revoke) -> None:
@@ -69,10 +72,12 @@ class Handover:
         if listener is None:
             return
         tps = {_compat.kafka_tp(t, p) for t, p in partitions}
+        started_at = self._metrics.now()
         try:
             result = getattr(listener, method)(tps)
             if inspect.isawaitable(result):
                 await result
+            self._metrics.listener_returned(method, started_at)
         except Exception:
             log.exception("rebalance listener %s.%s failed for group %s", listener, method,
                           self._group_id)  # fmt: skip

@@ -19,7 +19,8 @@ from typing import Any, Protocol
 
 from .. import _compat
 from .._error_map import commit_error, kafka_error
-from ..membership import Backoff, CommitOutcome, Engine, FindCoordinator
+from .._observability.metrics import ConsumerMetrics
+from ..membership import Api, Backoff, CommitOutcome, Engine, FindCoordinator
 from ..protocol import (
     NO_COMMITTED_OFFSET,
     CommitOffset,
@@ -36,6 +37,8 @@ log = logging.getLogger("staticconsumer")
 
 class OffsetsHost(Protocol):
     """What the offsets component asks of the driver that holds it."""
+
+    metrics: ConsumerMetrics
 
     async def run(self, actions: Iterable[Any]) -> None: ...
     async def to_coordinator(self, request: Any) -> Any: ...
@@ -141,6 +144,7 @@ class OffsetKeeper:
             offsets=[CommitOffset(tp.topic, tp.partition, meta.offset, metadata=meta.metadata or "")
                      for tp, meta in offsets.items()],
         )  # fmt: skip
+        sent_at = self._host.metrics.now()
         try:
             response = await self._host.to_coordinator(request)
         except _compat.KafkaError as exc:
@@ -153,6 +157,7 @@ class OffsetKeeper:
             return outcome, 0
         failed = parse_offset_commit(response).failed
         code = failed[0].error_code if failed else 0
+        self._host.metrics.answered(Api.OFFSET_COMMIT, sent_at, code)
         outcome, actions = self._engine.on_commit_answer(code, generation)
         await self._host.run([a for a in actions if not isinstance(a, FindCoordinator)])
         return outcome, code
