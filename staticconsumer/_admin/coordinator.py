@@ -38,7 +38,7 @@ from ..protocol import (
     parse_find_coordinator,
 )
 
-log = logging.getLogger("staticconsumer.admin")
+log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 #: Error codes after which the coordinator is looked up again and the request retried.

@@ -36,7 +36,7 @@ from .client import DEFAULT_TIMEOUT_S, check_common, check_group, open_client
 from .coordinator import check_code, send, with_coordinator
 from .roster_store import read_with, roster_consumer
 
-log = logging.getLogger("staticconsumer.admin")
+log = logging.getLogger(__name__)
 
 #: ``state`` of a group the coordinator does not know.
 DEAD = "Dead"
@@ -111,14 +111,17 @@ class GroupDescription:
         return out
 
 
-def _assignment(protocol_type: str, data: bytes, member_id: str) -> tuple[tuple[str, int], ...]:
+def _assignment(
+    group_id: str, protocol_type: str, data: bytes, member_id: str
+) -> tuple[tuple[str, int], ...]:
     if protocol_type != CONSUMER_PROTOCOL_TYPE or not data:
         return ()
     try:
         return tuple(sorted(decode_assignment(data).topic_partitions))
     except ProtocolError as exc:
         # A member from another client may put anything here; describing must not fail on it.
-        log.warning("could not decode the assignment of member %s: %s", member_id, exc)
+        log.warning("group %r: could not decode the assignment of member %s: %s", group_id,
+                    member_id, exc)  # fmt: skip
         return ()
 
 
@@ -187,7 +190,8 @@ def _describe_request(group_id: str, timeout_s: float, client: Any) -> Any:
                 group_instance_id=m.group_instance_id,
                 client_id=m.client_id,
                 client_host=m.client_host,
-                assignment=_assignment(g.protocol_type, m.member_assignment, m.member_id),
+                assignment=_assignment(group_id, g.protocol_type, m.member_assignment,
+                                       m.member_id),
             )
             for m in g.members
         )

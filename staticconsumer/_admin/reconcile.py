@@ -30,7 +30,7 @@ from .client import DEFAULT_TIMEOUT_S, check_reason
 from .describe import describe_group
 from .remove import try_remove_members
 
-log = logging.getLogger("staticconsumer.admin")
+log = logging.getLogger(__name__)
 _THREAD_SUFFIX = re.compile(r"-thread-\d+$")
 
 

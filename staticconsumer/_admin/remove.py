@@ -30,7 +30,7 @@ from ..security import SecuritySettings
 from .client import DEFAULT_TIMEOUT_S, check_common, check_reason, open_client
 from .coordinator import check_code, send, with_coordinator
 
-log = logging.getLogger("staticconsumer.admin")
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)

@@ -27,7 +27,7 @@ from .client import DEFAULT_TIMEOUT_S, check_common
 from .remove import try_remove_members
 from .roster_store import ensure_topic, read_with, roster_consumer, topic_exists, write_value
 
-log = logging.getLogger("staticconsumer.admin")
+log = logging.getLogger(__name__)
 #: The reason :func:`unregister_members` sends with ``remove=True`` (LeaveGroup v5+, KIP-800).
 UNREGISTER_REASON = "unregistered from the roster by an admin (scale-down)"
 _Change = Callable[[Roster | None, int], Roster | None]

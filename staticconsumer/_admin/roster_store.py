@@ -38,7 +38,7 @@ from ..membership._roster import DEFAULT_ROSTER_TOPIC, Roster
 from ..protocol import ErrorCode, error_name
 from ..security import SecuritySettings
 
-log = logging.getLogger("staticconsumer.roster")
+log = logging.getLogger(__name__)
 
 #: The default bound on one roster read (the leader reads while it plans an assignment).
 DEFAULT_READ_TIMEOUT_S = 2.0

@@ -31,7 +31,7 @@ KafkaError = Errors.KafkaError
 #: What aiokafka raises when bootstrap reached no server.
 KafkaConnectionError = Errors.KafkaConnectionError
 TP = tuple[str, int]
-log = logging.getLogger("staticconsumer")
+log = logging.getLogger(__name__)
 
 
 class WakeMarker(Errors.KafkaError):

@@ -31,7 +31,7 @@ from ..errors import (
     StaticConsumerError,
     UnreleasedInstanceIdError,
 )
-from ..membership import Lifecycle
+from ..membership import Lifecycle, LogIdentity
 from ..membership._reasons import LEAVE_REASON_PREFIX
 from ..security import SecuritySettings
 from .assembly import Observability, make_driver
@@ -50,7 +50,7 @@ from .options import (
     security_options,
 )
 
-log = logging.getLogger("staticconsumer")
+log = logging.getLogger(__name__)
 #: aiokafka's consumer logger: our ``__anext__`` logs what aiokafka's logs, where it logs it.
 _aiokafka_log = logging.getLogger("aiokafka.consumer.consumer")
 T = TypeVar("T")
@@ -219,6 +219,9 @@ class StaticConsumer(Observability, AIOKafkaConsumer):  # type: ignore[misc]  # 
         super().__init__(*topics, group_instance_id=group_instance_id, **kwargs)
         self._user_on_fatal = on_fatal
         self._lifecycle = Lifecycle.NOT_STARTED
+        #: Who this consumer is in its log lines (``docs/logging.md``).
+        self._identity = LogIdentity(kwargs.get("group_id") or "", group_instance_id, client_id,
+                                     lambda: self.member_id)  # fmt: skip
         self._metrics = ConsumerMetrics(MetricLabels(
             kwargs.get("group_id") or "", group_instance_id or "",
             "consumer" if self._group_protocol.consumer else "classic", client_id,
@@ -234,6 +237,7 @@ class StaticConsumer(Observability, AIOKafkaConsumer):  # type: ignore[misc]  # 
                 flush_timeout_ms=events.flush_timeout_ms,
                 producer_factory=lambda: AIOKafkaProducer(**settings),
                 abandon=_compat.abandon_producer,
+                identity=self._identity,
             )
         self._events: EventEmitter | None = None
         if events.enabled:
@@ -311,7 +315,8 @@ class StaticConsumer(Observability, AIOKafkaConsumer):  # type: ignore[misc]  # 
                 await self._fatal_aware(_compat.wait_for_assignment(self))
                 return
             except UnreleasedInstanceIdError as exc:
-                log.warning("start() goes on waiting for the coordinator: %s", exc)
+                self._identity.logger(log).warning(
+                    "start() goes on waiting for the coordinator: %s", exc)
 
     def _make_driver(self, seam: _compat.ClientSeam, versions: Any) -> Driver:
         return make_driver(
@@ -383,7 +388,7 @@ class StaticConsumer(Observability, AIOKafkaConsumer):  # type: ignore[misc]  # 
             try:
                 self._user_on_fatal(error)
             except Exception as exc:
-                log.exception("on_fatal callback failed")
+                self._identity.logger(log).exception("on_fatal callback failed")
                 error.__cause__ = error.__cause__ or exc
 
     # -- consuming: every call raises the fatal error once fenced ---------------------------------

@@ -23,8 +23,10 @@ from aiokafka import AIOKafkaProducer
 
 from ..errors import ConfigurationError
 from ..events import MembershipEvent
+from ..membership import LOG_FIELDS
+from ..membership._log import prefix
 
-log = logging.getLogger("staticconsumer")
+log = logging.getLogger(__name__)
 
 EventCallback = Callable[[MembershipEvent], object]
 E = TypeVar("E", bound=MembershipEvent)
@@ -165,7 +167,9 @@ class EventEmitter:
                 host=self._host, **fields,
             )  # fmt: skip
         except Exception:  # a bug here must not break the group protocol
-            log.exception("could not build a %s membership event", cls.type)
+            who = {k: fields.get(k) for k in LOG_FIELDS}
+            log.exception("%s could not build a %s membership event", prefix(who), cls.type,
+                          extra=who)  # fmt: skip
             return None
         if self._sink is not None:
             self._sink(event)
@@ -178,5 +182,7 @@ class EventEmitter:
                     raise TypeError("on_event returned an awaitable; it must be a plain function")
             except Exception:
                 self.callback_errors += 1
-                log.exception("on_event callback failed on a %s event", event.type)
+                who = {k: fields.get(k) for k in LOG_FIELDS}
+                log.exception("%s on_event callback failed on a %s event", prefix(who),
+                              event.type, extra=who)  # fmt: skip
         return event

@@ -41,7 +41,7 @@ from ..errors import ConfigurationError, StaticConsumerError
 from ..membership import Membership
 from .metrics import PROMETHEUS_CONTENT_TYPE, MetricValues, prometheus_text
 
-log = logging.getLogger("staticconsumer")
+log = logging.getLogger(__name__)
 
 READY_PATH = "/readyz"
 LIVE_PATH = "/livez"

@@ -23,7 +23,7 @@ from typing import Any
 from .._version import __version__
 from .metrics import METRICS, ConsumerMetrics, MetricSpec
 
-log = logging.getLogger("staticconsumer")
+log = logging.getLogger(__name__)
 
 #: The instrumentation scope's name.
 METER_NAME = "staticconsumer"

@@ -21,9 +21,10 @@ from typing import Any, Protocol
 from tenacity import RetryCallState
 
 from ..events import MembershipEvent
+from ..membership import LogIdentity
 from . import retry as _retry
 
-log = logging.getLogger("staticconsumer")
+log = logging.getLogger(__name__)
 
 #: Events handed to the producer per round (they are small: a few hundred bytes each).
 BATCH = 500
@@ -56,7 +57,10 @@ class EventPublisher:
         flush_timeout_ms: int,
         producer_factory: Callable[[], EventProducer],
         abandon: Callable[[EventProducer], None] = lambda producer: None,
+        identity: LogIdentity | None = None,
     ) -> None:
+        #: Lines name the consumer that publishes (``docs/logging.md``).
+        self._log = identity.logger(log) if identity is not None else log
         self._topic = topic
         self._buffer_size = buffer_size
         self._flush_timeout_s = flush_timeout_ms / 1000
@@ -92,7 +96,7 @@ class EventPublisher:
         before, self.dropped = self.dropped, self.dropped + n
         # Log the first drop and then at every power of ten, not once per event.
         if len(str(before)) != len(str(self.dropped)) or before == 0:
-            log.warning(
+            self._log.warning(
                 "membership events for topic %s dropped: %s (%d dropped so far)",
                 self._topic, why, self.dropped,
             )  # fmt: skip
@@ -132,7 +136,7 @@ class EventPublisher:
         try:
             await asyncio.wait_for(producer.stop(), CLOSE_GRACE_S)
         except Exception as exc:  # TimeoutError included: never hold up the consumer's stop()
-            log.warning("membership events producer did not close cleanly: %r", exc)
+            self._log.warning("membership events producer did not close cleanly: %r", exc)
 
     # -- the publishing task ---------------------------------------------------------------------
 
@@ -167,7 +171,7 @@ class EventPublisher:
     def _start_failed(self, state: RetryCallState) -> None:
         self.publish_errors += 1
         attempts = _retry.attempt_number(state)
-        log.log(
+        self._log.log(
             logging.WARNING if attempts == 1 or attempts % 10 == 0 else logging.DEBUG,
             "membership events: cannot start the producer for topic %s (attempt %d): "
             "%r; events are buffered meanwhile", self._topic, attempts, _retry.failure(state),
@@ -202,7 +206,7 @@ class EventPublisher:
                 self.published += 1
         if failed:
             self.publish_errors += failed
-            log.warning(
+            self._log.warning(
                 "membership events: %d of %d not delivered to topic %s: %r",
                 failed, len(batch), self._topic, first_error,
             )  # fmt: skip

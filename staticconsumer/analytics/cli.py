@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from ._result import ReportResult
 
 EXIT_OK, EXIT_FAILED = 0, 1
-log = logging.getLogger("staticconsumer.analytics")
+log = logging.getLogger(__name__)
 
 
 def _conf(values: Sequence[str]) -> dict[str, str]:

@@ -28,7 +28,7 @@ from .security import add_cluster_options, resolve_cluster, security_from_args
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 _MAVEN_COORDINATE = re.compile(r"^[A-Za-z0-9_.-]+:[A-Za-z0-9_.-]+:[A-Za-z0-9_.+-]+$")
-log = logging.getLogger("staticconsumer.cli")
+log = logging.getLogger(__name__)
 
 
 def _broker_config(values: Sequence[str]) -> dict[str, str]:

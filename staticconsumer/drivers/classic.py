@@ -68,7 +68,7 @@ from ..protocol import (
 from .driver import Driver, FatalCallback
 from .fence_diagnosis import holder_of_instance_id, session_timeout_error
 
-log = logging.getLogger("staticconsumer")
+log = logging.getLogger(__name__)
 
 
 def classic_driver(
@@ -84,7 +84,7 @@ def classic_driver(
     protocol = RebalanceProtocol.COOPERATIVE if cooperative else RebalanceProtocol.EAGER
     engine = ClassicMember(
         MemberConfig(group_id, group_instance_id, session_timeout_ms, heartbeat_interval_ms,
-                     max_poll_interval_ms, protocol)
+                     max_poll_interval_ms, protocol, client_id=client_id)
     )  # fmt: skip
 
     def sender(driver: Driver) -> ClassicSender:
@@ -112,6 +112,7 @@ class ClassicSender:
     ) -> None:  # fmt: skip
         self._driver = driver
         self._engine = engine
+        self._log = engine.identity.logger(log)
         self._seam = driver.seam
         self._versions = driver.versions
         self._client_rack = client_rack
@@ -168,7 +169,7 @@ class ClassicSender:
         try:
             response = await self._driver.to_coordinator(request)
         except _compat.KafkaError as exc:
-            log.warning("%s to the coordinator failed: %r", api.value, exc)
+            self._log.warning("%s to the coordinator failed: %r", api.value, exc)
             metrics.answered(api, sent_at, None)
             return self._engine.handle(RequestFailed(api))
         answer: Answer = make(parse(response))
@@ -205,8 +206,7 @@ class ClassicSender:
         try:
             planned = await self._plan(action)
         except Exception as exc:
-            log.exception("assignor %r failed for group %s", action.protocol,
-                          self._engine.config.group_id)  # fmt: skip
+            self._log.exception("assignor %r failed", action.protocol)
             error = StaticConsumerError(f"the {action.protocol!r} assignor failed: {exc!r}")
             error.__cause__ = exc
             actions = self._engine.handle(AssignmentFailed())

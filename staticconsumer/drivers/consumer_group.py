@@ -23,7 +23,7 @@ from .._observability.emitter import EventEmitter
 from .._observability.metrics import ConsumerMetrics
 from ..errors import StaticConsumerError
 from ..events import InstanceFenced
-from ..membership import Api, BecomeFatal, Emit, Partitions, Revoke
+from ..membership import Api, BecomeFatal, Emit, LogIdentity, Partitions, Revoke
 from ..membership._consumer_group import (
     ConsumerGroupConfig,
     ConsumerGroupHeartbeatAnswered,
@@ -51,7 +51,7 @@ from ..protocol import (
 from .driver import Driver, FatalCallback
 from .fence_diagnosis import consumer_group_holder
 
-log = logging.getLogger("staticconsumer")
+log = logging.getLogger(__name__)
 
 
 def new_member_id() -> str:
@@ -75,7 +75,7 @@ def consumer_group_driver(
         group_id, new_member_id(), group_instance_id,
         rebalance_timeout_ms=max_poll_interval_ms, server_assignor=server_assignor,
         rack_id=client_rack, unreleased_wait_ms=unreleased_wait_ms,
-        max_poll_interval_ms=max_poll_interval_ms, takeover=takeover,
+        max_poll_interval_ms=max_poll_interval_ms, takeover=takeover, client_id=client_id,
     ))  # fmt: skip
 
     def sender(driver: Driver) -> ConsumerGroupSender:
@@ -100,9 +100,10 @@ class ConsumerGroupSender:
     ) -> None:  # fmt: skip
         self._driver = driver
         self._engine = engine
+        self._log = engine.identity.logger(log)
         self._seam = driver.seam
         self._heartbeat_version = heartbeat_version
-        self._topics = TopicIds(driver, metadata_version, engine.config.group_id)
+        self._topics = TopicIds(driver, metadata_version, engine.identity)
 
     @property
     def is_leader(self) -> bool:
@@ -131,11 +132,10 @@ class ConsumerGroupSender:
         """The consumer protocol has no rebalance a member can trigger: the coordinator alone
         decides assignments. Java's consumer logs "Operation not supported in new consumer group
         protocol" and returns; so does this one, naming the reason and the way out."""
-        log.warning(
-            "group %s: enforce_rebalance(%r) is not supported by group_protocol='consumer' "
+        self._log.warning(
+            "enforce_rebalance(%r) is not supported by group_protocol='consumer' "
             "(KIP-848: the coordinator assigns, no member can trigger a rebalance); nothing "
-            "happens. Use group_protocol='classic' to force rebalances",
-            self._engine.config.group_id, reason,
+            "happens. Use group_protocol='classic' to force rebalances", reason,
         )  # fmt: skip
 
     def on_metadata_change(self) -> None:
@@ -168,14 +168,14 @@ class ConsumerGroupSender:
             if result.assignment is not None and result.error_code == ErrorCode.NONE:
                 assignment = await self._topics.by_name(result.assignment)
         except _compat.KafkaError as exc:
-            log.warning("ConsumerGroupHeartbeat to the coordinator failed: %r", exc)
+            self._log.warning("ConsumerGroupHeartbeat to the coordinator failed: %r", exc)
             self._driver.metrics.answered(Api.CONSUMER_GROUP_HEARTBEAT, sent_at, None)
             return list(self._engine.handle(ConsumerGroupHeartbeatFailed(loop.time())))
         record_heartbeat(self._driver.metrics, self._engine, sent_at, result.error_code,
                          assignment)  # fmt: skip
         if result.error_code != ErrorCode.NONE and result.error_message:
-            log.info("ConsumerGroupHeartbeat for group %s: %s (%s)", cfg.group_id,
-                     error_name(result.error_code), result.error_message)  # fmt: skip
+            self._log.info("ConsumerGroupHeartbeat: %s (%s)", error_name(result.error_code),
+                           result.error_message)  # fmt: skip
         return list(self._engine.handle(ConsumerGroupHeartbeatAnswered(
             result.error_code, loop.time(), result.member_epoch, result.heartbeat_interval_ms,
             assignment,
@@ -195,13 +195,13 @@ class ConsumerGroupSender:
         try:
             result = parse_leave_group(await self._driver.to_coordinator(request))
         except _compat.KafkaError as exc:
-            log.warning("group %s: removing the stale holder of instance id %s got no answer: %r",
-                        cfg.group_id, action.group_instance_id, exc)  # fmt: skip
+            self._log.warning("removing the stale holder of instance id %s got no answer: %r",
+                              action.group_instance_id, exc)  # fmt: skip
             return
         codes = [result.error_code, *(m.error_code for m in result.members)]
         code = next((c for c in codes if c), ErrorCode.NONE)
-        log.warning("group %s: takeover removed the previous holder of instance id %s: %s",
-                    cfg.group_id, action.group_instance_id, error_name(code))  # fmt: skip
+        self._log.warning("takeover removed the previous holder of instance id %s: %s",
+                          action.group_instance_id, error_name(code))  # fmt: skip
 
     async def fatal_error(self, action: BecomeFatal) -> StaticConsumerError:
         engine = self._engine
@@ -235,10 +235,10 @@ class TopicIds:
     """Topic names by id and ids by name (KIP-516), learnt from Metadata v12 on the coordinator
     connection (aiokafka's metadata has no ids)."""
 
-    def __init__(self, driver: Driver, metadata_version: int, group_id: str) -> None:
+    def __init__(self, driver: Driver, metadata_version: int, identity: LogIdentity) -> None:
         self._driver = driver
         self._metadata_version = metadata_version
-        self._group_id = group_id
+        self._log = identity.logger(log)
         self._ids: dict[str, uuid.UUID] = {}
         self._names: dict[uuid.UUID, str] = {}
 
@@ -261,8 +261,8 @@ class TopicIds:
             await self._resolve(None)  # a topic outside the subscription: ask for all
         unknown = [str(t.topic_id) for t in assignment if t.topic_id not in self._names]
         if unknown:
-            log.error("group %s: the coordinator assigned topics no broker names (ids %s): "
-                      "they are left out", self._group_id, unknown)  # fmt: skip
+            self._log.error("the coordinator assigned topics no broker names (ids %s): they are "
+                            "left out", unknown)  # fmt: skip
         return tuple((self._names[t.topic_id], p) for t in assignment
                      if t.topic_id in self._names for p in t.partitions)  # fmt: skip
 

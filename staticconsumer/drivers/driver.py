@@ -40,6 +40,7 @@ from ..membership import (
     Emit,
     Engine,
     FindCoordinator,
+    MemberLog,
     MembershipState,
     Partitions,
     RaiseError,
@@ -49,7 +50,7 @@ from ..protocol import GroupApiVersions
 from .handover import Handover
 from .offsets import OffsetKeeper
 
-log = logging.getLogger("staticconsumer")
+log = logging.getLogger(__name__)
 
 #: Called once when the member turns fatal (``StaticConsumer(on_fatal=...)``).
 FatalCallback = Callable[[StaticConsumerError], None]
@@ -87,6 +88,8 @@ class Driver:
         protocol: str = "classic",
     ) -> None:  # fmt: skip
         self.engine = engine
+        #: This consumer's log lines name it (``membership._log``): the engine's identity.
+        self._log = engine.identity.logger(log)
         if metrics is None:
             cfg = engine.config
             labels = MetricLabels(cfg.group_id, cfg.group_instance_id or "", protocol, client_id)
@@ -115,7 +118,7 @@ class Driver:
             auto_commit_interval_ms=auto_commit_interval_ms, retry_backoff_s=self._retry_backoff,
         )  # fmt: skip
         self.sender = make_sender(self)
-        self.handover = Handover(seam, self.offsets, engine.config.group_id,
+        self.handover = Handover(seam, self.offsets, engine.identity,
                                  stops_fetching=self.sender.stops_fetching,
                                  after_revoke=self.sender.after_revoke,
                                  metrics=self.metrics)  # fmt: skip
@@ -171,6 +174,10 @@ class Driver:
     def _loop_failed(self) -> bool:
         task = self._task
         return task is not None and task.done() and not task.cancelled() and bool(task.exception())
+
+    def logger(self, logger: logging.Logger) -> MemberLog:
+        """``logger``, naming this consumer in each line (``membership._log``)."""
+        return self.engine.identity.logger(logger)
 
     def context(self) -> MemberContext:
         cfg = self.engine.config
@@ -278,13 +285,13 @@ class Driver:
                 continue
             if node_id is not None:
                 self.run_now(self.engine.handle(CoordinatorFound(node_id)))
-                log.info("Discovered coordinator %s for group %s", node_id, self.group_id)
+                self._log.info("Discovered coordinator %s", node_id)
                 return
             await asyncio.sleep(self._retry_backoff)
 
     async def raise_to_user(self, error: Exception) -> None:
         """Hand ``error`` to the application's next poll; wait until it was raised (or close)."""
-        log.warning("group %s: %r (raised to the application)", self.group_id, error)
+        self._log.warning("%r (raised to the application)", error)
         self._pending = error
         self._attention = True
         self.seam.abort_waiters(WakeMarker(repr(error)))
@@ -308,7 +315,7 @@ class Driver:
             return
         self.engine.fatal(error)
         self._attention = True
-        log.error("%s", error)
+        self._log.error("%s", error)
         self.seam.abort_waiters(WakeMarker(str(error)))
         self.wake()
         self._on_fatal(error)
@@ -322,7 +329,7 @@ class Driver:
             await self._coordination_loop()
         except Exception as exc:
             self._attention = True
-            log.exception("group %s: the coordination loop failed", self.group_id)
+            self._log.exception("the coordination loop failed")
             self.seam.abort_waiters(_compat.KafkaError(f"group coordination failed: {exc!r}"))
             raise
 
@@ -377,7 +384,7 @@ class Driver:
             try:
                 await self._task
             except Exception as exc:
-                log.debug("coordination task ended with %r", exc)
+                self._log.debug("coordination task ended with %r", exc)
         await self.offsets.stop()
         if self.engine.coordinator is not None and self.engine.fatal_error is None:
             await self._commit_on_close()
@@ -391,9 +398,9 @@ class Driver:
             async with asyncio.timeout(CLOSE_COMMIT_TIMEOUT_S):
                 await self.offsets.commit_consumed(None)
         except TimeoutError:
-            log.warning("group %s: the commit on close got no answer within %g s; giving up",
-                        self.group_id, CLOSE_COMMIT_TIMEOUT_S)  # fmt: skip
+            self._log.warning("the commit on close got no answer within %g s; giving up",
+                              CLOSE_COMMIT_TIMEOUT_S)  # fmt: skip
         except Exception as exc:
-            log.error("Failed to commit on close: %r", exc)
+            self._log.warning("Failed to commit on close: %r", exc)
         finally:
             self._committing_on_close = False

@@ -21,7 +21,7 @@ from ..protocol import (
     parse_describe_groups,
 )
 
-log = logging.getLogger("staticconsumer")
+log = logging.getLogger(__name__)
 
 #: How long a fenced member may spend asking the coordinator who holds its instance id.
 FENCE_DIAGNOSIS_S = 0.5
@@ -41,7 +41,8 @@ async def holder_of_instance_id(
         response = await asyncio.wait_for(seam.send(node, request), FENCE_DIAGNOSIS_S)
         groups = parse_describe_groups(response).groups
     except Exception as exc:  # diagnosis must never hide the fence itself
-        log.debug("could not describe group %s after the fence: %r", cfg.group_id, exc)
+        member.identity.logger(log).debug("could not describe the group after the fence: %r",
+                                          exc)  # fmt: skip
         return None
     for group in groups:
         for m in group.members:
@@ -69,7 +70,8 @@ async def consumer_group_holder(
                                           FENCE_DIAGNOSIS_S)  # fmt: skip
         groups = parse_consumer_group_describe(response)
     except Exception as exc:  # diagnosis must never hide the fence itself
-        log.debug("could not describe group %s after the fence: %r", cfg.group_id, exc)
+        member.identity.logger(log).debug("could not describe the group after the fence: %r",
+                                          exc)  # fmt: skip
         return None
     for group in groups:
         for m in group.members:

@@ -2,7 +2,13 @@
 ``Assign``. Revoke commits what was consumed first (never for lost partitions: their generation
 is gone), stops the fetcher where the group protocol says so, and calls the rebalance listener;
 assign hands the partitions to the fetcher, starts the committed-offset refresh, and calls the
-listener with what was added. Revoke-before-assign is the engine's order; this component keeps it.
+listener with what was added. Revoke-before-assign is the engine's order; this component
+keeps it.
+
+Lost partitions (the member's generation or epoch is gone: session expired, fenced epoch,
+UNKNOWN_MEMBER_ID, a poll timeout) go to the listener's ``on_partitions_lost`` (Java's
+``ConsumerRebalanceListener.onPartitionsLost``, KIP-429; confluent-kafka's ``on_lost``) when it
+has one, else to ``on_partitions_revoked``, as Java's default does. Nothing is committed for them.
 """
 
 from __future__ import annotations
@@ -13,10 +19,10 @@ from collections.abc import Callable, Iterable
 
 from .. import _compat
 from .._observability.metrics import ConsumerMetrics
-from ..membership import Assign, Revoke
+from ..membership import Assign, LogIdentity, Revoke
 from .offsets import OffsetKeeper
 
-log = logging.getLogger("staticconsumer")
+log = logging.getLogger(__name__)
 
 
 class Handover:
@@ -24,13 +30,13 @@ class Handover:
     while the rebalance listener runs: the application does not hold its assignment yet."""
 
     def __init__(
-        self, seam: _compat.ClientSeam, offsets: OffsetKeeper, group_id: str, *,
+        self, seam: _compat.ClientSeam, offsets: OffsetKeeper, identity: LogIdentity, *,
         stops_fetching: Callable[[Revoke], bool], after_revoke: Callable[[Revoke], None],
         metrics: ConsumerMetrics,
     ) -> None:  # fmt: skip
         self._seam = seam
         self._offsets = offsets
-        self._group_id = group_id
+        self._log = identity.logger(log)
         self._stops_fetching = stops_fetching
         self._after_revoke = after_revoke
         self._metrics = metrics
@@ -51,20 +57,21 @@ class Handover:
             try:
                 await self._offsets.commit_consumed(action.partitions)
             except Exception as exc:
-                log.error("OffsetCommit before revoking %s failed, ignoring: %r",
-                          list(action.partitions), exc)  # fmt: skip
+                self._log.warning("OffsetCommit before revoking %s failed, ignoring: %r",
+                                  list(action.partitions), exc)  # fmt: skip
         if self._stops_fetching(action):
             self._seam.begin_reassignment()
-        log.info("Revoking previously assigned partitions %s for group %s (%s)",
-                 list(action.partitions), self._group_id, action.reason)  # fmt: skip
-        await self._call_listener("on_partitions_revoked", action.partitions)
+        self._log.info("%s previously assigned partitions %s (%s)",
+                       "Lost" if action.lost else "Revoking", list(action.partitions),
+                       action.reason)  # fmt: skip
+        method = "on_partitions_lost" if action.lost else "on_partitions_revoked"
+        await self._call_listener(method, action.partitions)
         self._after_revoke(action)
 
     async def _assign(self, action: Assign) -> None:
         assignment = self._seam.assign(action.assigned)
         self._offsets.start_commit_offsets_refresh_task(assignment)
-        log.info("Setting newly assigned partitions %s for group %s",
-                 list(action.assigned), self._group_id)  # fmt: skip
+        self._log.info("Setting newly assigned partitions %s", list(action.assigned))
         await self._call_listener("on_partitions_assigned", action.added)
 
     async def _call_listener(self, method: str, partitions: Iterable[tuple[str, int]]) -> None:
@@ -73,11 +80,13 @@ class Handover:
             return
         tps = {_compat.kafka_tp(t, p) for t, p in partitions}
         started_at = self._metrics.now()
+        # Java's ConsumerRebalanceListener.onPartitionsLost defaults to onPartitionsRevoked:
+        # a listener without on_partitions_lost (aiokafka's base has none) is told "revoked".
+        call = getattr(listener, method, None) or listener.on_partitions_revoked
         try:
-            result = getattr(listener, method)(tps)
+            result = call(tps)
             if inspect.isawaitable(result):
                 await result
             self._metrics.listener_returned(method, started_at)
         except Exception:
-            log.exception("rebalance listener %s.%s failed for group %s", listener, method,
-                          self._group_id)  # fmt: skip
+            self._log.exception("rebalance listener %s.%s failed", listener, method)

@@ -32,7 +32,7 @@ from ..protocol import (
     parse_offset_fetch,
 )
 
-log = logging.getLogger("staticconsumer")
+log = logging.getLogger(__name__)
 
 
 class OffsetsHost(Protocol):
@@ -55,6 +55,7 @@ class OffsetKeeper:
         retry_backoff_s: float,
     ) -> None:  # fmt: skip
         self._engine = engine
+        self._log = engine.identity.logger(log)
         self._seam = seam
         self._versions = versions
         self._host = host
@@ -99,7 +100,7 @@ class OffsetKeeper:
         try:
             await self.commit_consumed(None)
         except Exception as exc:  # auto-commit failures are logged, as aiokafka and Java do
-            log.warning("Auto offset commit failed: %r", exc)
+            self._log.warning("Auto offset commit failed: %r", exc)
 
     async def commit_consumed(self, partitions: Sequence[tuple[str, int]] | None) -> None:
         """Commit what the application consumed (all, or ``partitions``): auto-commit, and
@@ -133,8 +134,7 @@ class OffsetKeeper:
             return CommitOutcome.DONE, 0
         identity = self._engine.commit_identity(self._seam.auto_assigned())
         if identity is None:
-            log.info("OffsetCommit for group %s refused: the group is rebalancing",
-                     self._group_id)  # fmt: skip
+            self._log.info("OffsetCommit refused: the group is rebalancing")
             return CommitOutcome.FAILED, ErrorCode.REBALANCE_IN_PROGRESS
         generation, member_id = identity
         request = build_offset_commit(
@@ -148,7 +148,7 @@ class OffsetKeeper:
         try:
             response = await self._host.to_coordinator(request)
         except _compat.KafkaError as exc:
-            log.warning("OffsetCommit got no answer: %r", exc)
+            self._log.warning("OffsetCommit got no answer: %r", exc)
             outcome, actions = self._engine.commit_no_answer()
             await self._host.run(
                 [a for a in actions if not isinstance(a, FindCoordinator | Backoff)]
@@ -190,7 +190,7 @@ class OffsetKeeper:
         try:
             response = await self._host.to_coordinator(request)
         except _compat.KafkaError as exc:
-            log.warning("OffsetFetch got no answer: %r", exc)
+            self._log.warning("OffsetFetch got no answer: %r", exc)
             outcome, code, actions = self._engine.offset_fetch_no_answer()
         else:
             result = parse_offset_fetch(response)
@@ -199,8 +199,7 @@ class OffsetKeeper:
             missing = set(partitions) - set(rows)
             if result.error_code == ErrorCode.NONE and missing:
                 # Every partition asked for must have a row; a missing one is not "no offset".
-                log.warning("OffsetFetch for group %s left out %s: asking again",
-                            self._group_id, sorted(missing))  # fmt: skip
+                self._log.warning("OffsetFetch left out %s: asking again", sorted(missing))
                 codes.append(ErrorCode.COORDINATOR_LOAD_IN_PROGRESS)
             outcome, code, actions = self._engine.on_offset_fetch_answer(codes)
         await self._host.run([a for a in actions if not isinstance(a, FindCoordinator)])

@@ -9,6 +9,8 @@
   cooperative (KIP-429);
 * :mod:`._roster` — :class:`Roster`, the instance ids registered ahead of a scale-up, and its
   versioned record format (the admin calls in ``staticconsumer.admin`` read and write it);
+* :mod:`._log` — :class:`LogIdentity`, who a member is in its log lines (the ``extra`` fields
+  and the message prefix every line a consumer logs carries, ``docs/logging.md``);
 * :mod:`._status` — :class:`Membership`, the member's state as the application sees it, and the
   one table from engine states to :class:`MembershipState`.
 
@@ -47,6 +49,8 @@ from ._io import (
     SyncGroupAnswered,
     TopicPartition,
 )  # fmt: skip
+from ._log import FIELDS as LOG_FIELDS
+from ._log import LogIdentity, MemberLog
 from ._reactions import (
     CLASSIC_TABLE,
     CONSUMER_TABLE,
@@ -80,6 +84,7 @@ __all__ = [
     "CONSUMER_TABLE",
     "DEFAULT_ROSTER_TOPIC",
     "DEFAULT_ROSTER_WAIT_MS",
+    "LOG_FIELDS",
     "ROSTER_FORMAT_VERSION",
     "TABLE",
     "Action",
@@ -104,7 +109,9 @@ __all__ = [
     "JoinRequested",
     "LeaveGroupAnswered",
     "Lifecycle",
+    "LogIdentity",
     "MemberConfig",
+    "MemberLog",
     "MemberState",
     "Membership",
     "MembershipState",

@@ -61,14 +61,19 @@ from ._io import (
     SendSyncGroup,
     SyncGroupAnswered,
 )
+from ._log import MemberLog
 from ._reactions import Api, Reaction, reaction
 from ._state import MemberCore
 
-log = logging.getLogger("staticconsumer")
+log = logging.getLogger(__name__)
 
 
 class ClassicMember(MemberCore):
     """One member of a classic consumer group (module docstring). Not thread-safe; no I/O."""
+
+    @property
+    def _log(self) -> MemberLog:
+        return self.identity.logger(log)
 
     # -- the clock: what to do now --------------------------------------------------------------
 
@@ -102,7 +107,8 @@ class ClassicMember(MemberCore):
         if self._next_heartbeat is None:
             self._next_heartbeat = now + interval
         if now - self._last_heartbeat_ok > self.config.session_timeout_ms / 1000:
-            log.error("no heartbeat answered within session_timeout_ms: finding the coordinator")
+            self._log.warning("no heartbeat answered within session_timeout_ms: finding the "
+                              "coordinator")  # fmt: skip
             self._last_heartbeat_ok = now
             return self._coordinator_dead()
         if now < self._next_heartbeat:
@@ -114,10 +120,8 @@ class ClassicMember(MemberCore):
         """Java's ``maybeLeaveGroup("consumer poll timeout has expired.")``: a dynamic member
         leaves; a static member sends nothing (KIP-345) but drops its generation, and both
         re-join only once the application polls again."""
-        log.warning(
-            "no poll within max_poll_interval_ms=%s: giving up the membership of group %s",
-            self.config.max_poll_interval_ms, self.config.group_id,
-        )  # fmt: skip
+        self._log.warning("no poll within max_poll_interval_ms=%s: giving up the membership",
+                          self.config.max_poll_interval_ms)  # fmt: skip
         actions: list[Action] = []
         if not self.is_static:
             self._leaving = why.LEAVE_REASON_POLL_TIMEOUT
@@ -150,7 +154,7 @@ class ClassicMember(MemberCore):
         self.state = MemberState.JOINING
         self._join_unsent = True
         self._rejoin = False
-        log.info("(Re-)joining group %s (reason: %s)", self.config.group_id, reason)
+        self._log.info("(Re-)joining group (reason: %s)", reason)
         actions.append(self._emit(JoinGroupReason, reason=truncate_reason(reason) or reason))
         reported = self.owned if self.rebalance_protocol is RebalanceProtocol.COOPERATIVE else (
             held_before
@@ -171,10 +175,8 @@ class ClassicMember(MemberCore):
         self.protocol = answer.protocol_name or ""
         self.is_leader = answer.leader == answer.member_id
         self._join_reason = why.JOIN_REASON_GROUP_REBALANCING
-        log.info(
-            "Joined group %r (generation %s) as member %s%s", self.config.group_id,
-            self.generation_id, self.member_id, " (leader)" if self.is_leader else "",
-        )  # fmt: skip
+        self._log.info("Joined group (generation %s) as member %s%s", self.generation_id,
+                       self.member_id, " (leader)" if self.is_leader else "")  # fmt: skip
         if self.is_leader:
             self.state = MemberState.ASSIGNING
             return [ComputeAssignment(self.protocol, answer.members, answer.skip_assignment)]
@@ -239,7 +241,7 @@ class ClassicMember(MemberCore):
             return self._on_sync(event)
         if isinstance(event, HeartbeatAnswered) and self.state is MemberState.STABLE:
             return self._on_heartbeat(event)
-        log.debug("ignoring %r in state %s", event, self.state.value)
+        self._log.debug("ignoring %r in state %s", event, self.state.value)
         return []
 
     def _on_join_requested(self, event: JoinRequested) -> list[Action]:
@@ -267,10 +269,9 @@ class ClassicMember(MemberCore):
         what = reaction(Api.LEAVE_GROUP, code)
         if reason is None or what is not Reaction.OK:
             if what is not Reaction.OK:
-                log.warning("LeaveGroup for group %s answered %s -> %s", self.config.group_id,
-                            error_name(code), what.value)  # fmt: skip
+                self._log.warning("LeaveGroup answered %s -> %s", error_name(code), what.value)
             return []
-        log.info("Left group %s (reason: %s)", self.config.group_id, reason)
+        self._log.info("Left group (reason: %s)", reason)
         return [self._emit(GroupLeft, reason=truncate_reason(reason) or reason)]
 
     # -- the end ------------------------------------------------------------------------------

@@ -69,11 +69,12 @@ from ._io import (
     RaiseError,
     Revoke,
 )
+from ._log import LogIdentity, MemberLog
 from ._reactions import Api, GroupProtocol, Reaction, reaction
 from ._state import REVOKED_LOST
 from ._status import MembershipState, refine
 
-log = logging.getLogger("staticconsumer")
+log = logging.getLogger(__name__)
 
 _API = Api.CONSUMER_GROUP_HEARTBEAT
 
@@ -89,6 +90,8 @@ class ConsumerGroupConfig:
     unreleased_wait_ms: int = 45_000  # the broker's default group.consumer.session.timeout.ms
     max_poll_interval_ms: int = 300_000
     takeover: bool = False
+    #: Only to name the member in its log lines (``_log``).
+    client_id: str = ""
 
 
 @dataclass(frozen=True)
@@ -143,6 +146,9 @@ class ConsumerGroupMember(ConsumerGroupOffsets):
 
     def __init__(self, config: ConsumerGroupConfig) -> None:
         self.config = config
+        #: Who this member is in its log lines (``_log``); the driver's parts log as it too.
+        self.identity = LogIdentity(config.group_id, config.group_instance_id, config.client_id,
+                                    lambda: self.member_id)  # fmt: skip
         self.state = ConsumerGroupState.UNSUBSCRIBED
         self.member_epoch = JOIN_GROUP_MEMBER_EPOCH
         self.owned: Partitions = ()
@@ -162,6 +168,10 @@ class ConsumerGroupMember(ConsumerGroupOffsets):
         #: poll timeout (a join from scratch next) do not. Readiness reads it
         #: (``_status.Membership.ready``).
         self.in_group = False
+
+    @property
+    def _log(self) -> MemberLog:
+        return self.identity.logger(log)
 
     @property
     def generation_id(self) -> int:
@@ -219,10 +229,9 @@ class ConsumerGroupMember(ConsumerGroupOffsets):
         """The application stopped polling: leave as a stopping member does (Java: -2 for a
         static member, which keeps its partitions until the session times out; -1 otherwise),
         partitions lost (nothing committed for them); join again when the application polls."""
-        log.warning(
-            "group %s: no poll for max_poll_interval_ms (%d ms): leaving the group (%s); the "
-            "member joins again when the application polls", self.config.group_id,
-            self.config.max_poll_interval_ms,
+        self._log.warning(
+            "no poll for max_poll_interval_ms (%d ms): leaving the group (%s); the "
+            "member joins again when the application polls", self.config.max_poll_interval_ms,
             "static: its partitions wait for it until the session times out" if self.is_static
             else "dynamic: its partitions go to the other members",
         )  # fmt: skip
@@ -303,8 +312,8 @@ class ConsumerGroupMember(ConsumerGroupOffsets):
         return actions
 
     def _on_error(self, code: int, what: Reaction, now: float) -> list[CGAction]:
-        log.warning("ConsumerGroupHeartbeat for group %s failed: %s -> %s",
-                    self.config.group_id, error_name(code), what.value)  # fmt: skip
+        self._log.warning("ConsumerGroupHeartbeat failed: %s -> %s", error_name(code),
+                          what.value)  # fmt: skip
         if what.fatal:
             return [self._become_fatal(_API, code, what)]
         if what is Reaction.FIND_COORDINATOR:
@@ -334,9 +343,9 @@ class ConsumerGroupMember(ConsumerGroupOffsets):
     def _unreleased(self, now: float) -> list[CGAction]:
         if self._unreleased_since is None:
             self._unreleased_since = now
-            log.warning(
-                "group %s: instance id %s is still held by its previous member (it did not leave: "
-                "a crash?); %s", self.config.group_id, self.config.group_instance_id,
+            self._log.warning(
+                "instance id %s is still held by its previous member (it did not leave: "
+                "a crash?); %s", self.config.group_instance_id,
                 "removing that member (takeover=True)" if self.config.takeover else
                 "asking again until the coordinator releases it, at the latest when that "
                 "member's session times out (takeover=True removes it at once)",
@@ -391,15 +400,14 @@ class ConsumerGroupMember(ConsumerGroupOffsets):
     def _left(self, code: int) -> list[CGAction]:
         reason, self._leaving = self._leaving, None
         if code != ErrorCode.NONE:
-            log.warning("the leaving ConsumerGroupHeartbeat for group %s answered %s",
-                        self.config.group_id, error_name(code))  # fmt: skip
+            self._log.warning("the leaving ConsumerGroupHeartbeat answered %s", error_name(code))
             return []
         if not self._leave_emits:  # a static member stopped for now: it is still a member
-            log.info("Stopped in group %s; the coordinator keeps the assignment of instance id "
-                     "%s until its session times out", self.config.group_id,
-                     self.config.group_instance_id)  # fmt: skip
+            self._log.info("Stopped in the group; the coordinator keeps the assignment of "
+                           "instance id %s until its session times out",
+                           self.config.group_instance_id)  # fmt: skip
             return []
-        log.info("Left group %s (reason: %s)", self.config.group_id, reason)
+        self._log.info("Left group (reason: %s)", reason)
         return [self._emit(GroupLeft, reason=truncate_reason(reason) or reason)]
 
     def _emit(self, kind: type, **fields: object) -> Emit:

@@ -12,10 +12,11 @@ from typing import Any
 
 from ..protocol import LEAVE_GROUP_MEMBER_EPOCH, ErrorCode, error_name
 from ._io import Action, Backoff, BecomeFatal, CommitOutcome, FindCoordinator
+from ._log import LogIdentity, MemberLog
 from ._reactions import Api, GroupProtocol, Reaction, reaction
 from ._state import offset_fetch_verdict
 
-log = logging.getLogger("staticconsumer")
+log = logging.getLogger(__name__)
 
 #: Which table every lookup here reads (``_reactions.CONSUMER_TABLE``).
 _CONSUMER = GroupProtocol.CONSUMER
@@ -48,6 +49,11 @@ class ConsumerGroupOffsets:
     #: The engine's verdict on its fatal reaction: fenced (:attr:`Reaction.FENCED`), not failed.
     #: Sticks with the FATAL state; False until then.
     fenced: bool = False
+    identity: LogIdentity
+
+    @property
+    def _offsets_log(self) -> MemberLog:
+        return self.identity.logger(log)
 
     @property
     def member_id(self) -> str:
@@ -80,8 +86,7 @@ class ConsumerGroupOffsets:
         what = reaction(Api.OFFSET_COMMIT, code, _CONSUMER)
         if what is Reaction.OK:
             return CommitOutcome.DONE, []
-        log.warning("OffsetCommit for group %s: %s -> %s", self.config.group_id,
-                    error_name(code), what.value)  # fmt: skip
+        self._offsets_log.warning("OffsetCommit: %s -> %s", error_name(code), what.value)
         if what is Reaction.RETRY:
             return CommitOutcome.RETRY, [Backoff()]
         if what is Reaction.FIND_COORDINATOR:
@@ -108,7 +113,7 @@ class ConsumerGroupOffsets:
         column of ``CONSUMER_TABLE``."""
         if self.terminal:
             return CommitOutcome.FAILED, ErrorCode.NONE, []
-        outcome, code, find_coordinator = offset_fetch_verdict(codes, self.config.group_id,
+        outcome, code, find_coordinator = offset_fetch_verdict(codes, self._offsets_log,
                                                                _CONSUMER)  # fmt: skip
         if find_coordinator:
             self.coordinator = None

@@ -15,6 +15,7 @@ from collections.abc import Collection, Iterable, Sequence
 from typing import Any, Protocol
 
 from ._io import Action, CommitOutcome, Partitions
+from ._log import LogIdentity
 from ._status import MembershipState
 
 
@@ -33,6 +34,11 @@ class Engine(Protocol):
 
     @property
     def config(self) -> EngineConfig: ...
+
+    @property
+    def identity(self) -> LogIdentity:
+        """Who the member is in log lines (``_log``): the driver and its parts log as it."""
+        ...
 
     @property
     def member_id(self) -> str: ...

@@ -23,7 +23,7 @@ from ..protocol import (
     group_partitions,
 )
 
-log = logging.getLogger("staticconsumer")
+log = logging.getLogger(__name__)
 
 
 def subscription_bytes(

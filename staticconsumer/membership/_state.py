@@ -28,10 +28,11 @@ from ._io import (
     RebalanceProtocol,
     Revoke,
 )
+from ._log import LogIdentity, MemberLog
 from ._reactions import Api, GroupProtocol, Reaction, reaction
 from ._status import MembershipState, classic_state
 
-log = logging.getLogger("staticconsumer")
+log = logging.getLogger(__name__)
 
 UNKNOWN_MEMBER_ID = ""
 NO_GENERATION = -1
@@ -49,10 +50,12 @@ class MemberConfig:
     #: member offering ["cooperative-sticky", "range"] stays eager (the first bounce of an
     #: eager -> cooperative upgrade) and one offering ["cooperative-sticky"] is cooperative.
     rebalance_protocol: RebalanceProtocol = RebalanceProtocol.EAGER
+    #: Only to name the member in its log lines (``_log``).
+    client_id: str = ""
 
 
 def offset_fetch_verdict(
-    codes: Iterable[int], group_id: str, protocol: GroupProtocol = GroupProtocol.CLASSIC
+    codes: Iterable[int], member_log: MemberLog, protocol: GroupProtocol = GroupProtocol.CLASSIC
 ) -> tuple[CommitOutcome, int, bool]:
     """What an OffsetFetch answer's error codes (the group's, then each partition's) mean, as
     ``protocol``'s OffsetFetch column says: DONE when every offset in it can be used; RETRY when
@@ -65,12 +68,10 @@ def offset_fetch_verdict(
         if what is Reaction.OK:
             continue
         if what is Reaction.FIND_COORDINATOR:
-            log.warning("OffsetFetch for group %s: %s -> %s", group_id, error_name(code),
-                        what.value)  # fmt: skip
+            member_log.warning("OffsetFetch: %s -> %s", error_name(code), what.value)
             retry = True
         elif what is Reaction.RETRY:
-            log.info("OffsetFetch for group %s: %s -> %s", group_id, error_name(code),
-                     what.value)  # fmt: skip
+            member_log.info("OffsetFetch: %s -> %s", error_name(code), what.value)
             retry = retry or False
         else:
             return CommitOutcome.FAILED, code, False
@@ -84,6 +85,9 @@ class MemberCore:
 
     def __init__(self, config: MemberConfig) -> None:
         self.config = config
+        #: Who this member is in its log lines (``_log``); the driver's parts log as it too.
+        self.identity = LogIdentity(config.group_id, config.group_instance_id, config.client_id,
+                                    lambda: self.member_id)  # fmt: skip
         self.state = MemberState.UNJOINED
         self.member_id = UNKNOWN_MEMBER_ID
         self.generation_id = NO_GENERATION
@@ -110,6 +114,10 @@ class MemberCore:
         #: The engine's verdict on its fatal reaction: fenced (:attr:`Reaction.FENCED`), not
         #: failed. Sticks with the FATAL state.
         self.fenced = False
+
+    @property
+    def _core_log(self) -> MemberLog:
+        return self.identity.logger(log)
 
     # -- queries -----------------------------------------------------------------------------
 
@@ -155,17 +163,14 @@ class MemberCore:
         without an answer, sent when a dynamic member gives up for max_poll_interval_ms, is
         raised to the application once, as it always was, though its column says IGNORE for an
         answer: see ``_on_error``.)"""
-        log.warning("%s for group %s got no answer", api.value, self.config.group_id)
+        self._core_log.warning("%s got no answer", api.value)
         return self._on_error(api, ErrorCode.COORDINATOR_NOT_AVAILABLE)
 
     # -- errors: _reactions.TABLE decides ---------------------------------------------------------
 
     def _on_error(self, api: Api, code: int) -> list[Action]:
         what = reaction(api, code)
-        log.warning(
-            "%s for group %s failed: %s -> %s",
-            api.value, self.config.group_id, error_name(code), what.value,
-        )  # fmt: skip
+        self._core_log.warning("%s failed: %s -> %s", api.value, error_name(code), what.value)
         in_join = api in (Api.JOIN_GROUP, Api.SYNC_GROUP) and self.state in (
             MemberState.JOINING,
             MemberState.ASSIGNING,
@@ -265,7 +270,7 @@ class MemberCore:
         request, not a commit (:class:`CommitOutcome` serves both)."""
         if self.terminal:
             return CommitOutcome.FAILED, ErrorCode.NONE, []
-        outcome, code, find_coordinator = offset_fetch_verdict(codes, self.config.group_id)
+        outcome, code, find_coordinator = offset_fetch_verdict(codes, self._core_log)
         if find_coordinator:
             return outcome, code, self._coordinator_dead()
         return outcome, code, [Backoff()] if outcome is CommitOutcome.RETRY else []

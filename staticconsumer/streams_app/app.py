@@ -47,7 +47,7 @@ from .config import AppConfig
 from .status import emit
 from .stream_thread import StreamThread
 
-log = logging.getLogger("streams_app")
+log = logging.getLogger(__name__)
 STATUS_INTERVAL_S = 1.0
 
 

@@ -48,7 +48,7 @@ from .config import AppConfig
 from .status import ThreadStats, emit
 from .store import PartitionStore
 
-log = logging.getLogger("streams_app")
+log = logging.getLogger(__name__)
 
 RESTORE_TIMEOUT_S = 120.0
 
@@ -127,7 +127,7 @@ class StreamThread:
                     async with self._lock:
                         await self._commit()
                 except Exception:  # e.g. fenced: the error that ended the loop is what matters
-                    log.exception("%s: last commit failed", self.name)
+                    log.warning("%s: last commit failed", self.name, exc_info=True)
                 # Static members send no LeaveGroup here (StaticConsumer.stop's default);
                 # dynamic members leave, as aiokafka does.
                 await self._consumer.stop()

@@ -163,7 +163,7 @@ class FakeCoordinator:
 
     def _join_group(self, req: Mapping[str, Any]) -> dict[str, Any]:
         self.generation += 1
-        member_id = req["member_id"] or f"{req['group_instance_id']}-1"
+        member_id = req["member_id"] or f"{req['group_instance_id']}-{self.generation}"
         protocol = req["protocols"][0]
         return {
             "error_code": 0, "generation_id": self.generation, "protocol_type": "consumer",
@@ -283,16 +283,16 @@ class Harness:
 
 def classic_harness(
     assignor: ScriptedAssignor, *, coordinator: FakeCoordinator | None = None,
-    enable_auto_commit: bool = True, events: Any = None,
+    enable_auto_commit: bool = True, events: Any = None, group_instance_id: str = "i-0",
 ) -> Harness:  # fmt: skip
     coordinator = coordinator or FakeCoordinator()
     seam = FakeSeam(coordinator)
     fatal: list[StaticConsumerError] = []
     driver = classic_driver(
-        seam, VERSIONS, group_id="g", group_instance_id="i-0", client_id="c", client_rack=None,
-        assignors=[assignor], session_timeout_ms=10_000, heartbeat_interval_ms=100,
-        rebalance_timeout_ms=10_000, max_poll_interval_ms=300_000, retry_backoff_ms=10,
-        enable_auto_commit=enable_auto_commit, auto_commit_interval_ms=60_000,
+        seam, VERSIONS, group_id="g", group_instance_id=group_instance_id, client_id="c",
+        client_rack=None, assignors=[assignor], session_timeout_ms=10_000,
+        heartbeat_interval_ms=100, rebalance_timeout_ms=10_000, max_poll_interval_ms=300_000,
+        retry_backoff_ms=10, enable_auto_commit=enable_auto_commit, auto_commit_interval_ms=60_000,
         on_fatal=fatal.append, events=events,
     )  # type: ignore[arg-type]  # fmt: skip
     return Harness(seam, coordinator, driver, fatal)
