@@ -21,6 +21,7 @@ from aiokafka.structs import TopicPartition
 from typing_extensions import override
 
 from ..errors import ClusterUnavailableError, StaticConsumerError
+from ..membership import LogIdentity
 from ..protocol import GroupApiVersions, api_versions_from_response, negotiate
 from .log_redaction import redact_sasl_logs
 
@@ -48,7 +49,9 @@ def check_aiokafka_version() -> None:
         )
 
 
-async def negotiate_versions(client: Any, timeout_s: float, backoff_s: float) -> GroupApiVersions:
+async def negotiate_versions(
+    client: Any, timeout_s: float, backoff_s: float, identity: LogIdentity | None = None
+) -> GroupApiVersions:
     """Ask a broker that answers for its ApiVersions and pick our group API versions.
 
     The metadata may still list a broker that just died (a coordinator failing over: KRaft fences
@@ -67,8 +70,9 @@ async def negotiate_versions(client: Any, timeout_s: float, backoff_s: float) ->
                 if not (exc.retriable or isinstance(exc, Errors.KafkaTimeoutError)):
                     raise
                 failures[broker.nodeId] = repr(exc)
-                log.info("ApiVersions from node %s failed (%r): trying another broker",
-                         broker.nodeId, exc)  # fmt: skip
+                (identity.logger(log) if identity else log).info(
+                    "ApiVersions from node %s failed (%r): trying another broker",
+                    broker.nodeId, exc)  # fmt: skip
                 continue
             return negotiate(api_versions_from_response(response))
         if time.monotonic() >= deadline:
@@ -225,7 +229,8 @@ class ClientSeam:
 
 
 async def start_consumer(
-    consumer: Any, make_driver: Callable[[ClientSeam, GroupApiVersions | None], Driver]
+    consumer: Any, make_driver: Callable[[ClientSeam, GroupApiVersions | None], Driver],
+    identity: LogIdentity | None = None,
 ) -> None:
     """``AIOKafkaConsumer.start`` (aiokafka 0.14 layout) with our coordinator seam."""
     check_aiokafka_version()
@@ -258,7 +263,8 @@ async def start_consumer(
             consumer._coordinator.assign_all_partitions(check_unknown=True)
         return
     versions = await negotiate_versions(
-        consumer._client, consumer._request_timeout_ms / 1000, consumer._retry_backoff_ms / 1000
+        consumer._client, consumer._request_timeout_ms / 1000, consumer._retry_backoff_ms / 1000,
+        identity,
     )
     seam = ClientSeam(consumer._client, subscription)
     driver = make_driver(seam, versions)

@@ -289,7 +289,7 @@ class StaticConsumer(Observability, AIOKafkaConsumer):  # type: ignore[misc]  # 
             if self._events_publisher is not None:
                 await self._events_publisher.start()  # returns at once; events are buffered
             PROCESS_BRIDGE.register(self._metrics)  # OpenTelemetry, when installed
-            await _compat.start_consumer(self, self._make_driver)
+            await _compat.start_consumer(self, self._make_driver, self._identity)
             if self._subscription.subscription is not None and (
                 self._subscription.partitions_auto_assigned()
             ):
