@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import re
 from collections.abc import Awaitable
 from pathlib import Path
@@ -30,6 +31,7 @@ from staticconsumer.events import (
     SessionExpired,
     from_json,
 )
+from staticconsumer.membership import LogIdentity
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "membership-events.md"
 COMMON: dict[str, Any] = dict(
@@ -455,3 +457,18 @@ async def test_a_silent_cluster_does_not_hold_up_stop() -> None:
             writer.close()
         server.close()
         await server.wait_closed()
+
+
+async def test_a_publisher_of_a_consumer_names_it_in_its_lines(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    identity = LogIdentity("billing", "billing-3", "c", lambda: "billing-3-x")
+    publisher = EventPublisher("ev", buffer_size=1, flush_timeout_ms=0,
+                               producer_factory=FakeProducer, identity=identity)  # fmt: skip
+    with caplog.at_level(logging.WARNING, logger="staticconsumer"):
+        publisher.offer(_event(0))
+        publisher.offer(_event(1))  # the buffer is full: dropped, logged
+    (record,) = caplog.records
+    assert record.name == "staticconsumer._observability.publisher"
+    assert record.getMessage().startswith("[group=billing instance=billing-3 member=billing-3-x] ")
+    assert (record.group_id, record.member_id) == ("billing", "billing-3-x")  # type: ignore[attr-defined]

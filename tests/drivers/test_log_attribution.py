@@ -27,6 +27,7 @@ from staticconsumer.protocol import (
 )
 
 from ._fakes import Harness, ScriptedAssignor, classic_harness, wait_for
+from .test_consumer_group import ConsumerGroupCoordinator, kip848_driver, stable
 
 
 async def _stable(h: Harness) -> None:
@@ -109,3 +110,22 @@ def test_a_session_timeout_is_a_warning_from_the_engine_naming_a_dynamic_member(
     assert record.levelno == logging.WARNING and record.name == "staticconsumer.membership._classic"
     assert record.getMessage().startswith("[group=g instance=- member=m-1] ")
     assert (record.group_instance_id, record.member_id) == (None, "m-1")  # type: ignore[attr-defined]
+
+
+async def test_kip848_lines_name_the_client_made_member_id(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    coordinator = ConsumerGroupCoordinator(target=(0, 1))
+    caplog.set_level(logging.INFO, logger="staticconsumer")
+    _seam, driver, _fatal = kip848_driver(coordinator)
+    await stable(driver, 1)
+    coordinator.heartbeat_errors.append(ErrorCode.FENCED_MEMBER_EPOCH)  # lost, then joined again
+    await stable(driver, 2)
+    await driver.close()
+    member = driver.member_id
+    loggers = {r.name for r in caplog.records}
+    assert {"staticconsumer.membership._consumer_group",
+            "staticconsumer.drivers.handover"} <= loggers  # fmt: skip
+    for record in caplog.records:
+        assert (record.group_instance_id, record.member_id) == ("i-0", member)  # type: ignore[attr-defined]
+        assert record.getMessage().startswith(f"[group=g instance=i-0 member={member}] ")
