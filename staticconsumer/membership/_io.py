@@ -162,7 +162,8 @@ class SendLeaveGroup:
 @dataclass(frozen=True)
 class Revoke:
     """Take ``partitions`` from the application (``on_partitions_revoked``). ``lost``: the member
-    is no longer in the generation that owned them, so nothing may be committed for them."""
+    is no longer in the generation that owned them, so nothing may be committed for them, and
+    the listener's ``on_partitions_lost`` is told (``on_partitions_revoked`` without it)."""
 
     partitions: Partitions
     lost: bool
