@@ -3,9 +3,13 @@ suite opts into as any user's suite does (installing the package registers no pl
 
 from __future__ import annotations
 
+import gc
 import importlib.metadata
 import logging
 import os
+from collections.abc import Iterator
+
+import pytest
 
 PLUGIN = "staticconsumer.testing.pytest_plugin"
 
@@ -26,3 +30,14 @@ logging.getLogger("aiokafka").setLevel(logging.WARNING)
 #: and a locally built image, by setting STATICCONSUMER_DOCKER_TESTS=1. Otherwise it is not
 #: collected at all (never skipped).
 collect_ignore = [] if os.environ.get("STATICCONSUMER_DOCKER_TESTS") else ["docker"]
+
+
+@pytest.fixture(autouse=True)
+def _no_earlier_garbage_in_caplog(request: pytest.FixtureRequest) -> Iterator[None]:
+    """A consumer an earlier test left unclosed is reported (``Unclosed AIOKafkaConsumer``, on the
+    asyncio logger) whenever the garbage collector reaches it, possibly inside a later test that
+    reads every captured record. Collect before each test that asks for ``caplog``
+    (tests/harness/test_caplog_isolation.py)."""
+    if "caplog" in request.fixturenames:
+        gc.collect()
+    yield
