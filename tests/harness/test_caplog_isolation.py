@@ -21,7 +21,9 @@ async def test_an_earlier_test_leaves_an_unclosed_consumer_in_a_reference_cycle(
     del consumer
 
 
-def test_a_later_test_reading_every_record_does_not_see_it(caplog: pytest.LogCaptureFixture) -> None:
+def test_a_later_test_reading_every_record_does_not_see_it(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
     caplog.set_level(logging.DEBUG)
     gc.collect()  # the collector may run at any point of a test
     assert [r.getMessage() for r in caplog.records if r.name == "asyncio"] == []
