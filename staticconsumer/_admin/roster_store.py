@@ -18,8 +18,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
+from typing import Any
 
 import aiokafka.errors as Errors
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
@@ -73,21 +74,33 @@ async def roster_consumer(
 ) -> AsyncIterator[AIOKafkaConsumer]:
     """A started group-less consumer (no offsets are ever committed), stopped on exit. A refused
     login is an AuthenticationError; an unreachable cluster a GroupAdminError."""
-    kwargs = settings.aiokafka_kwargs()
+    kwargs = {"bootstrap_servers": bootstrap_servers, **settings.aiokafka_kwargs()}
+    async with client_consumer(kwargs, who(settings), timeout_s) as consumer:
+        yield consumer
+
+
+@asynccontextmanager
+async def client_consumer(
+    client_kwargs: Mapping[str, Any], principal: str, timeout_s: float
+) -> AsyncIterator[AIOKafkaConsumer]:
+    """:func:`roster_consumer` from aiokafka client arguments (``bootstrap_servers`` and the
+    security ones, as a consumer was given them)."""
+    kwargs = dict(client_kwargs)
     prepare_security_logs(kwargs)
-    consumer = AIOKafkaConsumer(
-        bootstrap_servers=bootstrap_servers, group_id=None, enable_auto_commit=False,
-        client_id=_CLIENT_ID, request_timeout_ms=max(1, int(timeout_s * 1000)),
-        auto_offset_reset="earliest", **kwargs,
+    kwargs.update(
+        group_id=None, enable_auto_commit=False, client_id=_CLIENT_ID,
+        request_timeout_ms=max(1, int(timeout_s * 1000)), auto_offset_reset="earliest",
     )  # fmt: skip
+    consumer = AIOKafkaConsumer(**kwargs)
     try:
         await consumer.start()
     except Errors.KafkaError as exc:
         await consumer.stop()
-        explained = await explain_bootstrap_failure(client_of(consumer), who(settings))
+        explained = await explain_bootstrap_failure(client_of(consumer), principal)
         if explained is not None:
             raise explained from None
-        raise GroupAdminError(f"could not reach Kafka at {bootstrap_servers!r}: {exc}") from exc
+        where = kwargs.get("bootstrap_servers")
+        raise GroupAdminError(f"could not reach Kafka at {where!r}: {exc}") from exc
     try:
         yield consumer
     finally:
@@ -163,10 +176,22 @@ async def read_roster(
     roster" and logs a WARNING: a roster nobody can read never blocks a group.
     """
     settings = security if security is not None else SecuritySettings()
+    kwargs = {"bootstrap_servers": bootstrap_servers, **settings.aiokafka_kwargs()}
+    return await read_roster_as(
+        kwargs, who(settings), group_id, roster_topic=roster_topic, timeout_s=timeout_s
+    )
+
+
+async def read_roster_as(
+    client_kwargs: Mapping[str, Any], principal: str, group_id: str, *, roster_topic: str,
+    timeout_s: float,
+) -> Roster | None:  # fmt: skip
+    """:func:`read_roster` with aiokafka client arguments (``bootstrap_servers`` and the security
+    ones): what a consumer's leader reads with, connected as the consumer is."""
 
     async def read() -> Roster | None:
-        async with roster_consumer(bootstrap_servers, settings, timeout_s) as consumer:
-            return await read_with(consumer, group_id, roster_topic, who(settings))
+        async with client_consumer(client_kwargs, principal, timeout_s) as consumer:
+            return await read_with(consumer, group_id, roster_topic, principal)
 
     try:
         return await asyncio.wait_for(read(), timeout_s)

@@ -7,6 +7,8 @@ where one applies, the KIP.
   ConsumerGroupHeartbeat, the coordinator assigns with ``group_remote_assignor``).
 * ``partition_assignment_strategy`` (Java ``partition.assignment.strategy``): assignor objects,
   classes, protocol names or Java class names, one or a list.
+* ``roster_topic`` (no Java key; KIP-469 pre-registration, ``docs/scaling.md``): where the
+  classic leader reads the group's roster, or None not to.
 * aiokafka's arguments: numbers (type and range), ``auto_offset_reset``, ``isolation_level``,
   ``heartbeat_interval_ms`` below ``session_timeout_ms``, and the security arguments (raw, or
   ``security=SecuritySettings(...)``, not both).
@@ -14,6 +16,7 @@ where one applies, the KIP.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -41,8 +44,7 @@ CONSUMER = "consumer"
 _CONSUMER_PROTOCOL_UNSUPPORTED = {
     "partition_assignment_strategy": (
         "partition.assignment.strategy",
-        "the group coordinator assigns partitions (choose its assignor with "
-        "group_remote_assignor)",
+        "the group coordinator assigns partitions (choose its assignor with group_remote_assignor)",
     ),
     "session_timeout_ms": (
         "session.timeout.ms",
@@ -310,8 +312,7 @@ def check_aiokafka_options(values: Mapping[str, Any], *, classic: bool) -> None:
         if isinstance(value, bool) or not isinstance(value, int) or value < least:
             allowed = " or None" if field in _OPTIONAL_NUMBERS else ""
             raise ConfigurationError(
-                f"{_named(field, java_key, kip)} must be an int >= {least}{allowed}, "
-                f"got {value!r}"
+                f"{_named(field, java_key, kip)} must be an int >= {least}{allowed}, got {value!r}"
             )
     for field, (java_key, accepted, kip) in _CHOICES.items():
         value = values[field]
@@ -364,3 +365,23 @@ def security_options(security: Any, given: Mapping[str, Any]) -> dict[str, Any]:
                 "sasl.jaas.config username/password), or give security=SecuritySettings(...)"
             )
     return raw
+
+
+_TOPIC_NAME = re.compile(r"^[a-zA-Z0-9._-]{1,249}$")
+
+
+def roster_topic_option(roster_topic: Any) -> str | None:
+    """``roster_topic`` checked: a Kafka topic name, or None (plan without a roster)."""
+    if roster_topic is None:
+        return None
+    if (
+        not isinstance(roster_topic, str)
+        or not _TOPIC_NAME.match(roster_topic)
+        or roster_topic in (".", "..")
+    ):
+        raise ConfigurationError(
+            "roster_topic (staticconsumer option, no Java equivalent; KIP-469 pre-registration, "
+            "docs/scaling.md) must be a Kafka topic name (1 to 249 ASCII letters, digits, '.', "
+            f"'_', '-'), or None for a leader that plans without a roster; got {roster_topic!r}"
+        )
+    return roster_topic

@@ -31,10 +31,10 @@ from ..errors import (
     StaticConsumerError,
     UnreleasedInstanceIdError,
 )
-from ..membership import Lifecycle, LogIdentity
+from ..membership import DEFAULT_ROSTER_TOPIC, Lifecycle, LogIdentity
 from ..membership._reasons import LEAVE_REASON_PREFIX
 from ..security import SecuritySettings
-from .assembly import Observability, make_driver
+from .assembly import Observability, make_driver, roster_source
 from .options import (
     CLIENT_ID,
     HEARTBEAT_INTERVAL_MS,
@@ -47,6 +47,7 @@ from .options import (
     given_options,
     group_assignors,
     group_protocol_options,
+    roster_topic_option,
     security_options,
 )
 
@@ -125,6 +126,11 @@ class StaticConsumer(Observability, AIOKafkaConsumer):  # type: ignore[misc]  # 
       ``instance_takeover`` (default None: on when ``group_instance_id`` is this pod's own
       StatefulSet identity, ``InstanceId.is_statefulset_identity``; False opts out; see
       ``docs/consumer-protocol.md``).
+    * A classic-protocol leader plans under the group's roster (KIP-469 pre-registration,
+      ``docs/scaling.md``): while members registered with ``staticconsumer roster register``
+      are missing, nothing owned moves and arrivals get nothing, so a scale-up moves each
+      partition once. ``roster_topic`` (default ``_staticconsumer_rosters``) is where rosters
+      live; None: plan without one. A roster that cannot be read is logged and planned without.
     """
 
     def __init__(
@@ -142,6 +148,7 @@ class StaticConsumer(Observability, AIOKafkaConsumer):  # type: ignore[misc]  # 
         group_protocol: str = "classic",
         group_remote_assignor: str | None = None,
         instance_takeover: bool | None = None,
+        roster_topic: str | None = DEFAULT_ROSTER_TOPIC,
         security: SecuritySettings | None = None,
         # aiokafka's arguments, with aiokafka's defaults (partition_assignment_strategy: ours)
         loop: asyncio.AbstractEventLoop | None = None,
@@ -207,6 +214,10 @@ class StaticConsumer(Observability, AIOKafkaConsumer):  # type: ignore[misc]  # 
         )  # fmt: skip
         check_aiokafka_options(values, classic=not self._group_protocol.consumer)
         kwargs.update(security_options(security, kwargs))
+        self._roster = roster_source(
+            roster_topic_option(roster_topic), kwargs.get("group_id"),
+            {"bootstrap_servers": bootstrap_servers, **kwargs},
+        )  # fmt: skip
         if not self._group_protocol.consumer:
             strategies = kwargs.get("partition_assignment_strategy")
             if strategies is None:
@@ -316,13 +327,15 @@ class StaticConsumer(Observability, AIOKafkaConsumer):  # type: ignore[misc]  # 
                 return
             except UnreleasedInstanceIdError as exc:
                 self._identity.logger(log).warning(
-                    "start() goes on waiting for the coordinator: %s", exc)
+                    "start() goes on waiting for the coordinator: %s", exc
+                )
 
     def _make_driver(self, seam: _compat.ClientSeam, versions: Any) -> Driver:
         return make_driver(
             _compat.consumer_settings(self), self._group_protocol, seam, versions,
             on_fatal=self._on_fatal, events=self._events,
             unreleased_wait_ms=UNRELEASED_INSTANCE_WAIT_MS, metrics=self._metrics,
+            roster=self._roster,
         )  # fmt: skip
 
     async def stop(self, leave_group: bool = False, reason: str | None = None) -> None:

@@ -43,12 +43,7 @@ from ..membership import (
     SendSyncGroup,
     SyncGroupAnswered,
 )
-from ..membership._plan import (
-    any_member_rack,
-    plan_with_group_assignor,
-    subscription_bytes,
-    user_data_for,
-)
+from ..membership._plan import any_member_rack, subscription_bytes, user_data_for
 from ..membership._reasons import JOIN_REASON_METADATA_CHANGED, JOIN_REASON_SUBSCRIPTION_CHANGED
 from ..protocol import (
     CONSUMER_PROTOCOL_TYPE,
@@ -67,6 +62,7 @@ from ..protocol import (
 )
 from .driver import Driver, FatalCallback
 from .fence_diagnosis import holder_of_instance_id, session_timeout_error
+from .roster_gate import RosterGate, RosterSource
 
 log = logging.getLogger(__name__)
 
@@ -78,8 +74,10 @@ def classic_driver(
     rebalance_timeout_ms: int, max_poll_interval_ms: int, retry_backoff_ms: int,
     enable_auto_commit: bool, auto_commit_interval_ms: int, on_fatal: FatalCallback,
     events: EventEmitter | None, metrics: ConsumerMetrics | None = None,
+    roster: RosterSource | None = None,
 ) -> Driver:  # fmt: skip
-    """A driver holding a :class:`ClassicMember` and its :class:`ClassicSender`."""
+    """A driver holding a :class:`ClassicMember` and its :class:`ClassicSender`. ``roster``
+    reads the group's roster when this member leads (``roster_gate``); None: never."""
     cooperative = all("cooperative" in a.supported_protocols for a in assignors)
     protocol = RebalanceProtocol.COOPERATIVE if cooperative else RebalanceProtocol.EAGER
     engine = ClassicMember(
@@ -90,7 +88,8 @@ def classic_driver(
     def sender(driver: Driver) -> ClassicSender:
         return ClassicSender(driver, engine, client_rack=client_rack, assignors=assignors,
                              session_timeout_ms=session_timeout_ms,
-                             rebalance_timeout_ms=rebalance_timeout_ms)  # fmt: skip
+                             rebalance_timeout_ms=rebalance_timeout_ms,
+                             roster=roster)  # fmt: skip
 
     return Driver(
         engine, sender, seam, versions, client_id=client_id, retry_backoff_ms=retry_backoff_ms,
@@ -109,6 +108,7 @@ class ClassicSender:
     def __init__(
         self, driver: Driver, engine: ClassicMember, *, client_rack: str | None,
         assignors: Sequence[Any], session_timeout_ms: int, rebalance_timeout_ms: int,
+        roster: RosterSource | None = None,
     ) -> None:  # fmt: skip
         self._driver = driver
         self._engine = engine
@@ -119,6 +119,7 @@ class ClassicSender:
         self._assignors = list(assignors)
         self._session_timeout_ms = session_timeout_ms
         self._rebalance_timeout_ms = rebalance_timeout_ms
+        self._roster = RosterGate(roster, self._log, self._roster_wait_ended)
 
     @property
     def is_leader(self) -> bool:
@@ -159,6 +160,14 @@ class ClassicSender:
 
     def subscription_changed(self) -> None:
         self._engine.handle(JoinRequested(JOIN_REASON_SUBSCRIPTION_CHANGED))
+
+    def _roster_wait_ended(self, reason: str) -> None:
+        """The deadline of a roster hold passed: the leader starts the rebalance that plans
+        without the missing members (KIP-800 reason). Not once it closes or no longer leads."""
+        if self._driver.closing or not self.is_leader or self._engine.terminal:
+            return
+        self._log.info("%s: rebalancing", reason)
+        self.request_join(reason)
 
     # -- join, sync, heartbeat, leave --------------------------------------------------------------
 
@@ -238,7 +247,10 @@ class ClassicSender:
             _compat.replica_racks(self._seam.client.cluster, partitions)
             if any_member_rack(decoded) else None
         )  # fmt: skip
-        planned = plan_with_group_assignor(assignor, decoded, partitions, partition_racks=racks)
+        cooperative = self._engine.rebalance_protocol is RebalanceProtocol.COOPERATIVE
+        planned = await self._roster.plan(
+            assignor, decoded, partitions, cooperative=cooperative, partition_racks=racks
+        )
         return tuple(planned.items())
 
     async def _sync(self, action: SendSyncGroup) -> list[Action]:

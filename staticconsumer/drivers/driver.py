@@ -149,6 +149,11 @@ class Driver:
         return int(self.engine.generation_id)
 
     @property
+    def closing(self) -> bool:
+        """``close()`` has begun: nothing new is started."""
+        return self._closing
+
+    @property
     def is_leader(self) -> bool:
         return self.sender.is_leader
 

@@ -284,6 +284,7 @@ class Harness:
 def classic_harness(
     assignor: ScriptedAssignor, *, coordinator: FakeCoordinator | None = None,
     enable_auto_commit: bool = True, events: Any = None, group_instance_id: str = "i-0",
+    roster: Any = None,
 ) -> Harness:  # fmt: skip
     coordinator = coordinator or FakeCoordinator()
     seam = FakeSeam(coordinator)
@@ -293,7 +294,7 @@ def classic_harness(
         client_rack=None, assignors=[assignor], session_timeout_ms=10_000,
         heartbeat_interval_ms=100, rebalance_timeout_ms=10_000, max_poll_interval_ms=300_000,
         retry_backoff_ms=10, enable_auto_commit=enable_auto_commit, auto_commit_interval_ms=60_000,
-        on_fatal=fatal.append, events=events,
+        on_fatal=fatal.append, events=events, roster=roster,
     )  # type: ignore[arg-type]  # fmt: skip
     return Harness(seam, coordinator, driver, fatal)
 
