@@ -198,7 +198,9 @@ def _named_assignor(name: str) -> type[GroupAssignor]:
         raise ConfigurationError(
             "partition_assignment_strategy (Java: partition.assignment.strategy) 'roster' needs "
             "its roster: pass RosterAssignor.with_roster([...]) (or RosterAssignor.for_instance"
-            "(group_instance_id, roster=[...])) instead of the name"
+            "(group_instance_id, roster=[...])) instead of the name. For a scale-up, register the "
+            "new ids instead (staticconsumer roster add, KIP-469; docs/scaling.md): the leader "
+            "then plans under the roster with any strategy, 'cooperative-sticky' best"
         )
     known = ", ".join(repr(n) for n in ASSIGNOR_NAMES)
     raise ConfigurationError(

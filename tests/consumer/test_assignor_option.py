@@ -48,8 +48,9 @@ async def test_java_names_and_a_single_value_are_accepted(strategy: Any, names: 
 
 
 async def test_roster_by_name_asks_for_its_roster() -> None:
-    with pytest.raises(ConfigurationError, match=r"'roster' needs its roster.*with_roster"):
+    with pytest.raises(ConfigurationError, match=r"'roster' needs its roster.*with_roster") as e:
         StaticConsumer("t", group_id="g", partition_assignment_strategy="roster")
+    assert "staticconsumer roster add" in str(e.value)  # the way that needs no restart
 
 
 async def test_an_unknown_name_lists_the_known_ones() -> None:
