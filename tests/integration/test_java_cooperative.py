@@ -13,6 +13,7 @@ from aiokafka import ConsumerRebalanceListener
 
 from assignors import CooperativeStickyAssignor
 from staticconsumer import StaticConsumer
+from staticconsumer.admin import register_members
 
 from ._group import FAST, wait_until
 from .test_java_interop import JavaPeers, interop_command, java_peers  # noqa: F401 (fixture)
@@ -142,6 +143,45 @@ async def test_cooperative_sticky_with_java_members(
                 if instance != "coop-4":
                     assert parts <= after[instance], f"{instance} lost on a leave: {after}"
 
+            for generation, handed in per_generation(java, python, group).items():
+                owned = [tp for parts in handed for tp in parts]
+                assert len(owned) == len(set(owned)), f"generation {generation}: {handed}"
+        except AssertionError as exc:
+            raise AssertionError(f"{exc}\n{java.diagnostics()}") from None
+        finally:
+            await python.stop_all()
+
+
+async def test_a_python_leader_holds_a_java_members_partitions_under_the_roster(
+    interop_command: list[str], kafka_bootstrap: str,  # noqa: F811
+    topic_factory: Callable[..., str], unique_group_id: Callable[..., str],
+) -> None:  # fmt: skip
+    """KIP-469 kept by the client, with Java in the group (issue 21): the Python leader plans
+    under the roster; while a registered member is missing the Java member keeps its partitions
+    and revokes nothing, the arrival gets nothing; when the last one (Java) joins, the old
+    members only give partitions away and no partition is owned twice in a generation."""
+    topic, group = topic_factory(partitions=8), unique_group_id("coop-roster")
+    python = PythonSide(kafka_bootstrap, group, topic)
+    async with java_peers(interop_command, kafka_bootstrap) as java:
+        try:
+            await python.start("coop-1")  # first: the leader (a Java leader reads no roster)
+            await settled(java, python, group, ["coop-1"], 8)
+            await java.start(group, "coop-0", [topic], cooperative=True)
+            two = await settled(java, python, group, ["coop-0", "coop-1"], 8)
+            await register_members(kafka_bootstrap, group, JAVA + PYTHON, wait_ms=120_000)
+            revoked_before = len([e for e in java.events if e["event"] == "revoked"])
+
+            await python.start("coop-3")
+            held = await settled(java, python, group, ["coop-0", "coop-1", "coop-3"], 8)
+            assert held == {**two, "coop-3": frozenset()}, held
+            assert len([e for e in java.events if e["event"] == "revoked"]) == revoked_before
+
+            await java.start(group, "coop-2", [topic], cooperative=True)
+            four = await settled(java, python, group, JAVA + PYTHON, 8)
+            assert all(len(p) == 2 for p in four.values()), four
+            for instance in ("coop-0", "coop-1"):
+                assert four[instance] <= two[instance], f"{instance} gained: {four}"
+            assert java.led(group) == []
             for generation, handed in per_generation(java, python, group).items():
                 owned = [tp for parts in handed for tp in parts]
                 assert len(owned) == len(set(owned)), f"generation {generation}: {handed}"
