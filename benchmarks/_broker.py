@@ -1,7 +1,9 @@
-"""The broker a benchmark talks to: the one given, or a local one it starts and stops."""
+"""The broker a benchmark talks to: the one given, or a local one it starts and stops; and the
+live producer the group benchmarks run beside."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 from collections.abc import Iterator, Mapping
 
@@ -21,3 +23,19 @@ def bootstrap_servers(
         yield cluster.bootstrap_servers
     finally:
         cluster.stop()
+
+
+async def produce_until(bootstrap: str, topic: str, partitions: int, stop: asyncio.Event) -> None:
+    """Small numbered records to every partition in turn, one each 2 ms, until ``stop``."""
+    from aiokafka import AIOKafkaProducer
+
+    producer = AIOKafkaProducer(bootstrap_servers=bootstrap, linger_ms=5)
+    await producer.start()
+    try:
+        n = 0
+        while not stop.is_set():
+            await producer.send(topic, b"%d" % n, partition=n % partitions)
+            n += 1
+            await asyncio.sleep(0.002)
+    finally:
+        await producer.stop()

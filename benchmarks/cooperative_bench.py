@@ -32,8 +32,8 @@ import time
 import uuid
 from typing import Any
 
-from _broker import bootstrap_servers  # benchmarks/, the script's own folder
-from aiokafka import AIOKafkaProducer, ConsumerRebalanceListener
+from _broker import bootstrap_servers, produce_until  # benchmarks/, the script's own folder
+from aiokafka import ConsumerRebalanceListener
 from aiokafka.errors import CommitFailedError
 
 from assignors import CooperativeStickyAssignor, RangeAssignor
@@ -88,19 +88,6 @@ def figures(calls: list[tuple[float, str, str, frozenset[TP]]], since: float) ->
     return {"paused_partition_s": paused, "revoked_but_kept": revoked_kept}
 
 
-async def produce(bootstrap: str, topic: str, stop: asyncio.Event) -> None:
-    producer = AIOKafkaProducer(bootstrap_servers=bootstrap, linger_ms=5)
-    await producer.start()
-    try:
-        n = 0
-        while not stop.is_set():
-            await producer.send(topic, b"%d" % n, partition=n % PARTITIONS)
-            n += 1
-            await asyncio.sleep(0.002)
-    finally:
-        await producer.stop()
-
-
 class Member:
     def __init__(self, consumer: StaticConsumer) -> None:
         self.consumer = consumer
@@ -143,7 +130,7 @@ async def scenario(
     topic, group = f"coop-bench-{uuid.uuid4().hex[:8]}", f"coop-bench-{uuid.uuid4().hex[:8]}"
     await create_topic(bootstrap, topic, partitions=PARTITIONS)
     recorder, stop = Recorder(revoke_s), asyncio.Event()
-    producing = asyncio.create_task(produce(bootstrap, topic, stop))
+    producing = asyncio.create_task(produce_until(bootstrap, topic, PARTITIONS, stop))
 
     async def start(i: int) -> Member:
         consumer = StaticConsumer(

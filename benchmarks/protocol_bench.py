@@ -36,8 +36,8 @@ import time
 import uuid
 from typing import Any
 
-from _broker import bootstrap_servers  # benchmarks/, the script's own folder
-from aiokafka import AIOKafkaProducer, ConsumerRebalanceListener
+from _broker import bootstrap_servers, produce_until  # benchmarks/, the script's own folder
+from aiokafka import ConsumerRebalanceListener
 from aiokafka.errors import CommitFailedError
 
 from staticconsumer import StaticConsumer, StaticConsumerError
@@ -126,19 +126,6 @@ def paused_partition_seconds(log: list[tuple[float, str, str, frozenset[int]]]) 
     return total
 
 
-async def produce(bootstrap: str, topic: str, stop: asyncio.Event) -> None:
-    producer = AIOKafkaProducer(bootstrap_servers=bootstrap, linger_ms=5)
-    await producer.start()
-    try:
-        n = 0
-        while not stop.is_set():
-            await producer.send(topic, b"%d" % n, partition=n % PARTITIONS)
-            n += 1
-            await asyncio.sleep(0.002)
-    finally:
-        await producer.stop()
-
-
 async def stable(members: list[Member]) -> None:
     """Every partition owned once, balanced, for a whole second."""
     async with asyncio.timeout(120):
@@ -167,7 +154,7 @@ async def scenario(bootstrap: str, protocol: str, kind: str, members_n: int) -> 
     log: list[tuple[float, str, str, frozenset[int]]] = []
     members = [Member(f"bench-{i}", log) for i in range(members_n)]
     stop = asyncio.Event()
-    producer = asyncio.create_task(produce(bootstrap, topic, stop))
+    producer = asyncio.create_task(produce_until(bootstrap, topic, PARTITIONS, stop))
     for m in members:
         await m.start(bootstrap, topic, group, options)
     await stable(members)

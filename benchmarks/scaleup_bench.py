@@ -32,8 +32,7 @@ import sys
 import time
 import uuid
 
-from _broker import bootstrap_servers  # benchmarks/, the script's own folder
-from aiokafka import AIOKafkaProducer
+from _broker import bootstrap_servers, produce_until  # benchmarks/, the script's own folder
 from cooperative_bench import Member, Recorder, figures
 
 from staticconsumer import StaticConsumer
@@ -57,19 +56,6 @@ def moves(calls: Calls, since: float, owners: dict[TP, str]) -> tuple[int, int]:
                 changed[tp] = changed.get(tp, 0) + 1
                 last[tp] = member
     return sum(changed.values()), sum(1 for n in changed.values() if n > 1)
-
-
-async def produce(bootstrap: str, topic: str, stop: asyncio.Event) -> None:
-    producer = AIOKafkaProducer(bootstrap_servers=bootstrap, linger_ms=5)
-    await producer.start()
-    try:
-        n = 0
-        while not stop.is_set():
-            await producer.send(topic, b"%d" % n, partition=n % PARTITIONS)
-            n += 1
-            await asyncio.sleep(0.002)
-    finally:
-        await producer.stop()
 
 
 async def stable(members: list[Member], quiet_s: float = 2.0) -> None:
@@ -98,7 +84,7 @@ async def scenario(
     topic, group = f"scaleup-{tag}", f"scaleup-{tag}"
     await create_topic(bootstrap, topic, partitions=PARTITIONS)
     recorder, stop = Recorder(0.0), asyncio.Event()
-    producing = asyncio.create_task(produce(bootstrap, topic, stop))
+    producing = asyncio.create_task(produce_until(bootstrap, topic, PARTITIONS, stop))
 
     async def start(i: int) -> Member:
         consumer = StaticConsumer(
