@@ -387,3 +387,13 @@ def roster_topic_option(roster_topic: Any) -> str | None:
             f"'_', '-'), or None for a leader that plans without a roster; got {roster_topic!r}"
         )
     return roster_topic
+
+
+def roster_barrier_option(roster_barrier: Any) -> bool:
+    """``roster_barrier`` checked: a bool."""
+    if not isinstance(roster_barrier, bool):
+        raise ConfigurationError(
+            "roster_barrier (staticconsumer option, no Java equivalent; KIP-469 pre-registration, "
+            f"docs/scaling.md) must be True or False, got {roster_barrier!r}"
+        )
+    return roster_barrier

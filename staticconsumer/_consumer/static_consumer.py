@@ -35,6 +35,7 @@ from ..membership import DEFAULT_ROSTER_TOPIC, Lifecycle, LogIdentity
 from ..membership._reasons import LEAVE_REASON_PREFIX
 from ..security import SecuritySettings
 from .assembly import Observability, make_driver, roster_source
+from .barrier import JoinBarrier
 from .options import (
     CLIENT_ID,
     HEARTBEAT_INTERVAL_MS,
@@ -47,6 +48,7 @@ from .options import (
     given_options,
     group_assignors,
     group_protocol_options,
+    roster_barrier_option,
     roster_topic_option,
     security_options,
 )
@@ -131,6 +133,9 @@ class StaticConsumer(Observability, AIOKafkaConsumer):  # type: ignore[misc]  # 
       are missing, nothing owned moves and arrivals get nothing, so a scale-up moves each
       partition once. ``roster_topic`` (default ``_staticconsumer_rosters``) is where rosters
       live; None: plan without one. A roster that cannot be read is logged and planned without.
+      With ``roster_barrier`` (default True) a registered new member waits in :meth:`start`
+      (state ``waiting``, ready) until the other registered arrivals have started too, or the
+      roster's deadline passes, so that they join in one rebalance.
     """
 
     def __init__(
@@ -149,6 +154,7 @@ class StaticConsumer(Observability, AIOKafkaConsumer):  # type: ignore[misc]  # 
         group_remote_assignor: str | None = None,
         instance_takeover: bool | None = None,
         roster_topic: str | None = DEFAULT_ROSTER_TOPIC,
+        roster_barrier: bool = True,
         security: SecuritySettings | None = None,
         # aiokafka's arguments, with aiokafka's defaults (partition_assignment_strategy: ours)
         loop: asyncio.AbstractEventLoop | None = None,
@@ -218,6 +224,7 @@ class StaticConsumer(Observability, AIOKafkaConsumer):  # type: ignore[misc]  # 
             roster_topic_option(roster_topic), kwargs.get("group_id"),
             {"bootstrap_servers": bootstrap_servers, **kwargs},
         )  # fmt: skip
+        self._roster_barrier = roster_barrier_option(roster_barrier)
         if not self._group_protocol.consumer:
             strategies = kwargs.get("partition_assignment_strategy")
             if strategies is None:
@@ -300,6 +307,7 @@ class StaticConsumer(Observability, AIOKafkaConsumer):  # type: ignore[misc]  # 
             if self._events_publisher is not None:
                 await self._events_publisher.start()  # returns at once; events are buffered
             PROCESS_BRIDGE.register(self._metrics)  # OpenTelemetry, when installed
+            await self._wait_at_barrier()
             await _compat.start_consumer(self, self._make_driver, self._identity)
             if self._subscription.subscription is not None and (
                 self._subscription.partitions_auto_assigned()
@@ -315,6 +323,20 @@ class StaticConsumer(Observability, AIOKafkaConsumer):  # type: ignore[misc]  # 
             if isinstance(exc, _compat.KafkaConnectionError):  # bootstrap found no broker
                 raise ClusterUnavailableError(f"start() reached no broker: {exc}") from exc
             raise
+
+    async def _wait_at_barrier(self) -> None:
+        """A registered new member waits for the other registered arrivals before its first
+        join (``_consumer/barrier.py``): ``waiting`` (ready) meanwhile."""
+        if not (self._roster_barrier and self._roster is not None and self._group_instance_id):
+            return
+        if not self._subscription.subscription:  # assign() or nothing subscribed: no group join
+            return
+
+        def on_wait(waiting: bool) -> None:
+            if self._lifecycle in (Lifecycle.STARTED, Lifecycle.AT_BARRIER):
+                self._lifecycle = Lifecycle.AT_BARRIER if waiting else Lifecycle.STARTED
+
+        await JoinBarrier(self._roster, self._group_instance_id, self._identity).wait(on_wait)
 
     async def _wait_for_assignment(self) -> None:
         """Until the first assignment. A consumer-protocol member refused with

@@ -9,6 +9,9 @@ state          meaning                                                          
 not_started    ``start()`` has not been called                                      no      yes
 unsubscribed   started, but in no group: no group_id, no subscription yet, or       no      yes
                partitions assigned by hand (``assign()``)
+waiting        a registered new member waiting at the roster's barrier before its   yes     yes
+               first join, for the other registered members (at most until the
+               roster's deadline; ``docs/scaling.md``)
 joining        looking for the coordinator or joining, in no generation yet         no      yes
                (the first join, or a re-join after the generation was lost)
 rebalancing    in a generation, but a rebalance is in progress or partitions are    member  yes
@@ -34,9 +37,12 @@ FENCED_MEMBER_EPOCH: ``joining``), a poll timeout, and every terminal state. Why
 rebalance involves every member at once, and a probe that failed during it would turn every
 pod NotReady together (a PodDisruptionBudget then blocks node drains mid-deploy); a pod that
 is not in the group yet is what an ``OrderedReady`` StatefulSet must wait for before starting
-the next one. *Live* means "not finished by a fatal error": only ``fenced`` and ``failed`` fail
-it. The engines keep the fact (``in_group``: set when the driver polls again after performing
-an assignment, cleared when the generation or member epoch is lost).
+the next one. A registered arrival waiting at the roster's barrier (``waiting``) is ready:
+the barrier ends when the next pods arrive, so holding the StatefulSet back would make every
+arrival wait until the roster's deadline. *Live* means "not finished by a fatal error": only
+``fenced`` and ``failed`` fail it. The engines keep the fact (``in_group``: set when the driver
+polls again after performing an assignment, cleared when the generation or member epoch is
+lost).
 
 ``fenced`` and ``failed`` stick, also after ``stop()`` (STYLE rule 7: error states stick).
 :data:`CLASSIC_STATES` maps the classic engine's states; :func:`classic_state` adds what the
@@ -62,6 +68,7 @@ class MembershipState(enum.Enum):
 
     NOT_STARTED = "not_started"
     UNSUBSCRIBED = "unsubscribed"
+    WAITING = "waiting"
     JOINING = "joining"
     REBALANCING = "rebalancing"
     STABLE = "stable"
@@ -71,9 +78,10 @@ class MembershipState(enum.Enum):
 
     @property
     def ready(self) -> bool:
-        """Ready by the state alone: ``stable``. :attr:`Membership.ready` adds ``rebalancing``
-        for a member that stays in its group (module docstring: the readiness contract)."""
-        return self is MembershipState.STABLE
+        """Ready by the state alone: ``stable``, ``waiting``. :attr:`Membership.ready` adds
+        ``rebalancing`` for a member that stays in its group (module docstring: the readiness
+        contract)."""
+        return self in (MembershipState.STABLE, MembershipState.WAITING)
 
     @property
     def live(self) -> bool:
@@ -82,9 +90,11 @@ class MembershipState(enum.Enum):
 
 
 class Lifecycle(enum.Enum):
-    """The consumer's own part: ``start()`` not called yet, called, ``stop()`` called."""
+    """The consumer's own part: ``start()`` not called yet, waiting at the roster's barrier
+    (before the engine exists), called, ``stop()`` called."""
 
     NOT_STARTED = "not_started"
+    AT_BARRIER = "at_barrier"
     STARTED = "started"
     STOPPED = "stopped"
 
@@ -155,6 +165,8 @@ def membership_state(
         return MembershipState.NOT_STARTED
     if lifecycle is Lifecycle.STOPPED:
         return MembershipState.STOPPED
+    if lifecycle is Lifecycle.AT_BARRIER:
+        return MembershipState.WAITING
     if engine is None:
         return MembershipState.JOINING if group else MembershipState.UNSUBSCRIBED
     return engine

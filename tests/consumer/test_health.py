@@ -83,14 +83,17 @@ def test_options_default_to_no_endpoint_and_every_interface() -> None:
 # -- answers --------------------------------------------------------------------------------------
 
 
-async def test_ready_only_while_stable_and_live_until_fatal(served: Any) -> None:
+async def test_ready_only_while_stable_or_at_the_barrier_and_live_until_fatal(
+    served: Any,
+) -> None:
     server, member = served
     assert server.address[0] == "127.0.0.1" and server.address[1] > 0  # port 0: one was taken
     for state in MembershipState:
         member.value = Membership(state, "g", "i-0", "m-1", 7, frozenset({("t", 1), ("t", 0)}))
         ready = await http_request(server.address, READY_PATH)
         live = await http_request(server.address, LIVE_PATH)
-        assert ready.status == (200 if state is MembershipState.STABLE else 503), state
+        ready_states = (MembershipState.STABLE, MembershipState.WAITING)
+        assert ready.status == (200 if state in ready_states else 503), state
         assert live.status == (503 if state.value in ("fenced", "failed") else 200), state
         assert ready.json() == live.json() == member.value.to_dict()
         assert ready.json()["state"] == state.value

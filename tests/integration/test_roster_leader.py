@@ -15,13 +15,17 @@ from collections.abc import Callable
 import pytest
 from aiokafka import AIOKafkaProducer
 
+from staticconsumer import StaticConsumer
 from staticconsumer.admin import register_members
 from staticconsumer.localkafka import KafkaCluster
 
-from ._group import Member, owned, start_member, wait_stable, wait_until
+from ._group import FAST, Member, Revocations, owned, start_member, wait_stable, wait_until
 
 LONG_SESSION = {"session_timeout_ms": 60000}
 COOPERATIVE = {**LONG_SESSION, "partition_assignment_strategy": "cooperative-sticky"}
+#: The leader's hold plan alone: each arrival's start() returns once it joined (the barrier would
+#: hold it until the next one starts, which these tests do only after start() returned).
+NO_BARRIER = {"roster_barrier": False}
 
 
 async def _stop(members: list[Member]) -> None:
@@ -60,14 +64,16 @@ async def test_cooperative_scale_up_holds_then_moves_each_partition_once(
             m.listener.assigned.clear()
         await register_members(kafka_bootstrap, group, ids, wait_ms=120_000)
 
-        members["r-2"] = await start_member(topic, kafka_bootstrap, group, "r-2", **COOPERATIVE)
+        members["r-2"] = await start_member(topic, kafka_bootstrap, group, "r-2",
+                                            **COOPERATIVE, **NO_BARRIER)  # fmt: skip
         await _together(list(members.values()))
         await asyncio.sleep(1.0)  # a second (cooperative) rebalance would have begun by now
         assert _snapshot(members) == before, "nothing owned moves while r-3 is missing"
         assert owned(members["r-2"]) == set()
         assert all(m.listener.revoked == [] for m in members.values()), "nobody stopped"
 
-        members["r-3"] = await start_member(topic, kafka_bootstrap, group, "r-3", **COOPERATIVE)
+        members["r-3"] = await start_member(topic, kafka_bootstrap, group, "r-3",
+                                            **COOPERATIVE, **NO_BARRIER)  # fmt: skip
         await wait_until(
             lambda: all(len(owned(m)) == 2 for m in members.values()), 60, "two partitions each"
         )
@@ -97,7 +103,7 @@ async def test_eager_scale_up_moves_no_partition_twice(
     topic, group = topic_factory(partitions=8), unique_group_id()
     ids = ["e-0", "e-1", "e-2", "e-3"]
     members: dict[str, Member] = {}
-    eager = {**LONG_SESSION, "partition_assignment_strategy": "range"}
+    eager = {**LONG_SESSION, "partition_assignment_strategy": "range", **NO_BARRIER}
     try:
         for name in ids[:2]:
             members[name] = await start_member(topic, kafka_bootstrap, group, name, **eager)
@@ -130,8 +136,9 @@ async def test_a_member_that_never_comes_ends_the_wait_with_a_reason_the_broker_
     await register_members(kafka_bootstrap, group, ["w-0", "w-1", "ghost"], wait_ms=6_000)
     members: dict[str, Member] = {}
     try:
-        members["w-0"] = await start_member(topic, kafka_bootstrap, group, "w-0", **COOPERATIVE)
-        members["w-1"] = await start_member(topic, kafka_bootstrap, group, "w-1", **COOPERATIVE)
+        for name in ("w-0", "w-1"):
+            members[name] = await start_member(topic, kafka_bootstrap, group, name,
+                                               **COOPERATIVE, **NO_BARRIER)  # fmt: skip
         await _together(list(members.values()))
         assert owned(members["w-0"]) == {0, 1, 2, 3} and owned(members["w-1"]) == set()
         await wait_until(lambda: len(owned(members["w-1"])) == 2, 30, "the wait to end")
@@ -174,3 +181,57 @@ async def test_an_unreadable_roster_is_planned_without_and_warned(
                    if "planning without" in r.getMessage())  # fmt: skip
     finally:
         await _stop(members)
+
+
+async def test_registered_arrivals_wait_at_the_barrier_then_join_in_one_rebalance(
+    kafka_bootstrap: str, topic_factory: Callable[..., str], unique_group_id: Callable[..., str]
+) -> None:
+    topic, group = topic_factory(partitions=8), unique_group_id()
+    members: dict[str, Member] = {}
+    starting: list[asyncio.Task[Member]] = []
+    waiting: StaticConsumer | None = None
+    try:
+        for name in ("b-0", "b-1"):
+            members[name] = await start_member(topic, kafka_bootstrap, group, name, **COOPERATIVE)
+        await wait_stable(list(members.values()), 8)
+        await _together(list(members.values()))
+        generation = members["b-0"].consumer.generation_id
+        before = _snapshot(members)
+        await register_members(kafka_bootstrap, group, ["b-0", "b-1", "b-2", "b-3"],
+                               wait_ms=120_000)  # fmt: skip
+
+        listener = Revocations()
+        waiting = StaticConsumer(bootstrap_servers=kafka_bootstrap, group_id=group,
+                                 group_instance_id="b-2", **{**FAST, **COOPERATIVE})  # fmt: skip
+        waiting.subscribe([topic], listener=listener)
+        starting.append(asyncio.create_task(waiting.start()))  # type: ignore[arg-type]
+        b2 = waiting
+        await wait_until(lambda: b2.membership.state.value == "waiting", 20, "b-2 to wait")
+        assert b2.membership.ready, "a member waiting at the barrier is ready"
+        await asyncio.sleep(1.5)
+        assert members["b-0"].consumer.generation_id == generation, "nobody joined yet"
+        assert _snapshot(members) == before
+
+        starting.append(asyncio.create_task(
+            start_member(topic, kafka_bootstrap, group, "b-3", **COOPERATIVE)))  # fmt: skip
+        async with asyncio.timeout(30):
+            _, last = await asyncio.gather(*starting)
+        members["b-2"] = Member(waiting, listener)
+        members["b-2"].task = asyncio.create_task(members["b-2"].run())
+        members["b-3"] = last  # type: ignore[assignment]
+        await wait_until(
+            lambda: all(len(owned(m)) == 2 for m in members.values()), 60, "two partitions each"
+        )
+        await _together(list(members.values()))
+        # One rebalance brought both in; the cooperative protocol adds the one that hands out
+        # what the running members revoked. Without the barrier: one more (b-2 alone first).
+        assert members["b-0"].consumer.generation_id - generation == 2
+        after = _snapshot(members)
+        moved = {p for p in range(8) if after[p] != before[p]}
+        assert len(moved) == 4 and {after[p] for p in moved} == {"b-2", "b-3"}
+    finally:
+        for task in starting:
+            task.cancel()
+        await _stop(list(members.values()))
+        if waiting is not None and "b-2" not in members:
+            await waiting.stop()

@@ -33,6 +33,7 @@ from . import test_consumer_group_member as kip848
 CONTRACT = [
     (M.NOT_STARTED, False, False, True), (M.NOT_STARTED, True, False, True),
     (M.UNSUBSCRIBED, False, False, True), (M.UNSUBSCRIBED, True, False, True),
+    (M.WAITING, False, True, True), (M.WAITING, True, True, True),  # at the roster's barrier
     (M.JOINING, False, False, True), (M.JOINING, True, False, True),  # generation lost
     (M.REBALANCING, False, False, True),  # the first join, not held yet
     (M.REBALANCING, True, True, True),  # a rebalance it takes part in: still a member

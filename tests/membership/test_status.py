@@ -67,6 +67,7 @@ LIFECYCLE_TABLE = [
     (Lifecycle.NOT_STARTED, None, True, M.NOT_STARTED),
     (Lifecycle.NOT_STARTED, None, False, M.NOT_STARTED),
     (Lifecycle.STARTED, None, True, M.JOINING),  # start() still connecting, no engine yet
+    (Lifecycle.AT_BARRIER, None, True, M.WAITING),  # at the roster's barrier, before joining
     (Lifecycle.STARTED, None, False, M.UNSUBSCRIBED),  # no group_id: no group at all
     (Lifecycle.STARTED, M.STABLE, True, M.STABLE),
     (Lifecycle.STARTED, M.REBALANCING, True, M.REBALANCING),
@@ -88,11 +89,12 @@ def test_lifecycle_and_engine(
 
 @pytest.mark.parametrize(
     ("state", "ready", "live"),
-    [(M.NOT_STARTED, False, True), (M.UNSUBSCRIBED, False, True), (M.JOINING, False, True),
+    [(M.NOT_STARTED, False, True), (M.UNSUBSCRIBED, False, True), (M.WAITING, True, True),
+     (M.JOINING, False, True),
      (M.REBALANCING, False, True), (M.STABLE, True, True), (M.FENCED, False, False),
      (M.FAILED, False, False), (M.STOPPED, False, True)],
 )  # fmt: skip
-def test_ready_only_when_stable_live_unless_fatal(
+def test_ready_only_when_stable_or_at_the_barrier_live_unless_fatal(
     state: MembershipState, ready: bool, live: bool
 ) -> None:
     assert (state.ready, state.live) == (ready, live)

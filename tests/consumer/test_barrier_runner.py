@@ -1,0 +1,35 @@
+"""The roster barrier's runner (``_consumer/barrier.py``) never blocks a member: when it cannot
+run (here: no cluster at the address), one WARNING, and the member goes on to join."""
+
+from __future__ import annotations
+
+import logging
+
+import pytest
+
+from staticconsumer import ConfigurationError, StaticConsumer
+from staticconsumer._consumer.assembly import roster_source
+from staticconsumer._consumer.barrier import JoinBarrier
+from staticconsumer.membership import LogIdentity
+
+
+async def test_a_barrier_that_cannot_run_warns_once_and_lets_the_member_join(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    caplog.set_level(logging.DEBUG, logger="staticconsumer")
+    reader = roster_source("_rosters", "g", {"bootstrap_servers": "127.0.0.1:1"})
+    assert reader is not None
+    calls: list[bool] = []
+    identity = LogIdentity("g", "svc-6", "c", lambda: "")
+    assert await JoinBarrier(reader, "svc-6", identity).wait(calls.append) is None
+    assert calls == [False]  # never waited; told that the wait is over
+    ours = [r for r in caplog.records if r.name.startswith("staticconsumer.")]
+    (warning,) = [r for r in ours if r.levelno >= logging.WARNING]
+    assert warning.getMessage().startswith("[group=g instance=svc-6 member=-] joining without ")
+    assert "127.0.0.1:1" in warning.getMessage()
+
+
+@pytest.mark.parametrize("bad", ["yes", 1, None])
+async def test_roster_barrier_must_be_a_bool(bad: object) -> None:
+    with pytest.raises(ConfigurationError, match=r"roster_barrier .*KIP-469.*True or False"):
+        StaticConsumer("t", group_id="g", group_instance_id="i-0", roster_barrier=bad)  # type: ignore[arg-type]
