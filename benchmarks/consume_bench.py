@@ -9,7 +9,9 @@ reads the whole topic (``getmany`` in batches of at most 500 records, Java's
 ``max.poll.records``); the clock runs from the moment the consumer holds its partitions until the
 last record was returned. Prints each round's records/s, the median per class and mode, the
 ratio StaticConsumer / AIOKafkaConsumer of the medians and the median of the per-round ratios
-("paired"; the goal is >= 0.97 in both modes). A local broker is started unless
+("paired"; the goal is >= 0.97 in both modes). It also splits each round: the time from holding
+the partitions to the first record ("first ms": finding the positions, the first fetch), and
+the rate from the first record on ("steady", and its paired ratio). A local broker is started unless
 ``--bootstrap-servers`` is given. ``hot_path_bench.py`` measures the consumer's own cost per
 record without Kafka.
 """
@@ -49,8 +51,11 @@ async def produce(bootstrap: str, topic: str, records: int) -> None:
         await producer.stop()
 
 
-async def consume(cls: type[Any], mode: str, bootstrap: str, topic: str, records: int) -> float:
-    """One round: a fresh group reads ``records`` records; returns records per second."""
+Round = tuple[float, float, float]  # records/s, ms to the first record, records/s after it
+
+
+async def consume(cls: type[Any], mode: str, bootstrap: str, topic: str, records: int) -> Round:
+    """One round: a fresh group reads ``records`` records."""
     kwargs: dict[str, Any] = {}
     if cls is StaticConsumer:
         kwargs["group_instance_id"] = "bench-0"
@@ -63,53 +68,70 @@ async def consume(cls: type[Any], mode: str, bootstrap: str, topic: str, records
         assert consumer.assignment(), "start() returns once the consumer holds its partitions"
         seen = 0
         started = time.perf_counter()
+        first = 0.0
         if mode == "async for":
             async for _record in consumer:
                 seen += 1
+                if seen == 1:
+                    first = time.perf_counter()
                 if seen >= records:
                     break
         else:
             while seen < records:
                 batch = await consumer.getmany(timeout_ms=1000, max_records=MAX_RECORDS)
+                if batch and not seen:
+                    first = time.perf_counter()
                 seen += sum(len(rs) for rs in batch.values())
-        return seen / (time.perf_counter() - started)
+        ended = time.perf_counter()
+        return seen / (ended - started), (first - started) * 1000, seen / (ended - first)
     finally:
         await consumer.stop()
 
 
-async def run(bootstrap: str, records: int, rounds: int) -> dict[tuple[str, str], list[float]]:
+async def run(
+    bootstrap: str, records: int, rounds: int, modes: list[str]
+) -> dict[tuple[str, str], list[Round]]:
     topic = f"consume-bench-{uuid.uuid4().hex[:8]}"
     from staticconsumer.localkafka import create_topic
 
     await create_topic(bootstrap, topic, partitions=PARTITIONS)
     print(f"producing {records:,} records to {topic} ({PARTITIONS} partitions)", file=sys.stderr)
     await produce(bootstrap, topic, records)
-    results: dict[tuple[str, str], list[float]] = {}
-    for mode in ("async for", "getmany"):
+    results: dict[tuple[str, str], list[Round]] = {}
+    for mode in modes:
         for r in range(rounds):
             order = (StaticConsumer, AIOKafkaConsumer) if r % 2 == 0 else (
                 AIOKafkaConsumer, StaticConsumer)  # fmt: skip
             for cls in order:
-                rate = await consume(cls, mode, bootstrap, topic, records)
-                results.setdefault((mode, cls.__name__), []).append(rate)
-                print(f"  {mode:9} round {r + 1} {cls.__name__:16} {rate:12,.0f} records/s",
+                got = await consume(cls, mode, bootstrap, topic, records)
+                results.setdefault((mode, cls.__name__), []).append(got)
+                print(f"  {mode:9} round {r + 1} {cls.__name__:16} {got[0]:12,.0f} records/s, "
+                      f"first record after {got[1]:5.0f} ms, then {got[2]:12,.0f} records/s",
                       file=sys.stderr)  # fmt: skip
     return results
 
 
-def report(results: dict[tuple[str, str], list[float]], records: int) -> None:
+def report(results: dict[tuple[str, str], list[Round]], records: int) -> None:
     print(f"records per second, {records:,} records per round, median of "
           f"{len(next(iter(results.values())))} rounds (alternating)")  # fmt: skip
     print(f"{'mode':10} {'StaticConsumer':>16} {'AIOKafkaConsumer':>18} {'ratio':>7} "
-          f"{'paired':>7}")  # fmt: skip
-    for mode in ("async for", "getmany"):
+          f"{'paired':>7} {'first ms (ours/theirs)':>24} {'steady paired':>14}")  # fmt: skip
+    modes = dict.fromkeys(mode for mode, _cls in results)
+    for mode in modes:
         ours_all = results[(mode, "StaticConsumer")]
         theirs_all = results[(mode, "AIOKafkaConsumer")]
-        ours, theirs = statistics.median(ours_all), statistics.median(theirs_all)
+        ours = statistics.median(r[0] for r in ours_all)
+        theirs = statistics.median(r[0] for r in theirs_all)
         # Each round runs both classes back to back: the median of the per-round ratios is
         # steadier on a noisy machine than the ratio of the medians.
-        paired = statistics.median(o / t for o, t in zip(ours_all, theirs_all, strict=True))
-        print(f"{mode:10} {ours:16,.0f} {theirs:18,.0f} {ours / theirs:7.2f} {paired:7.2f}")
+        pairs = list(zip(ours_all, theirs_all, strict=True))
+        paired = statistics.median(o[0] / t[0] for o, t in pairs)
+        steady = statistics.median(o[2] / t[2] for o, t in pairs)
+        first_ours = statistics.median(r[1] for r in ours_all)
+        first_theirs = statistics.median(r[1] for r in theirs_all)
+        firsts = f"{first_ours:.0f} / {first_theirs:.0f}"
+        print(f"{mode:10} {ours:16,.0f} {theirs:18,.0f} {ours / theirs:7.2f} {paired:7.2f} "
+              f"{firsts:>24} {steady:14.2f}")  # fmt: skip
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -117,10 +139,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--records", type=int, default=400_000)
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--bootstrap-servers", default=None)
+    parser.add_argument("--mode", action="append", choices=("async for", "getmany"),
+                        help="only this mode (repeatable; default: both)")  # fmt: skip
     args = parser.parse_args(argv)
+    modes = args.mode or ["async for", "getmany"]
     logging.basicConfig(level=logging.WARNING)
     with bootstrap_servers(args.bootstrap_servers) as bootstrap:
-        report(asyncio.run(run(bootstrap, args.records, args.rounds)), args.records)
+        report(asyncio.run(run(bootstrap, args.records, args.rounds, modes)), args.records)
     return 0
 
 

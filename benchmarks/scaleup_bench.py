@@ -4,12 +4,15 @@
 
 4 static StaticConsumers own a 16-partition topic with a producer running; 4 new static members
 then start, either one every ``--stagger-s`` seconds (as a StatefulSet with the default
-``OrderedReady`` policy brings pods up) or all at once (``Parallel``). For each assignor
-(eager ``range``, ``cooperative-sticky``), without and with the 4 new ids registered first
-(``register_members``, the roster the classic leader plans under), it prints, from the rebalance
-listeners' calls and the generations:
+``OrderedReady`` policy brings pods up: a member waiting at the roster's barrier is ready) or all
+at once (``Parallel``). Scenarios: eager ``range`` and ``cooperative-sticky`` (classic protocol)
+alone, with the 4 new ids registered first (``register_members``: the leader plans under the
+roster; ``roster_barrier=False``), and registered with the join barrier (the default); the
+consumer protocol (KIP-848, the broker's default assignor) alone and registered with the barrier.
+From the rebalance listeners' calls and the group it prints:
 
-* **rebalances**: generations gone through until the 8 are stable;
+* **rebalances**: generations gone through until the 8 are stable (KIP-848: group epochs, which
+  move once per joining member, batched or not);
 * **moves**: times a partition was handed to a member other than its last owner;
 * **needed**: partitions whose final owner is not their first (the fewest moves that reach the
   final plan: 8 for a sticky assignor; ``range`` re-cuts its ranges, 14 here);
@@ -33,12 +36,14 @@ import statistics
 import sys
 import time
 import uuid
+from dataclasses import dataclass
+from typing import Any
 
 from _broker import bootstrap_servers, produce_until  # benchmarks/, the script's own folder
 from cooperative_bench import Member, Recorder, figures
 
 from staticconsumer import StaticConsumer
-from staticconsumer.admin import register_members
+from staticconsumer.admin import describe_group, register_members
 
 PARTITIONS = 16
 RUNNING, ARRIVING = 4, 4
@@ -77,9 +82,39 @@ async def stable(members: list[Member], quiet_s: float = 2.0) -> None:
             await asyncio.sleep(0.05)
 
 
-async def scenario(
-    bootstrap: str, strategy: str, roster: bool, stagger_s: float
-) -> dict[str, float]:
+@dataclass(frozen=True)
+class Scenario:
+    """One way to grow the group: the assignor (classic) or ``"consumer"`` (KIP-848), whether
+    the new ids are registered first, and whether the arrivals wait at the roster's barrier."""
+
+    assignor: str
+    roster: bool = False
+    barrier: bool = False
+
+    @property
+    def name(self) -> str:
+        what = "consumer protocol" if self.assignor == CONSUMER else self.assignor
+        return what + (" + roster" if self.roster else "") + (" + barrier" if self.barrier else "")
+
+    def consumer_args(self) -> dict[str, Any]:
+        common: dict[str, Any] = {"roster_barrier": self.barrier}
+        if self.assignor == CONSUMER:
+            return {**common, "group_protocol": "consumer"}
+        return {**common, "partition_assignment_strategy": self.assignor,
+                "session_timeout_ms": 30_000, "heartbeat_interval_ms": 500}  # fmt: skip
+
+
+CONSUMER = "consumer"
+
+
+async def _epoch(bootstrap: str, group: str, members: list[Member], scenario: Scenario) -> int:
+    """The classic generation, or the KIP-848 group epoch (it moves on every join)."""
+    if scenario.assignor != CONSUMER:
+        return int(members[0].consumer.generation_id)
+    return (await describe_group(bootstrap, group)).group_epoch or 0
+
+
+async def scenario_run(bootstrap: str, scenario: Scenario, stagger_s: float) -> dict[str, float]:
     from staticconsumer.localkafka import create_topic
 
     tag = uuid.uuid4().hex[:8]
@@ -91,8 +126,7 @@ async def scenario(
     async def start(i: int) -> Member:
         consumer = StaticConsumer(
             bootstrap_servers=bootstrap, group_id=group, group_instance_id=f"m-{i}",
-            partition_assignment_strategy=strategy, session_timeout_ms=30_000,
-            heartbeat_interval_ms=500, enable_auto_commit=False, auto_offset_reset="earliest",
+            enable_auto_commit=False, auto_offset_reset="earliest", **scenario.consumer_args(),
         )  # fmt: skip
         consumer.subscribe([topic], listener=recorder.listener(f"m-{i}"))
         await consumer.start()
@@ -100,19 +134,20 @@ async def scenario(
 
     members = [await start(i) for i in range(RUNNING)]
     await stable(members)
-    if roster:
+    if scenario.roster:
         ids = [f"m-{i}" for i in range(RUNNING + ARRIVING)]
         await register_members(bootstrap, group, ids, wait_ms=120_000)
-    generation = members[0].consumer.generation_id
+    epoch = await _epoch(bootstrap, group, members, scenario)
     owners = {(tp.topic, tp.partition): f"m-{i}"
               for i, m in enumerate(members) for tp in m.consumer.assignment()}  # fmt: skip
     t0 = time.monotonic()
-    if stagger_s > 0:
-        for i in range(RUNNING, RUNNING + ARRIVING):
-            members.append(await start(i))
-            await asyncio.sleep(stagger_s)
-    else:
-        members += await asyncio.gather(*(start(i) for i in range(RUNNING, RUNNING + ARRIVING)))
+    # Pods start stagger_s apart (start() may still be waiting at the barrier: a waiting member
+    # is ready, so an OrderedReady StatefulSet goes on).
+    arriving = []
+    for i in range(RUNNING, RUNNING + ARRIVING):
+        arriving.append(asyncio.create_task(start(i)))
+        await asyncio.sleep(stagger_s)
+    members += await asyncio.gather(*arriving)
     await stable(members)
     took = time.monotonic() - t0
     result = figures(recorder.calls, t0)
@@ -120,7 +155,7 @@ async def scenario(
     final = {(tp.topic, tp.partition): f"m-{i}"
              for i, m in enumerate(members) for tp in m.consumer.assignment()}  # fmt: skip
     result["needed"] = sum(1 for tp, who in final.items() if owners.get(tp) != who)
-    result["rebalances"] = members[0].consumer.generation_id - generation
+    result["rebalances"] = await _epoch(bootstrap, group, members, scenario) - epoch
     result["seconds"] = took
     stop.set()
     await producing
@@ -130,8 +165,10 @@ async def scenario(
 
 
 SCENARIOS = (
-    ("range", False), ("range", True),
-    ("cooperative-sticky", False), ("cooperative-sticky", True),
+    Scenario("range"), Scenario("range", roster=True), Scenario("range", True, True),
+    Scenario("cooperative-sticky"), Scenario("cooperative-sticky", roster=True),
+    Scenario("cooperative-sticky", True, True),
+    Scenario(CONSUMER), Scenario(CONSUMER, True, True),
 )  # fmt: skip
 KEYS = ("rebalances", "moves", "needed", "moved_twice", "paused_partition_s", "seconds")
 
@@ -140,11 +177,10 @@ async def run(bootstrap: str, rounds: int, stagger_s: float) -> None:
     for label, stagger in (("staggered", stagger_s), ("together", 0.0)):
         results: dict[str, list[dict[str, float]]] = {}
         for r in range(rounds):
-            for strategy, roster in SCENARIOS:
-                name = f"{strategy}{' + roster' if roster else ''}"
-                got = await scenario(bootstrap, strategy, roster, stagger)
-                results.setdefault(name, []).append(got)
-                print(f"  {label} round {r + 1} {name:28} {got}", file=sys.stderr)
+            for scenario in SCENARIOS:
+                got = await scenario_run(bootstrap, scenario, stagger)
+                results.setdefault(scenario.name, []).append(got)
+                print(f"  {label} round {r + 1} {scenario.name:36} {got}", file=sys.stderr)
         report(label, stagger, results)
 
 
@@ -153,14 +189,14 @@ def report(label: str, stagger_s: float, results: dict[str, list[dict[str, float
     rounds = len(next(iter(results.values())))
     print(f"\n{RUNNING} static members + {ARRIVING} new ones, {how} ({label}); {PARTITIONS} "
           f"partitions, live producer; median of {rounds} round(s)")  # fmt: skip
-    print(f"{'assignor':28} " + " ".join(f"{k:>13}" for k in KEYS))
+    print(f"{'assignor':36} " + " ".join(f"{k:>13}" for k in KEYS))
     medians = {
         name: {k: statistics.median(r[k] for r in rows) for k in KEYS}
         for name, rows in results.items()
     }
     base = medians["range"]
     for name, m in medians.items():
-        print(f"{name:28} " + " ".join(f"{m[k]:13.2f}" for k in KEYS))
+        print(f"{name:36} " + " ".join(f"{m[k]:13.2f}" for k in KEYS))
     for name, m in medians.items():
         if name == "range":
             continue
