@@ -107,17 +107,23 @@ class Member:
         await self.consumer.stop(**kw)
 
 
-async def stable(members: list[Member]) -> None:
-    """Every partition owned once, one generation, for a whole second."""
-    async with asyncio.timeout(120):
+async def stable(
+    members: list[Member], *, partitions: int = PARTITIONS, quiet_s: float = 1.0,
+    settled: bool = False, timeout_s: float = 120,
+) -> None:  # fmt: skip
+    """Every partition owned once, one generation, for ``quiet_s``; with ``settled``, every
+    member's membership state ``stable`` too."""
+    async with asyncio.timeout(timeout_s):
         quiet_since: float | None = None
         while True:
             owned = [tp for m in members for tp in m.consumer.assignment()]
             gens = {m.consumer.generation_id for m in members}
-            ok = len(owned) == len(set(owned)) == PARTITIONS and len(gens) == 1
+            ok = len(owned) == len(set(owned)) == partitions and len(gens) == 1
+            if settled:
+                ok = ok and {m.consumer.membership.state.value for m in members} == {"stable"}
             now = time.monotonic()
             quiet_since = (quiet_since or now) if ok else None
-            if quiet_since is not None and now - quiet_since >= 1.0:
+            if quiet_since is not None and now - quiet_since >= quiet_s:
                 return
             await asyncio.sleep(0.05)
 

@@ -41,6 +41,7 @@ from typing import Any
 
 from _broker import bootstrap_servers, produce_until  # benchmarks/, the script's own folder
 from cooperative_bench import Member, Recorder, figures
+from cooperative_bench import stable as settled_group
 
 from staticconsumer import StaticConsumer
 from staticconsumer.admin import describe_group, register_members
@@ -65,21 +66,9 @@ def moves(calls: Calls, since: float, owners: dict[TP, str]) -> tuple[int, int]:
     return sum(changed.values()), sum(1 for n in changed.values() if n > 1)
 
 
-async def stable(members: list[Member], quiet_s: float = 2.0) -> None:
-    """Every partition owned once, every member stable on one generation, for ``quiet_s``."""
-    async with asyncio.timeout(180):
-        quiet_since: float | None = None
-        while True:
-            owned = [tp for m in members for tp in m.consumer.assignment()]
-            gens = {m.consumer.generation_id for m in members}
-            states = {m.consumer.membership.state.value for m in members}
-            ok = len(owned) == len(set(owned)) == PARTITIONS and len(gens) == 1
-            ok = ok and states == {"stable"}
-            now = time.monotonic()
-            quiet_since = (quiet_since or now) if ok else None
-            if quiet_since is not None and now - quiet_since >= quiet_s:
-                return
-            await asyncio.sleep(0.05)
+async def stable(members: list[Member]) -> None:
+    """Every partition owned once, every member stable on one generation, for 2 s."""
+    await settled_group(members, partitions=PARTITIONS, quiet_s=2.0, settled=True, timeout_s=180)
 
 
 @dataclass(frozen=True)

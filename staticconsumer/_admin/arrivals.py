@@ -15,13 +15,13 @@ from collections.abc import Mapping
 from typing import Any
 
 import aiokafka.errors as Errors
-from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
+from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
 
 from .._compat.roster import prepare_security_logs
 from ..errors import RosterFormatError
 from ..membership._barrier import arrival_key, arrival_value, read_arrival
 from ..membership._roster import Roster
-from .roster_store import _denied, _unreadable, topic_exists
+from .roster_store import _denied, _unreadable, scan_records, topic_exists
 
 _CLIENT_ID = "staticconsumer-roster-barrier"
 
@@ -33,23 +33,17 @@ async def read_roster_and_arrivals(
     from the log start of partition 0 to its high watermark (not bounded here)."""
     if not await topic_exists(consumer, group_id, topic, principal):
         return None, {}
-    tp = TopicPartition(topic, 0)
-    consumer.assign([tp])
     roster_key = group_id.encode()
     value: bytes | None = None
     arrivals: dict[str, int] = {}
     try:
-        end = (await consumer.end_offsets([tp]))[tp]
-        await consumer.seek_to_beginning(tp)
-        while await consumer.position(tp) < end:
-            batches = await consumer.getmany(tp, timeout_ms=200)
-            for record in batches.get(tp, ()):
-                if record.key == roster_key:
-                    value = record.value
-                    continue
-                arrival = read_arrival(record.key, record.value, group_id)
-                if arrival is not None:
-                    arrivals[arrival[0]] = arrival[1]
+        async for record in scan_records(consumer, topic):
+            if record.key == roster_key:
+                value = record.value
+                continue
+            arrival = read_arrival(record.key, record.value, group_id)
+            if arrival is not None:
+                arrivals[arrival[0]] = arrival[1]
     except Errors.TopicAuthorizationFailedError:
         raise _denied(group_id, topic, "reading", "TOPIC_AUTHORIZATION_FAILED", principal) from None
     except RosterFormatError as exc:

@@ -107,19 +107,25 @@ async def client_consumer(
         await consumer.stop()
 
 
-async def _last_value(consumer: AIOKafkaConsumer, topic: str, key: bytes) -> bytes | None:
-    """The last value under ``key`` in partition 0 up to the high watermark (None: none, or a
-    tombstone)."""
+async def scan_records(consumer: AIOKafkaConsumer, topic: str) -> AsyncIterator[Any]:
+    """Every record of partition 0, from the log start up to the high watermark read first."""
     tp = TopicPartition(topic, 0)
     consumer.assign([tp])
     end = (await consumer.end_offsets([tp]))[tp]
     await consumer.seek_to_beginning(tp)
-    value: bytes | None = None
     while await consumer.position(tp) < end:
         batches = await consumer.getmany(tp, timeout_ms=200)
         for record in batches.get(tp, ()):
-            if record.key == key:
-                value = record.value
+            yield record
+
+
+async def _last_value(consumer: AIOKafkaConsumer, topic: str, key: bytes) -> bytes | None:
+    """The last value under ``key`` in partition 0 up to the high watermark (None: none, or a
+    tombstone)."""
+    value: bytes | None = None
+    async for record in scan_records(consumer, topic):
+        if record.key == key:
+            value = record.value
     return value
 
 

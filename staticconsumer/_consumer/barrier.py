@@ -24,6 +24,7 @@ from .._admin.arrivals import read_roster_and_arrivals, write_arrival
 from .._admin.describe import describe_group_with_client
 from .._admin.roster_store import client_consumer
 from .._compat import client_of
+from ..drivers.roster_gate import wall_clock_ms
 from ..membership import LogIdentity, Roster
 from ..membership._barrier import BarrierDecision, barrier
 from .assembly import ROSTER_READ_TIMEOUT_S, RosterReader
@@ -34,17 +35,13 @@ log = logging.getLogger(__name__)
 BARRIER_POLL_S = 0.5
 
 
-def _wall_clock_ms() -> int:
-    return time.time_ns() // 1_000_000
-
-
 class JoinBarrier:
     """Waits at the roster's barrier (module docstring). ``on_wait(True)`` when the member starts
     waiting, ``on_wait(False)`` when the wait ends, however it ends."""
 
     def __init__(
         self, reader: RosterReader, instance_id: str, identity: LogIdentity, *,
-        clock_ms: Callable[[], int] = _wall_clock_ms, poll_s: float = BARRIER_POLL_S,
+        clock_ms: Callable[[], int] = wall_clock_ms, poll_s: float = BARRIER_POLL_S,
     ) -> None:  # fmt: skip
         self._reader = reader
         self._instance_id = instance_id
