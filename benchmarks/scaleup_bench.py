@@ -1,6 +1,7 @@
 """A static group of 4 grows to 8 (issue 21, KIP-469 kept by the client), same run, side by side.
 
-    python benchmarks/scaleup_bench.py [--rounds 1] [--stagger-s 3] [--bootstrap-servers H:P]
+    python benchmarks/scaleup_bench.py [--rounds 1] [--stagger-s 3] [--no-java]
+        [--bootstrap-servers H:P]
 
 4 static StaticConsumers own a 16-partition topic with a producer running; 4 new static members
 then start, either one every ``--stagger-s`` seconds (as a StatefulSet with the default
@@ -19,7 +20,16 @@ From the rebalance listeners' calls and the group it prints:
 * **moved twice**: partitions that changed owner more than once;
 * **paused partition-seconds**: per partition, the time from being revoked until it is handed
   out again, summed (the eager protocol pauses every partition at each rebalance);
-* **seconds**: from the first new member's start until the group of 8 is stable.
+* **all own s**: from the first new member's start until all 8 own partitions at once;
+* **seconds**: from the first new member's start until the group of 8 is stable;
+* **lost**, **duplicates**: after the producer stops and the group drains the topic, records
+  never consumed, and records consumed more than once (members commit after every batch; a
+  commit refused by a rebalance lets the next owner read the batch again).
+
+The Java client (kafka-clients 4.3.1, ``scaleup_java.py``: classic with Java's
+``CooperativeStickyAssignor``, and ``group.protocol=consumer``) runs the same growth as the
+reference (its records are not tracked: lost and duplicates show ``-``); it needs a JDK and Maven
+(``tests/java``), and is skipped with a line saying so without them.
 
 Ratios are against ``range`` without a roster in the same run. Goal (issue 21): with the roster,
 moves == needed (no partition moved twice), whatever the arrival order; with cooperative-sticky,
@@ -31,6 +41,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import logging
 import statistics
 import sys
@@ -40,8 +51,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from _broker import bootstrap_servers, produce_until  # benchmarks/, the script's own folder
+from aiokafka.errors import CommitFailedError
 from cooperative_bench import Member, Recorder, figures
 from cooperative_bench import stable as settled_group
+from scaleup_java import JAVA_SCENARIOS, java_command, java_run, owners_at
 
 from staticconsumer import StaticConsumer
 from staticconsumer.admin import describe_group, register_members
@@ -64,6 +77,61 @@ def moves(calls: Calls, since: float, owners: dict[TP, str]) -> tuple[int, int]:
                 changed[tp] = changed.get(tp, 0) + 1
                 last[tp] = member
     return sum(changed.values()), sum(1 for n in changed.values() if n > 1)
+
+
+def all_own_s(calls: Calls, since: float, owners: dict[TP, str], members: list[str]) -> float:
+    """Seconds from ``since`` until every one of ``members`` owned partitions at once."""
+    owned: dict[str, set[TP]] = {m: set() for m in members}
+    for tp, who in owners.items():
+        owned.setdefault(who, set()).add(tp)
+    for t, kind, who, tps in sorted(c for c in calls if c[0] >= since):
+        mine = owned.setdefault(who, set())
+        if kind == "assigned":
+            mine |= tps
+        else:
+            mine -= tps
+        if all(owned[m] for m in members):
+            return t - since
+    return float("nan")
+
+
+class Tracked(Member):
+    """A member that remembers every offset it consumed (lost and duplicates)."""
+
+    def __init__(self, consumer: StaticConsumer, seen: dict[TP, dict[int, int]]) -> None:
+        self.seen = seen
+        super().__init__(consumer)
+
+    async def _run(self) -> None:
+        while self.running:
+            batch = await self.consumer.getmany(timeout_ms=100)
+            for tp, records in batch.items():
+                counts = self.seen.setdefault((tp.topic, tp.partition), {})
+                for r in records:
+                    counts[r.offset] = counts.get(r.offset, 0) + 1
+            if batch:
+                with contextlib.suppress(CommitFailedError):  # refused while rebalancing
+                    await self.consumer.commit()
+
+
+async def drained(members: list[Member], seen: dict[TP, dict[int, int]]) -> tuple[int, int]:
+    """(lost, duplicates) once every record up to the end offsets is consumed, or 60 s."""
+    from aiokafka import TopicPartition
+
+    tps = [TopicPartition(*tp) for tp in sorted({tp for m in members for tp in _owned(m)})]
+    ends = await members[0].consumer.end_offsets(tps)
+    want = {(tp.topic, tp.partition): end for tp, end in ends.items()}
+    with contextlib.suppress(TimeoutError):
+        async with asyncio.timeout(60):
+            while any(len(seen.get(tp, {})) < end for tp, end in want.items()):  # noqa: ASYNC110
+                await asyncio.sleep(0.2)
+    lost = sum(max(0, end - len(seen.get(tp, {}))) for tp, end in want.items())
+    dups = sum(n - 1 for counts in seen.values() for n in counts.values())
+    return lost, dups
+
+
+def _owned(member: Member) -> set[TP]:
+    return {(tp.topic, tp.partition) for tp in member.consumer.assignment()}
 
 
 async def stable(members: list[Member]) -> None:
@@ -111,6 +179,7 @@ async def scenario_run(bootstrap: str, scenario: Scenario, stagger_s: float) -> 
     await create_topic(bootstrap, topic, partitions=PARTITIONS)
     recorder, stop = Recorder(0.0), asyncio.Event()
     producing = asyncio.create_task(produce_until(bootstrap, topic, PARTITIONS, stop))
+    seen: dict[TP, dict[int, int]] = {}
 
     async def start(i: int) -> Member:
         consumer = StaticConsumer(
@@ -119,7 +188,7 @@ async def scenario_run(bootstrap: str, scenario: Scenario, stagger_s: float) -> 
         )  # fmt: skip
         consumer.subscribe([topic], listener=recorder.listener(f"m-{i}"))
         await consumer.start()
-        return Member(consumer)
+        return Tracked(consumer, seen)
 
     members = [await start(i) for i in range(RUNNING)]
     await stable(members)
@@ -146,8 +215,11 @@ async def scenario_run(bootstrap: str, scenario: Scenario, stagger_s: float) -> 
     result["needed"] = sum(1 for tp, who in final.items() if owners.get(tp) != who)
     result["rebalances"] = await _epoch(bootstrap, group, members, scenario) - epoch
     result["seconds"] = took
+    names = [f"m-{i}" for i in range(RUNNING + ARRIVING)]
+    result["all_own_s"] = all_own_s(recorder.calls, t0, owners, names)
     stop.set()
     await producing
+    result["lost"], result["duplicates"] = await drained(members, seen)
     for m in members:
         await m.stop()
     return result
@@ -159,10 +231,46 @@ SCENARIOS = (
     Scenario("cooperative-sticky", True, True),
     Scenario(CONSUMER), Scenario(CONSUMER, True, True),
 )  # fmt: skip
-KEYS = ("rebalances", "moves", "needed", "moved_twice", "paused_partition_s", "seconds")
+KEYS = ("rebalances", "moves", "needed", "moved_twice", "paused_partition_s", "all_own_s",
+        "seconds", "lost", "duplicates")  # fmt: skip
 
 
-async def run(bootstrap: str, rounds: int, stagger_s: float) -> None:
+async def java_scenario_run(
+    command: list[str], bootstrap: str, name: str, stagger_s: float
+) -> dict[str, float]:
+    from staticconsumer.localkafka import create_topic
+
+    tag = uuid.uuid4().hex[:8]
+    topic, group = f"scaleup-java-{tag}", f"scaleup-java-{tag}"
+    await create_topic(bootstrap, topic, partitions=PARTITIONS)
+    stop = asyncio.Event()
+    producing = asyncio.create_task(produce_until(bootstrap, topic, PARTITIONS, stop))
+
+    async def epoch() -> int:
+        return (await describe_group(bootstrap, group)).group_epoch or 0
+
+    try:
+        calls, t0, owners, rebalances = await java_run(
+            command, bootstrap, name, topic, group, (RUNNING, ARRIVING, PARTITIONS), stagger_s,
+            epoch,
+        )  # fmt: skip
+    finally:
+        stop.set()
+        await producing
+    result = figures(calls, t0)
+    result["moves"], result["moved_twice"] = moves(calls, t0, owners)
+    final = owners_at(calls, float("inf"))
+    result["needed"] = sum(1 for tp, who in final.items() if owners.get(tp) != who)
+    result["rebalances"] = rebalances
+    names = sorted({c[2] for c in calls})
+    result["all_own_s"] = all_own_s(calls, t0, owners, names)
+    result["seconds"] = max(c[0] for c in calls) - t0
+    result["lost"] = result["duplicates"] = float("nan")
+    return result
+
+
+async def run(bootstrap: str, rounds: int, stagger_s: float, java: bool) -> None:
+    command = java_command() if java else None
     for label, stagger in (("staggered", stagger_s), ("together", 0.0)):
         results: dict[str, list[dict[str, float]]] = {}
         for r in range(rounds):
@@ -170,6 +278,10 @@ async def run(bootstrap: str, rounds: int, stagger_s: float) -> None:
                 got = await scenario_run(bootstrap, scenario, stagger)
                 results.setdefault(scenario.name, []).append(got)
                 print(f"  {label} round {r + 1} {scenario.name:36} {got}", file=sys.stderr)
+            for name in JAVA_SCENARIOS if command else ():
+                got = await java_scenario_run(command or [], bootstrap, name, stagger)
+                results.setdefault(name, []).append(got)
+                print(f"  {label} round {r + 1} {name:36} {got}", file=sys.stderr)
         report(label, stagger, results)
 
 
@@ -185,7 +297,8 @@ def report(label: str, stagger_s: float, results: dict[str, list[dict[str, float
     }
     base = medians["range"]
     for name, m in medians.items():
-        print(f"{name:36} " + " ".join(f"{m[k]:13.2f}" for k in KEYS))
+        print(f"{name:36} " + " ".join(f"{m[k]:13.2f}" if m[k] == m[k] else f"{'-':>13}"
+                                       for k in KEYS))  # fmt: skip
     for name, m in medians.items():
         if name == "range":
             continue
@@ -198,10 +311,11 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=1)
     parser.add_argument("--stagger-s", type=float, default=3.0)
     parser.add_argument("--bootstrap-servers")
+    parser.add_argument("--no-java", action="store_true", help="skip the Java reference")
     args = parser.parse_args()
     logging.basicConfig(level=logging.ERROR)
     with bootstrap_servers(args.bootstrap_servers) as bootstrap:
-        asyncio.run(run(bootstrap, args.rounds, args.stagger_s))
+        asyncio.run(run(bootstrap, args.rounds, args.stagger_s, not args.no_java))
 
 
 if __name__ == "__main__":
