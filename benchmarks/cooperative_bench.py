@@ -51,7 +51,10 @@ class Recorder:
         self.calls: list[tuple[float, str, str, frozenset[TP]]] = []  # (t, kind, member, tps)
         self.revoke_s = revoke_s
 
-    def listener(self, member: str) -> ConsumerRebalanceListener:
+    def listener(self, member: str, commit: Any = None) -> ConsumerRebalanceListener:
+        """``commit``: a consumer that commits what it consumed of the partitions it gives up,
+        as Java's docs advise in ``onPartitionsRevoked`` (else the next owner reads again what
+        was consumed since the last commit that the rebalance refused)."""
         calls, revoke_s = self.calls, self.revoke_s
 
         class Listener(ConsumerRebalanceListener):  # type: ignore[misc]
@@ -60,6 +63,9 @@ class Recorder:
                               frozenset((tp.topic, tp.partition) for tp in revoked)))  # fmt: skip
                 if revoked:
                     await asyncio.sleep(revoke_s)
+                if revoked and commit is not None:
+                    with contextlib.suppress(CommitFailedError):  # fenced or a failed rebalance
+                        await commit.commit()
 
             def on_partitions_assigned(self, assigned: Any) -> None:
                 calls.append((time.monotonic(), "assigned", member,
@@ -128,9 +134,7 @@ async def stable(
             await asyncio.sleep(0.05)
 
 
-async def scenario(
-    bootstrap: str, name: str, strategy: Any, revoke_s: float
-) -> dict[str, float]:
+async def scenario(bootstrap: str, name: str, strategy: Any, revoke_s: float) -> dict[str, float]:
     from staticconsumer.localkafka import create_topic
 
     topic, group = f"coop-bench-{uuid.uuid4().hex[:8]}", f"coop-bench-{uuid.uuid4().hex[:8]}"
@@ -170,9 +174,7 @@ async def scenario(
     return result
 
 
-async def run(
-    bootstrap: str, rounds: int, revoke_s: float
-) -> dict[str, list[dict[str, float]]]:
+async def run(bootstrap: str, rounds: int, revoke_s: float) -> dict[str, list[dict[str, float]]]:
     results: dict[str, list[dict[str, float]]] = {"range (eager)": [], "cooperative-sticky": []}
     for r in range(rounds):
         for label, strategy in (("range (eager)", RangeAssignor),
@@ -203,8 +205,11 @@ def report(results: dict[str, list[dict[str, float]]], revoke_ms: int) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rounds", type=int, default=2)
-    parser.add_argument("--revoke-ms", default="0,250",
-                        help="time spent in on_partitions_revoked; comma-separated: one table each")
+    parser.add_argument(
+        "--revoke-ms",
+        default="0,250",
+        help="time spent in on_partitions_revoked; comma-separated: one table each",
+    )
     parser.add_argument("--bootstrap-servers", default=None)
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.ERROR)

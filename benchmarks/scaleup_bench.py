@@ -23,8 +23,8 @@ From the rebalance listeners' calls and the group it prints:
 * **all own s**: from the first new member's start until all 8 own partitions at once;
 * **seconds**: from the first new member's start until the group of 8 is stable;
 * **lost**, **duplicates**: after the producer stops and the group drains the topic, records
-  never consumed, and records consumed more than once (members commit after every batch; a
-  commit refused by a rebalance lets the next owner read the batch again).
+  never consumed, and records consumed more than once (members commit after every batch and in
+  ``on_partitions_revoked``, as Java's docs advise).
 
 The Java client (kafka-clients 4.3.1, ``scaleup_java.py``: classic with Java's
 ``CooperativeStickyAssignor``, and ``group.protocol=consumer``) runs the same growth as the
@@ -186,7 +186,7 @@ async def scenario_run(bootstrap: str, scenario: Scenario, stagger_s: float) -> 
             bootstrap_servers=bootstrap, group_id=group, group_instance_id=f"m-{i}",
             enable_auto_commit=False, auto_offset_reset="earliest", **scenario.consumer_args(),
         )  # fmt: skip
-        consumer.subscribe([topic], listener=recorder.listener(f"m-{i}"))
+        consumer.subscribe([topic], listener=recorder.listener(f"m-{i}", commit=consumer))
         await consumer.start()
         return Tracked(consumer, seen)
 

@@ -141,6 +141,7 @@ class ClientSeam:
         self.client = client
         self.subscription = subscription
         self.coordinator: CoordinatorSeam | None = None
+        self._pending_revocation: set[TopicPartition] = set()  # paused by us, not by the user
 
     async def send(self, node_id: int, request: Any) -> Any:
         """Send on the node's coordination connection (group requests never queue behind
@@ -180,21 +181,42 @@ class ClientSeam:
         """Eager revocation: the fetcher hands out nothing until the next assignment."""
         self.subscription.begin_reassignment()
 
+    def mark_pending_revocation(self, partitions: Iterable[TP]) -> None:
+        """A revocation that keeps the rest fetching (cooperative, KIP-848), before its commit
+        and ``on_partitions_revoked``: the fetcher fetches ``partitions`` no more and hands out
+        none of what it already fetched for them, so nothing consumed after the commit goes to
+        the next owner again (Java's ``SubscriptionState.markPendingRevocation``; Java's poll
+        thread cannot consume during the listener, an asyncio application can). Positions stay,
+        so the listener can still commit them. aiokafka's one flag for it is pause: ``paused()``
+        lists them until the next assignment drops them."""
+        assignment = self.assignment()
+        if assignment is None:
+            return
+        for tp in (TopicPartition(t, p) for t, p in partitions):
+            if tp in assignment.tps and not assignment.state_value(tp).paused:
+                assignment.state_value(tp).pause()
+                self._pending_revocation.add(tp)
+
     def assign(self, partitions: Iterable[TP]) -> Any:
-        """Hand ``partitions`` to the fetcher; positions of partitions it kept carry over (a
-        cooperative rebalance keeps fetching them from where it was). Returns the assignment."""
+        """Hand ``partitions`` to the fetcher. A partition it kept keeps its position and the
+        application's pause (a cooperative rebalance keeps fetching it from where it was, as
+        Java's ``assignFromSubscribed`` keeps its state). Returns the assignment."""
         old = self.subscription.subscription.assignment
-        kept: dict[TopicPartition, int] = {}
+        kept: dict[TopicPartition, tuple[int | None, bool]] = {}
         if old is not None:
             for tp in old.tps:
                 state = old.state_value(tp)
-                if state.has_valid_position:
-                    kept[tp] = state.position
+                position = state.position if state.has_valid_position else None
+                kept[tp] = (position, state.paused and tp not in self._pending_revocation)
+        self._pending_revocation.clear()
         self.subscription.assign_from_subscribed({TopicPartition(t, p) for t, p in partitions})
         assignment = self.subscription.subscription.assignment
-        for tp, position in kept.items():
+        for tp, (position, paused) in kept.items():
             if tp in assignment.tps:
-                assignment.state_value(tp).seek(position)
+                if position is not None:
+                    assignment.state_value(tp).seek(position)
+                if paused:
+                    assignment.state_value(tp).pause()
         return assignment
 
     def consumed_offsets(self, partitions: Iterable[TP] | None = None) -> dict[Any, Any]:
@@ -229,7 +251,8 @@ class ClientSeam:
 
 
 async def start_consumer(
-    consumer: Any, make_driver: Callable[[ClientSeam, GroupApiVersions | None], Driver],
+    consumer: Any,
+    make_driver: Callable[[ClientSeam, GroupApiVersions | None], Driver],
     identity: LogIdentity | None = None,
 ) -> None:
     """``AIOKafkaConsumer.start`` (aiokafka 0.14 layout) with our coordinator seam."""
@@ -263,7 +286,9 @@ async def start_consumer(
             consumer._coordinator.assign_all_partitions(check_unknown=True)
         return
     versions = await negotiate_versions(
-        consumer._client, consumer._request_timeout_ms / 1000, consumer._retry_backoff_ms / 1000,
+        consumer._client,
+        consumer._request_timeout_ms / 1000,
+        consumer._retry_backoff_ms / 1000,
         identity,
     )
     seam = ClientSeam(consumer._client, subscription)

@@ -1,6 +1,7 @@
 """Partitions to and from the application: what the driver does for an engine's ``Revoke`` and
-``Assign``. Revoke commits what was consumed first (never for lost partitions: their generation
-is gone), stops the fetcher where the group protocol says so, and calls the rebalance listener;
+``Assign``. Revoke first stops handing out what it revokes (the whole fetcher where the group
+protocol says so, else the revoked partitions), commits what was consumed (never for lost
+partitions: their generation is gone), and calls the rebalance listener;
 assign hands the partitions to the fetcher, starts the committed-offset refresh, and calls the
 listener with what was added. Revoke-before-assign is the engine's order; this component
 keeps it.
@@ -53,14 +54,19 @@ class Handover:
             self.active = False
 
     async def _revoke(self, action: Revoke) -> None:
+        # The application gets nothing more of what is revoked before the commit: records handed
+        # out after it would be read again by the next owner (aiokafka's eager order; Java's
+        # markPendingRevocation).
+        if self._stops_fetching(action):
+            self._seam.begin_reassignment()
+        else:
+            self._seam.mark_pending_revocation(action.partitions)
         if not action.lost:  # commit on revoke; never for partitions of a lost generation
             try:
                 await self._offsets.commit_consumed(action.partitions)
             except Exception as exc:
                 self._log.warning("OffsetCommit before revoking %s failed, ignoring: %r",
                                   list(action.partitions), exc)  # fmt: skip
-        if self._stops_fetching(action):
-            self._seam.begin_reassignment()
         self._log.info("%s previously assigned partitions %s (%s)",
                        "Lost" if action.lost else "Revoking", list(action.partitions),
                        action.reason)  # fmt: skip

@@ -72,6 +72,8 @@ class FakeSeam:
         self.consumed: dict[TopicPartition, OffsetAndMetadata] = {}
         self.wakes: list[Exception] = []
         self.reassignments = 0
+        #: What stopped being handed out, with the commits sent and listener calls made before.
+        self.stops: list[tuple[frozenset[tuple[str, int]] | None, int, int]] = []
         self.coordinator = _CoordinatorView()
 
     async def send(self, node_id: int, request: Any) -> Any:
@@ -94,6 +96,15 @@ class FakeSeam:
 
     def begin_reassignment(self) -> None:
         self.reassignments += 1
+        self._stopped(None)
+
+    def mark_pending_revocation(self, partitions: Iterable[tuple[str, int]]) -> None:
+        self._stopped(frozenset(partitions))
+
+    def _stopped(self, partitions: frozenset[tuple[str, int]] | None) -> None:
+        calls = getattr(self.listener_object, "calls", ())
+        commits = getattr(self.group_coordinator, "commits", ())
+        self.stops.append((partitions, len(commits), len(calls)))
 
     def assign(self, partitions: Iterable[tuple[str, int]]) -> FakeAssignment:
         self.assigned = FakeAssignment(TopicPartition(t, p) for t, p in partitions)

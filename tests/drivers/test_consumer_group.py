@@ -29,10 +29,12 @@ TOPIC_ID = uuid.UUID(int=7)
 class ConsumerGroupCoordinator:
     """A KIP-848 coordinator for one member: a heartbeat at epoch 0 (a join) gets the next
     epoch and ``target``; ``heartbeat_errors`` answer the next heartbeats; topics by id from
-    Metadata; every OffsetCommit succeeds."""
+    Metadata; every OffsetCommit succeeds. ``next_target``: the next heartbeat without an error
+    bumps the epoch and sends it."""
 
     def __init__(self, target: tuple[int, ...]) -> None:
         self.target = target
+        self.next_target: tuple[int, ...] | None = None
         self.epoch = 0
         self.heartbeat_errors: list[int] = []
         self.requests: list[tuple[str, dict[str, Any]]] = []
@@ -61,7 +63,12 @@ class ConsumerGroupCoordinator:
     def _heartbeat(self, fields: dict[str, Any]) -> dict[str, Any]:
         code = self.heartbeat_errors.pop(0) if self.heartbeat_errors else ErrorCode.NONE
         assignment = None
-        if code == ErrorCode.NONE and fields["member_epoch"] == 0:
+        if code == ErrorCode.NONE and fields["member_epoch"] != 0 and self.next_target:
+            self.target, self.next_target = self.next_target, None
+            self.epoch += 1
+            assignment = {"topic_partitions": [
+                {"topic_id": TOPIC_ID, "partitions": list(self.target)}]}  # fmt: skip
+        elif code == ErrorCode.NONE and fields["member_epoch"] == 0:
             self.epoch += 1
             assignment = {"topic_partitions": [
                 {"topic_id": TOPIC_ID, "partitions": list(self.target)}]}  # fmt: skip
@@ -95,6 +102,11 @@ class JournalSeam(FakeSeam):
         chosen = list(partitions)
         self.journal.append(("fetcher", sorted(p for _t, p in chosen)))
         return super().assign(chosen)
+
+    def mark_pending_revocation(self, partitions: Iterable[tuple[str, int]]) -> None:
+        commits = len(self.group_coordinator.sent("OFFSET_COMMIT"))  # type: ignore[attr-defined]
+        self.journal.append(("handed out no more", sorted(p for _t, p in partitions)))
+        self.journal.append(("commits so far", [commits]))
 
 
 def kip848_driver(
@@ -137,6 +149,26 @@ async def test_lost_partitions_leave_the_fetcher_after_the_listener_uncommitted(
     await driver.close()
     commits = coordinator.sent("OFFSET_COMMIT")
     assert [c["generation_id"] for c in commits] == [2], "on close, with the new member epoch"
+
+
+async def test_a_revocation_hands_out_nothing_more_of_what_it_revokes_before_its_commit() -> None:
+    """The reconciliation revokes partition 0 while 1 stays: the fetcher stops handing out 0
+    before the commit on revoke and the listener (Java's markPendingRevocation), so an
+    application consuming meanwhile reads nothing the next owner reads again."""
+    coordinator = ConsumerGroupCoordinator(target=(0, 1))
+    seam, driver, fatal = kip848_driver(coordinator)
+    await stable(driver, 1)
+    seam.consumed = {TopicPartition(TOPIC, 0): OffsetAndMetadata(7, "")}
+    start = len(seam.journal)
+    coordinator.next_target = (1,)
+    await stable(driver, 2)
+    after = seam.journal[start:]
+    assert after[:3] == [("handed out no more", [0]), ("commits so far", [0]),
+                         ("revoked", [0])], after  # fmt: skip
+    commits = coordinator.sent("OFFSET_COMMIT")
+    assert len(commits) == 1 and commits[0]["generation_id"] == 2, "committed after, epoch 2"
+    assert driver.owned == ((TOPIC, 1),) and fatal == []
+    await driver.close()
 
 
 async def test_enforce_rebalance_is_logged_and_changes_nothing(

@@ -75,6 +75,34 @@ async def test_a_cooperative_rebalance_revokes_before_it_assigns_and_commits_on_
     await h.driver.close()
 
 
+async def test_a_cooperative_revocation_stops_handing_out_the_revoked_before_its_commit() -> None:
+    """An asyncio application keeps consuming while the driver commits on revoke and the
+    listener runs: records of a revoked partition handed out after the commit would be read
+    again by the next owner (Java marks them pending revocation first)."""
+    h = classic_harness(ScriptedAssignor((0, 1), (1, 2), cooperative=True))
+    await started(h)
+    h.seam.consumed = {TopicPartition(TOPIC, 0): OffsetAndMetadata(41, "")}
+    h.coordinator.heartbeat_errors.append(ErrorCode.REBALANCE_IN_PROGRESS)
+    await wait_for(lambda: owned(h.driver.owned) == {1, 2}, "the new assignment")
+    [(stopped, commits_before, listener_calls)] = h.seam.stops
+    assert stopped == frozenset({(TOPIC, 0)}), "only the revoked partition stops; 1 keeps going"
+    assert listener_calls == 1, "before on_partitions_revoked"
+    assert {(TOPIC, 0): 41} in h.coordinator.commits[commits_before:], "before the commit"
+    await h.driver.close()
+
+
+async def test_an_eager_revocation_stops_the_fetcher_before_its_commit() -> None:
+    h = classic_harness(ScriptedAssignor((0, 1), (1, 2)))
+    await started(h)
+    h.seam.consumed = {TopicPartition(TOPIC, 0): OffsetAndMetadata(41, "")}
+    h.coordinator.heartbeat_errors.append(ErrorCode.REBALANCE_IN_PROGRESS)
+    await wait_for(lambda: owned(h.driver.owned) == {1, 2}, "the new assignment")
+    [(stopped, commits_before, listener_calls)] = h.seam.stops
+    assert stopped is None and listener_calls == 1, "the whole fetcher, before the listener"
+    assert {(TOPIC, 0): 41} in h.coordinator.commits[commits_before:], "before the commit"
+    await h.driver.close()
+
+
 async def test_lost_partitions_are_revoked_without_a_commit() -> None:
     h = classic_harness(ScriptedAssignor((0, 1, 2)))
     await started(h)
@@ -95,9 +123,7 @@ async def test_a_commit_answer_about_a_generation_the_member_left_changes_nothin
                         enable_auto_commit=False)  # fmt: skip
     await started(h)
     first = (h.driver.member_id, h.driver.generation)
-    commit = asyncio.ensure_future(
-        h.driver.commit_offsets(h.seam.assigned, FIVE)
-    )
+    commit = asyncio.ensure_future(h.driver.commit_offsets(h.seam.assigned, FIVE))
     await wait_for(lambda: bool(coordinator.sent("OFFSET_COMMIT")), "the commit in flight")
     coordinator.heartbeat_errors.append(ErrorCode.REBALANCE_IN_PROGRESS)  # a new generation
     await wait_for(lambda: h.driver.generation == first[1] + 1, "the next generation")

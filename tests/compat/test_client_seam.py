@@ -1,0 +1,50 @@
+"""The aiokafka seam over aiokafka's real subscription state (no broker): what a revocation
+stops handing out, and what a new assignment keeps of the partitions that stay."""
+
+from __future__ import annotations
+
+from aiokafka.consumer.subscription_state import SubscriptionState
+from aiokafka.structs import OffsetAndMetadata, TopicPartition
+
+from staticconsumer._compat import ClientSeam
+
+T = "t"
+
+
+def seam_holding(*partitions: int) -> tuple[ClientSeam, SubscriptionState]:
+    subscription = SubscriptionState()
+    subscription.subscribe({T})
+    seam = ClientSeam(client=None, subscription=subscription)
+    assignment = seam.assign((T, p) for p in partitions)
+    for p in partitions:
+        assignment.state_value(TopicPartition(T, p)).seek(10 * p + 5)
+    return seam, subscription
+
+
+async def test_pending_revocation_stops_handing_out_but_keeps_the_position_to_commit() -> None:
+    seam, _ = seam_holding(0, 1)
+    seam.mark_pending_revocation([(T, 0)])
+    assignment = seam.assignment()
+    assert assignment.state_value(TopicPartition(T, 0)).paused, "the fetcher drops its records"
+    assert not assignment.state_value(TopicPartition(T, 1)).paused, "what stays keeps going"
+    assert seam.consumed_offsets([(T, 0)]) == {TopicPartition(T, 0): OffsetAndMetadata(5, "")}
+
+
+async def test_a_partition_revoked_and_assigned_again_is_not_left_paused() -> None:
+    seam, _ = seam_holding(0, 1)
+    seam.mark_pending_revocation([(T, 0)])
+    assignment = seam.assign([(T, 0), (T, 1)])  # KIP-848: revoked, then back in the target
+    assert not assignment.state_value(TopicPartition(T, 0)).paused
+    assert assignment.state_value(TopicPartition(T, 0)).position == 5
+
+
+async def test_a_kept_partition_keeps_its_position_and_the_applications_pause() -> None:
+    seam, subscription = seam_holding(0, 1, 2)
+    subscription.pause(TopicPartition(T, 1))  # consumer.pause()
+    seam.mark_pending_revocation([(T, 0)])
+    assignment = seam.assign([(T, 1), (T, 2), (T, 3)])
+    assert {tp.partition for tp in subscription.paused_partitions()} == {1}, (
+        "Java's cooperative rebalance keeps a retained partition's pause"
+    )
+    assert assignment.state_value(TopicPartition(T, 2)).position == 25
+    assert not assignment.state_value(TopicPartition(T, 3)).has_valid_position
