@@ -11,7 +11,14 @@ last record was returned. Prints each round's records/s, the median per class an
 ratio StaticConsumer / AIOKafkaConsumer of the medians and the median of the per-round ratios
 ("paired"; the goal is >= 0.97 in both modes). It also splits each round: the time from holding
 the partitions to the first record ("first ms": finding the positions, the first fetch), and
-the rate from the first record on ("steady", and its paired ratio). A local broker is started unless
+the rate from the first record on ("steady", and its paired ratio). "CPU paired" is the paired
+ratio of records per CPU second of this process (``time.process_time``): what the consumer itself
+spends, fetch decoding included, which the broker's share of the machine does not swing as it
+swings the wall-clock rate. Then, per mode, ``--rounds`` *interleaved* rounds: one consumer of
+each class, started side by side, read the topic in turns of 20,000 records (the order flips
+every turn), and "interleaved" is the median over rounds of StaticConsumer's rate over its own
+turns as a ratio of aiokafka's: the machine's slow stretches (single rounds swing by ±30 % here)
+fall on both alike. A local broker is started unless
 ``--bootstrap-servers`` is given. ``hot_path_bench.py`` measures the consumer's own cost per
 record without Kafka.
 """
@@ -34,6 +41,7 @@ from staticconsumer import StaticConsumer
 
 PARTITIONS = 4
 MAX_RECORDS = 500  # per getmany, as Java's max.poll.records default
+TURN = 20_000  # records per turn in the interleaved rounds
 
 
 async def produce(bootstrap: str, topic: str, records: int) -> None:
@@ -51,11 +59,12 @@ async def produce(bootstrap: str, topic: str, records: int) -> None:
         await producer.stop()
 
 
-Round = tuple[float, float, float]  # records/s, ms to the first record, records/s after it
+#: records/s, ms to the first record, records/s after it, records per CPU second of this process
+Round = tuple[float, float, float, float]
 
 
-async def consume(cls: type[Any], mode: str, bootstrap: str, topic: str, records: int) -> Round:
-    """One round: a fresh group reads ``records`` records."""
+async def started_consumer(cls: type[Any], bootstrap: str, topic: str) -> Any:
+    """A started consumer of ``cls`` in a fresh group, holding every partition of ``topic``."""
     kwargs: dict[str, Any] = {}
     if cls is StaticConsumer:
         kwargs["group_instance_id"] = "bench-0"
@@ -64,10 +73,16 @@ async def consume(cls: type[Any], mode: str, bootstrap: str, topic: str, records
         auto_offset_reset="earliest", enable_auto_commit=False, **kwargs,
     )  # fmt: skip
     await consumer.start()
+    return consumer
+
+
+async def consume(cls: type[Any], mode: str, bootstrap: str, topic: str, records: int) -> Round:
+    """One round: a fresh group reads ``records`` records."""
+    consumer = await started_consumer(cls, bootstrap, topic)
     try:
         assert consumer.assignment(), "start() returns once the consumer holds its partitions"
         seen = 0
-        started = time.perf_counter()
+        started, cpu_started = time.perf_counter(), time.process_time()
         first = 0.0
         if mode == "async for":
             async for _record in consumer:
@@ -82,15 +97,51 @@ async def consume(cls: type[Any], mode: str, bootstrap: str, topic: str, records
                 if batch and not seen:
                     first = time.perf_counter()
                 seen += sum(len(rs) for rs in batch.values())
-        ended = time.perf_counter()
-        return seen / (ended - started), (first - started) * 1000, seen / (ended - first)
+        ended, cpu = time.perf_counter(), time.process_time() - cpu_started
+        wall, first_ms = ended - started, (first - started) * 1000
+        return seen / wall, first_ms, seen / (ended - first), seen / cpu
     finally:
         await consumer.stop()
 
 
+async def read(consumer: Any, mode: str, records: int) -> None:
+    """``records`` records the way ``mode`` reads them (``async for`` calls ``__anext__``)."""
+    if mode == "async for":
+        for _ in range(records):
+            await consumer.__anext__()
+        return
+    seen = 0
+    while seen < records:
+        batch = await consumer.getmany(
+            timeout_ms=1000, max_records=min(MAX_RECORDS, records - seen)
+        )
+        seen += sum(len(rs) for rs in batch.values())
+
+
+async def interleaved(mode: str, bootstrap: str, topic: str, records: int) -> float:
+    """Both classes read the topic in one process, taking turns of :data:`TURN` records, the
+    order flipping every turn, so that a slow stretch of the machine falls on both alike (a
+    consumer whose buffers are full fetches nothing during the other's turn). StaticConsumer's
+    records/s over its own turns as a ratio of aiokafka's."""
+    classes = (StaticConsumer, AIOKafkaConsumer)
+    consumers = [await started_consumer(cls, bootstrap, topic) for cls in classes]
+    spent = [0.0, 0.0]
+    try:
+        for turn, at in enumerate(range(0, records, TURN)):
+            want = min(TURN, records - at)
+            for i in (0, 1) if turn % 2 == 0 else (1, 0):
+                began = time.perf_counter()
+                await read(consumers[i], mode, want)
+                spent[i] += time.perf_counter() - began
+    finally:
+        for consumer in consumers:
+            await consumer.stop()
+    return spent[1] / spent[0]
+
+
 async def run(
     bootstrap: str, records: int, rounds: int, modes: list[str]
-) -> dict[tuple[str, str], list[Round]]:
+) -> tuple[dict[tuple[str, str], list[Round]], dict[str, list[float]]]:
     topic = f"consume-bench-{uuid.uuid4().hex[:8]}"
     from staticconsumer.localkafka import create_topic
 
@@ -106,16 +157,26 @@ async def run(
                 got = await consume(cls, mode, bootstrap, topic, records)
                 results.setdefault((mode, cls.__name__), []).append(got)
                 print(f"  {mode:9} round {r + 1} {cls.__name__:16} {got[0]:12,.0f} records/s, "
-                      f"first record after {got[1]:5.0f} ms, then {got[2]:12,.0f} records/s",
-                      file=sys.stderr)  # fmt: skip
-    return results
+                      f"first record after {got[1]:5.0f} ms, then {got[2]:12,.0f} records/s, "
+                      f"{got[3]:12,.0f} records per CPU s", file=sys.stderr)  # fmt: skip
+    turns: dict[str, list[float]] = {}
+    for mode in modes:
+        for r in range(rounds):
+            ratio = await interleaved(mode, bootstrap, topic, records)
+            turns.setdefault(mode, []).append(ratio)
+            print(f"  {mode:9} interleaved round {r + 1}: StaticConsumer / AIOKafkaConsumer "
+                  f"{ratio:.3f}", file=sys.stderr)  # fmt: skip
+    return results, turns
 
 
-def report(results: dict[tuple[str, str], list[Round]], records: int) -> None:
+def report(
+    results: dict[tuple[str, str], list[Round]], turns: dict[str, list[float]], records: int
+) -> None:  # fmt: skip
     print(f"records per second, {records:,} records per round, median of "
           f"{len(next(iter(results.values())))} rounds (alternating)")  # fmt: skip
     print(f"{'mode':10} {'StaticConsumer':>16} {'AIOKafkaConsumer':>18} {'ratio':>7} "
-          f"{'paired':>7} {'first ms (ours/theirs)':>24} {'steady paired':>14}")  # fmt: skip
+          f"{'paired':>7} {'first ms (ours/theirs)':>24} {'steady paired':>14} "
+          f"{'CPU paired':>11} {'interleaved':>12}")  # fmt: skip
     modes = dict.fromkeys(mode for mode, _cls in results)
     for mode in modes:
         ours_all = results[(mode, "StaticConsumer")]
@@ -127,11 +188,13 @@ def report(results: dict[tuple[str, str], list[Round]], records: int) -> None:
         pairs = list(zip(ours_all, theirs_all, strict=True))
         paired = statistics.median(o[0] / t[0] for o, t in pairs)
         steady = statistics.median(o[2] / t[2] for o, t in pairs)
+        cpu = statistics.median(o[3] / t[3] for o, t in pairs)
         first_ours = statistics.median(r[1] for r in ours_all)
         first_theirs = statistics.median(r[1] for r in theirs_all)
         firsts = f"{first_ours:.0f} / {first_theirs:.0f}"
         print(f"{mode:10} {ours:16,.0f} {theirs:18,.0f} {ours / theirs:7.2f} {paired:7.2f} "
-              f"{firsts:>24} {steady:14.2f}")  # fmt: skip
+              f"{firsts:>24} {steady:14.2f} {cpu:11.2f} "
+              f"{statistics.median(turns[mode]):12.2f}")  # fmt: skip
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -145,7 +208,8 @@ def main(argv: list[str] | None = None) -> int:
     modes = args.mode or ["async for", "getmany"]
     logging.basicConfig(level=logging.WARNING)
     with bootstrap_servers(args.bootstrap_servers) as bootstrap:
-        report(asyncio.run(run(bootstrap, args.records, args.rounds, modes)), args.records)
+        results, turns = asyncio.run(run(bootstrap, args.records, args.rounds, modes))
+        report(results, turns, args.records)
     return 0
 
 
