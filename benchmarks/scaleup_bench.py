@@ -51,10 +51,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from _broker import bootstrap_servers, produce_until  # benchmarks/, the script's own folder
-from aiokafka.errors import CommitFailedError
 from cooperative_bench import Member, Recorder, figures
 from cooperative_bench import stable as settled_group
-from scaleup_java import JAVA_SCENARIOS, java_command, java_run, owners_at
+from scaleup_java import JAVA_SCENARIOS, java_command, java_run, owners_at, take
 
 from staticconsumer import StaticConsumer
 from staticconsumer.admin import describe_group, register_members
@@ -85,14 +84,23 @@ def all_own_s(calls: Calls, since: float, owners: dict[TP, str], members: list[s
     for tp, who in owners.items():
         owned.setdefault(who, set()).add(tp)
     for t, kind, who, tps in sorted(c for c in calls if c[0] >= since):
-        mine = owned.setdefault(who, set())
-        if kind == "assigned":
-            mine |= tps
-        else:
-            mine -= tps
+        take(owned, kind, who, tps)
         if all(owned[m] for m in members):
             return t - since
     return float("nan")
+
+
+def summary(
+    calls: Calls, since: float, owners: dict[TP, str], final: dict[TP, str], members: list[str]
+) -> dict[str, float]:
+    """The figures one growth gives (module docstring), from the listeners' calls after
+    ``since``, the owners then and at the end; rebalances, seconds, lost and duplicates are the
+    caller's."""
+    result = figures(calls, since)
+    result["moves"], result["moved_twice"] = moves(calls, since, owners)
+    result["needed"] = sum(1 for tp, who in final.items() if owners.get(tp) != who)
+    result["all_own_s"] = all_own_s(calls, since, owners, members)
+    return result
 
 
 class Tracked(Member):
@@ -102,16 +110,11 @@ class Tracked(Member):
         self.seen = seen
         super().__init__(consumer)
 
-    async def _run(self) -> None:
-        while self.running:
-            batch = await self.consumer.getmany(timeout_ms=100)
-            for tp, records in batch.items():
-                counts = self.seen.setdefault((tp.topic, tp.partition), {})
-                for r in records:
-                    counts[r.offset] = counts.get(r.offset, 0) + 1
-            if batch:
-                with contextlib.suppress(CommitFailedError):  # refused while rebalancing
-                    await self.consumer.commit()
+    def consumed(self, batch: dict[Any, list[Any]]) -> None:
+        for tp, records in batch.items():
+            counts = self.seen.setdefault((tp.topic, tp.partition), {})
+            for r in records:
+                counts[r.offset] = counts.get(r.offset, 0) + 1
 
 
 async def drained(members: list[Member], seen: dict[TP, dict[int, int]]) -> tuple[int, int]:
@@ -208,15 +211,12 @@ async def scenario_run(bootstrap: str, scenario: Scenario, stagger_s: float) -> 
     members += await asyncio.gather(*arriving)
     await stable(members)
     took = time.monotonic() - t0
-    result = figures(recorder.calls, t0)
-    result["moves"], result["moved_twice"] = moves(recorder.calls, t0, owners)
     final = {(tp.topic, tp.partition): f"m-{i}"
              for i, m in enumerate(members) for tp in m.consumer.assignment()}  # fmt: skip
-    result["needed"] = sum(1 for tp, who in final.items() if owners.get(tp) != who)
+    names = [f"m-{i}" for i in range(RUNNING + ARRIVING)]
+    result = summary(recorder.calls, t0, owners, final, names)
     result["rebalances"] = await _epoch(bootstrap, group, members, scenario) - epoch
     result["seconds"] = took
-    names = [f"m-{i}" for i in range(RUNNING + ARRIVING)]
-    result["all_own_s"] = all_own_s(recorder.calls, t0, owners, names)
     stop.set()
     await producing
     result["lost"], result["duplicates"] = await drained(members, seen)
@@ -257,13 +257,9 @@ async def java_scenario_run(
     finally:
         stop.set()
         await producing
-    result = figures(calls, t0)
-    result["moves"], result["moved_twice"] = moves(calls, t0, owners)
-    final = owners_at(calls, float("inf"))
-    result["needed"] = sum(1 for tp, who in final.items() if owners.get(tp) != who)
-    result["rebalances"] = rebalances
     names = sorted({c[2] for c in calls})
-    result["all_own_s"] = all_own_s(calls, t0, owners, names)
+    result = summary(calls, t0, owners, owners_at(calls, float("inf")), names)
+    result["rebalances"] = rebalances
     result["seconds"] = max(c[0] for c in calls) - t0
     result["lost"] = result["duplicates"] = float("nan")
     return result

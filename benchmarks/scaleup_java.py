@@ -52,16 +52,22 @@ def java_calls(peers: JavaPeers, group: str) -> tuple[Calls, dict[str, int]]:
     return calls, generation
 
 
+def take(owned: dict[str, set[TP]], kind: str, who: str, tps: frozenset[TP]) -> None:
+    """One listener call applied to each member's partitions (``assigned`` carries what it
+    adds)."""
+    mine = owned.setdefault(who, set())
+    if kind == "assigned":
+        mine |= tps
+    else:
+        mine -= tps
+
+
 def owners_at(calls: Calls, until: float) -> dict[TP, str]:
     owned: dict[str, set[TP]] = {}
     for t, kind, who, tps in sorted(calls):
         if t > until:
             break
-        mine = owned.setdefault(who, set())
-        if kind == "assigned":
-            mine |= tps
-        else:
-            mine -= tps
+        take(owned, kind, who, tps)
     return {tp: who for who, tps in owned.items() for tp in tps}
 
 

@@ -251,8 +251,7 @@ class ClientSeam:
 
 
 async def start_consumer(
-    consumer: Any,
-    make_driver: Callable[[ClientSeam, GroupApiVersions | None], Driver],
+    consumer: Any, make_driver: Callable[[ClientSeam, GroupApiVersions | None], Driver],
     identity: LogIdentity | None = None,
 ) -> None:
     """``AIOKafkaConsumer.start`` (aiokafka 0.14 layout) with our coordinator seam."""
@@ -286,9 +285,7 @@ async def start_consumer(
             consumer._coordinator.assign_all_partitions(check_unknown=True)
         return
     versions = await negotiate_versions(
-        consumer._client,
-        consumer._request_timeout_ms / 1000,
-        consumer._retry_backoff_ms / 1000,
+        consumer._client, consumer._request_timeout_ms / 1000, consumer._retry_backoff_ms / 1000,
         identity,
     )
     seam = ClientSeam(consumer._client, subscription)

@@ -63,12 +63,10 @@ class ConsumerGroupCoordinator:
     def _heartbeat(self, fields: dict[str, Any]) -> dict[str, Any]:
         code = self.heartbeat_errors.pop(0) if self.heartbeat_errors else ErrorCode.NONE
         assignment = None
-        if code == ErrorCode.NONE and fields["member_epoch"] != 0 and self.next_target:
-            self.target, self.next_target = self.next_target, None
-            self.epoch += 1
-            assignment = {"topic_partitions": [
-                {"topic_id": TOPIC_ID, "partitions": list(self.target)}]}  # fmt: skip
-        elif code == ErrorCode.NONE and fields["member_epoch"] == 0:
+        joining = fields["member_epoch"] == 0
+        if code == ErrorCode.NONE and (joining or self.next_target):
+            if not joining:
+                self.target, self.next_target = self.next_target or self.target, None
             self.epoch += 1
             assignment = {"topic_partitions": [
                 {"topic_id": TOPIC_ID, "partitions": list(self.target)}]}  # fmt: skip
