@@ -27,6 +27,7 @@ from dataclasses import dataclass
 import aiokafka.errors as Errors
 
 from .errors import (
+    AUTHORIZATION_ERRORS,
     AuthenticationError,
     AuthorizationError,
     FencedInstanceIdError,
@@ -149,7 +150,8 @@ _NEEDS = {
 
 
 def authorization_error(error_name: str, resource: str, principal: str) -> AuthorizationError:
-    return AuthorizationError(
+    """A missing ACL, as the class of its name (also aiokafka's class for it)."""
+    return AUTHORIZATION_ERRORS.get(error_name, AuthorizationError)(
         f"{error_name}: {principal} lacks an ACL for {resource} (it needs "
         f"{_NEEDS.get(error_name, 'an ACL')}); ask for the ACL or use another principal",
         error_name=error_name, resource=resource,
@@ -158,7 +160,10 @@ def authorization_error(error_name: str, resource: str, principal: str) -> Autho
 
 def security_error(exc: BaseException, principal: str) -> StaticConsumerError | None:
     """Our error for an aiokafka security failure (SASL, TLS, a missing ACL) as ``principal``
-    (a name, never a secret), or None when ``exc`` is something else."""
+    (a name, never a secret), or None when ``exc`` is something else (or ours already: each of
+    ours is also the aiokafka class it stands for)."""
+    if isinstance(exc, AuthenticationError | AuthorizationError):
+        return None
     if isinstance(exc, _AUTHENTICATION):
         return AuthenticationError(f"authentication as {principal} failed: {exc}")
     if isinstance(exc, ssl.SSLError):

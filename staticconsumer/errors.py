@@ -2,25 +2,33 @@
 
 Every error this package raises on purpose is one of these::
 
-    StaticConsumerError                      base; ``fatal`` says whether the consumer is finished
+    StaticConsumerError                      base; ``fatal`` says whether the consumer is finished;
+    │                                        also aiokafka's KafkaError
     ├── FencedInstanceIdError (fatal)        FENCED_INSTANCE_ID (82): another process holds our
     │                                        group.instance.id (KIP-345)
     ├── UnreleasedInstanceIdError            UNRELEASED_INSTANCE_ID (111, KIP-848): a previous
     │                                        member still holds our instance id; retried
-    ├── UnsupportedBrokerError (fatal)       the broker cannot carry the instance id on an API
+    ├── UnsupportedBrokerError (fatal)       the broker cannot carry the instance id on an API;
+    │                                        also aiokafka's UnsupportedVersionError
     ├── SessionTimeoutOutOfRangeError (fatal) session_timeout_ms outside the broker's
-    │                                        group.min/max.session.timeout.ms
+    │                                        group.min/max.session.timeout.ms; also aiokafka's
+    │                                        InvalidSessionTimeoutError
     ├── GroupAdminError                      an admin call (describe, remove members) failed
     │   ├── UnknownMemberError               remove_members named an instance id the group lacks
+    │   │                                    (also aiokafka's UnknownMemberIdError)
     │   ├── GroupAdminAuthorizationError     refused for a missing ACL (also an AuthorizationError)
     │   └── RosterUnreadableError            a group's roster (KIP-469 by the client) could not be
     │       │                                read: a timeout, a broker error, an undecodable record
     │       └── RosterAuthorizationError     also an GroupAdminAuthorizationError: a missing ACL
     │                                        on the roster topic
     ├── AuthenticationError                  SASL authentication failed (wrong password, mechanism
-    │                                        not enabled) or the TLS handshake was refused
+    │                                        not enabled) or the TLS handshake was refused; also
+    │                                        aiokafka's AuthenticationFailedError
     ├── AuthorizationError                   the principal lacks an ACL: ``error_name`` is
-    │                                        GROUP_/TOPIC_/CLUSTER_AUTHORIZATION_FAILED
+    │   │                                    GROUP_/TOPIC_/CLUSTER_AUTHORIZATION_FAILED
+    │   ├── GroupAuthorizationError          also aiokafka's GroupAuthorizationFailedError
+    │   ├── TopicAuthorizationError          also aiokafka's TopicAuthorizationFailedError
+    │   └── ClusterAuthorizationError        also aiokafka's ClusterAuthorizationFailedError
     ├── ClusterUnavailableError              start() reached no broker that answered within
     │                                        request_timeout_ms (bootstrap, or every broker down);
     │                                        also aiokafka's KafkaConnectionError
@@ -74,14 +82,20 @@ def __getattr__(name: str) -> Any:
     return getattr(importlib.import_module(module), name)
 
 
-class StaticConsumerError(Exception):
+class StaticConsumerError(_aiokafka.KafkaError):
     """Base of every runtime error raised by staticconsumer.
 
     ``fatal`` is True when the consumer that raised it can do nothing more: every later call on it
     raises the same error, and it must be stopped and replaced.
+
+    Also an aiokafka ``KafkaError``, as every runtime error of an ``AIOKafkaConsumer`` is, so an
+    application's ``except KafkaError`` around a consumer goes on catching what it raises.
     """
 
     fatal: bool = False
+
+    #: The message as given (aiokafka's KafkaError prefixes the class name).
+    __str__ = Exception.__str__
 
 
 class FencedInstanceIdError(StaticConsumerError):
@@ -119,13 +133,13 @@ class UnreleasedInstanceIdError(StaticConsumerError):
         self.group_id = group_id
 
 
-class UnsupportedBrokerError(StaticConsumerError):
+class UnsupportedBrokerError(StaticConsumerError, _aiokafka.UnsupportedVersionError):
     """The broker's API versions cannot carry group.instance.id (KIP-345 needs Kafka 2.3+)."""
 
     fatal = True
 
 
-class SessionTimeoutOutOfRangeError(StaticConsumerError):
+class SessionTimeoutOutOfRangeError(StaticConsumerError, _aiokafka.InvalidSessionTimeoutError):
     """session_timeout_ms lies outside the broker's group.min/max.session.timeout.ms."""
 
     fatal = True
@@ -135,7 +149,7 @@ class GroupAdminError(StaticConsumerError):
     """An admin operation on a consumer group failed."""
 
 
-class UnknownMemberError(GroupAdminError):
+class UnknownMemberError(GroupAdminError, _aiokafka.UnknownMemberIdError):
     """remove_members named group instance ids that are not members of the group."""
 
     def __init__(self, message: str, *, instance_ids: tuple[str, ...] = ()) -> None:
@@ -143,7 +157,7 @@ class UnknownMemberError(GroupAdminError):
         self.instance_ids = instance_ids
 
 
-class AuthenticationError(StaticConsumerError):
+class AuthenticationError(StaticConsumerError, _aiokafka.AuthenticationFailedError):
     """The broker did not accept who we are: SASL authentication failed (SASL_AUTHENTICATION_FAILED,
     58: wrong username or password; UNSUPPORTED_SASL_MECHANISM, 33) or the TLS handshake failed
     (e.g. the broker's certificate is not signed by ``ssl_cafile``). Never a timeout; the message
@@ -161,6 +175,26 @@ class AuthorizationError(StaticConsumerError):
         self.resource = resource
 
 
+class GroupAuthorizationError(AuthorizationError, _aiokafka.GroupAuthorizationFailedError):
+    """GROUP_AUTHORIZATION_FAILED: also aiokafka's ``GroupAuthorizationFailedError``."""
+
+
+class TopicAuthorizationError(AuthorizationError, _aiokafka.TopicAuthorizationFailedError):
+    """TOPIC_AUTHORIZATION_FAILED: also aiokafka's ``TopicAuthorizationFailedError``."""
+
+
+class ClusterAuthorizationError(AuthorizationError, _aiokafka.ClusterAuthorizationFailedError):
+    """CLUSTER_AUTHORIZATION_FAILED: also aiokafka's ``ClusterAuthorizationFailedError``."""
+
+
+#: The :class:`AuthorizationError` for each of Kafka's names of a missing ACL.
+AUTHORIZATION_ERRORS: dict[str, type[AuthorizationError]] = {
+    "GROUP_AUTHORIZATION_FAILED": GroupAuthorizationError,
+    "TOPIC_AUTHORIZATION_FAILED": TopicAuthorizationError,
+    "CLUSTER_AUTHORIZATION_FAILED": ClusterAuthorizationError,
+}
+
+
 class GroupAdminAuthorizationError(GroupAdminError, AuthorizationError):
     """An admin call on a group was refused for a missing ACL (e.g. GROUP_AUTHORIZATION_FAILED)."""
 
@@ -174,9 +208,6 @@ class ClusterUnavailableError(StaticConsumerError, _aiokafka.KafkaConnectionErro
     Also an aiokafka ``KafkaConnectionError`` (``retriable``), as what aiokafka's own
     ``start()`` raises in this case, so ``except KafkaConnectionError`` keeps working."""
 
-    #: The message as given, like every StaticConsumerError (aiokafka's KafkaError prefixes the
-    #: class name).
-    __str__ = Exception.__str__
 
 
 class ProtocolError(StaticConsumerError):

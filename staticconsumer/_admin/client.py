@@ -11,7 +11,7 @@ import aiokafka.errors as Errors
 
 from .._compat import open_admin_client
 from .._compat.auth import explain_bootstrap_failure, who
-from ..errors import ConfigurationError, GroupAdminError
+from ..errors import ConfigurationError, GroupAdminError, StaticConsumerError
 from ..membership._reasons import ADMIN_REMOVE_REASON
 from ..security import SecuritySettings
 
@@ -60,6 +60,8 @@ async def open_client(
             client_id="staticconsumer-admin",
             security=kwargs,
         )
+    except StaticConsumerError:  # ours are KafkaErrors too: not an aiokafka failure here
+        raise
     except Errors.KafkaError as exc:
         probe = AIOKafkaClient(
             bootstrap_servers=bootstrap_servers, request_timeout_ms=int(timeout_s * 1000),

@@ -28,7 +28,7 @@ from tenacity import (
 
 from .._compat import any_known_node, ensure_node_metadata, negotiate_versions, send_to_node
 from .._error_map import admin_error
-from ..errors import ClusterUnavailableError, GroupAdminError
+from ..errors import ClusterUnavailableError, GroupAdminError, StaticConsumerError
 from ..protocol import (
     CoordinatorType,
     ErrorCode,
@@ -87,6 +87,8 @@ async def send(
         raise GroupAdminError(
             f"{api} for group {group_id!r} got no answer from node {node_id} in {timeout_s:g}s"
         ) from None
+    except StaticConsumerError:  # ours are KafkaErrors too: not an aiokafka failure here
+        raise
     except Errors.KafkaError as exc:
         raise GroupAdminError(
             f"{api} for group {group_id!r} to node {node_id} failed: {exc!r}"
@@ -99,6 +101,8 @@ async def group_api_versions(client: Any, timeout_s: float) -> GroupApiVersions:
         return await asyncio.wait_for(negotiate_versions(client, timeout_s, 0.1), timeout_s)
     except (TimeoutError, ClusterUnavailableError):
         raise GroupAdminError(f"ApiVersions got no answer in {timeout_s:g}s") from None
+    except StaticConsumerError:  # ours are KafkaErrors too: not an aiokafka failure here
+        raise
     except Errors.KafkaError as exc:
         raise GroupAdminError(f"ApiVersions failed: {exc!r}") from exc
 

@@ -14,7 +14,7 @@ from typing import Any
 import aiokafka.errors as Errors
 
 from .._compat import close_client
-from ..errors import GroupAdminError, UnknownMemberError
+from ..errors import GroupAdminError, StaticConsumerError, UnknownMemberError
 from ..membership._reasons import ADMIN_REMOVE_REASON
 from ..membership._roster import check_instance_ids
 from ..protocol import (
@@ -105,6 +105,8 @@ async def try_remove_members(
         outcome: RemovalOutcome = await with_coordinator(
             client, group_id, leave, timeout_s=timeout_s
         )
+    except StaticConsumerError:  # ours are KafkaErrors too: not an aiokafka failure here
+        raise
     except Errors.KafkaError as exc:
         raise GroupAdminError(f"LeaveGroup for group {group_id!r} failed: {exc!r}") from exc
     finally:

@@ -142,6 +142,7 @@ class ClientSeam:
         self.subscription = subscription
         self.coordinator: CoordinatorSeam | None = None
         self._pending_revocation: set[TopicPartition] = set()  # paused by us, not by the user
+        self._all_revoked = False  # begin_reassignment: the next assignment keeps nothing
 
     async def send(self, node_id: int, request: Any) -> Any:
         """Send on the node's coordination connection (group requests never queue behind
@@ -178,8 +179,11 @@ class ClientSeam:
         return self.subscription.listener
 
     def begin_reassignment(self) -> None:
-        """Eager revocation: the fetcher hands out nothing until the next assignment."""
+        """Eager revocation (or lost partitions): the fetcher hands out nothing until the next
+        assignment, which keeps nothing of this one (its positions start from the committed
+        offsets again)."""
         self.subscription.begin_reassignment()
+        self._all_revoked = True
 
     def mark_pending_revocation(self, partitions: Iterable[TP]) -> None:
         """A revocation that keeps the rest fetching (cooperative, KIP-848), before its commit
@@ -203,12 +207,13 @@ class ClientSeam:
         Java's ``assignFromSubscribed`` keeps its state). Returns the assignment."""
         old = self.subscription.subscription.assignment
         kept: dict[TopicPartition, tuple[int | None, bool]] = {}
-        if old is not None:
+        if old is not None and not self._all_revoked:
             for tp in old.tps:
                 state = old.state_value(tp)
                 position = state.position if state.has_valid_position else None
                 kept[tp] = (position, state.paused and tp not in self._pending_revocation)
         self._pending_revocation.clear()
+        self._all_revoked = False
         self.subscription.assign_from_subscribed({TopicPartition(t, p) for t, p in partitions})
         assignment = self.subscription.subscription.assignment
         for tp, (position, paused) in kept.items():

@@ -284,6 +284,27 @@ _CHOICES: Mapping[str, tuple[str, tuple[str, ...], str]] = {
 }
 
 
+#: What aiokafka's own checks say for the options it checks too: appended to ours, so that a
+#: handler or a test matching aiokafka's message keeps matching (the drop-in contract).
+_AIOKAFKA_WORDS: Mapping[str, str] = {
+    "max_poll_records": "`max_poll_records` should be positive Integer",
+    "isolation_level": "Incorrect isolation level {value}",
+    "security_protocol": "`security_protocol` should be SSL or PLAINTEXT",
+    "ssl_context": "`ssl_context` is mandatory if security_protocol=='SSL'",
+    "sasl_mechanism": "only `PLAIN`, `GSSAPI`, `SCRAM-SHA-256`, `SCRAM-SHA-512` and "
+    "`OAUTHBEARER` sasl_mechanism are supported at the moment",
+    "sasl_plain": "sasl_plain_username and sasl_plain_password required for PLAIN sasl",
+}
+
+
+def _misuse(message: str, aiokafka_check: str, value: object = None) -> ConfigurationError:
+    """Our message, then aiokafka's for the same check (:data:`_AIOKAFKA_WORDS`)."""
+    words = _AIOKAFKA_WORDS.get(aiokafka_check)
+    if words is None:
+        return ConfigurationError(message)
+    return ConfigurationError(f"{message} (aiokafka: {words.format(value=value)})")
+
+
 def _named(field: str, java_key: str, kip: str = "") -> str:
     key = java_key if java_key.startswith("no ") else f"Java: {java_key}"
     return f"{field} ({key}{', ' + kip if kip else ''})"
@@ -313,16 +334,17 @@ def check_aiokafka_options(values: Mapping[str, Any], *, classic: bool) -> None:
             continue
         if isinstance(value, bool) or not isinstance(value, int) or value < least:
             allowed = " or None" if field in _OPTIONAL_NUMBERS else ""
-            raise ConfigurationError(
-                f"{_named(field, java_key, kip)} must be an int >= {least}{allowed}, got {value!r}"
+            raise _misuse(
+                f"{_named(field, java_key, kip)} must be an int >= {least}{allowed}, got {value!r}",
+                field,
             )
     for field, (java_key, accepted, kip) in _CHOICES.items():
         value = values[field]
         if not isinstance(value, str) or value.lower() not in accepted:
-            raise ConfigurationError(
+            raise _misuse(
                 f"{_named(field, java_key, kip)} must be one of {', '.join(accepted)}, "
-                f"got {value!r}"
-            )
+                f"got {value!r}", field, value,
+            )  # fmt: skip
     session, heartbeat = values["session_timeout_ms"], values["heartbeat_interval_ms"]
     if classic and heartbeat >= session:
         raise ConfigurationError(
@@ -341,30 +363,31 @@ def security_options(security: Any, given: Mapping[str, Any]) -> dict[str, Any]:
         return SecuritySettings.coerce(security, **raw).aiokafka_kwargs()
     protocol = given.get("security_protocol", SECURITY_PROTOCOL)
     if protocol not in PROTOCOLS:
-        raise ConfigurationError(
+        raise _misuse(
             f"security_protocol (Java: security.protocol) must be one of {', '.join(PROTOCOLS)},"
-            f" got {protocol!r}"
-        )
+            f" got {protocol!r}", "security_protocol",
+        )  # fmt: skip
     if protocol in ("SSL", "SASL_SSL") and given.get("ssl_context") is None:
-        raise ConfigurationError(
+        raise _misuse(
             f"security_protocol (Java: security.protocol) {protocol} needs ssl_context (an "
             "ssl.SSLContext), or give security=SecuritySettings(security_protocol="
             f"{protocol!r}, ssl_cafile=..., ...) instead, which builds one (the system CAs when "
-            "ssl_cafile is None)"
-        )
+            "ssl_cafile is None)", "ssl_context",
+        )  # fmt: skip
     if protocol.startswith("SASL_"):
         mechanism = given.get("sasl_mechanism", SASL_MECHANISM)
         if mechanism not in SASL_MECHANISMS:
-            raise ConfigurationError(
+            raise _misuse(
                 f"sasl_mechanism (Java: sasl.mechanism) must be one of "
-                f"{', '.join(SASL_MECHANISMS)}, got {mechanism!r}"
-            )
+                f"{', '.join(SASL_MECHANISMS)}, got {mechanism!r}", "sasl_mechanism",
+            )  # fmt: skip
         missing = [n for n in ("sasl_plain_username", "sasl_plain_password") if n not in given]
         if mechanism == "PLAIN" and missing:
-            raise ConfigurationError(
+            raise _misuse(
                 f"security_protocol (Java: security.protocol) {protocol} with sasl_mechanism "
                 f"(Java: sasl.mechanism) PLAIN needs {' and '.join(missing)} (Java: "
-                "sasl.jaas.config username/password), or give security=SecuritySettings(...)"
+                "sasl.jaas.config username/password), or give security=SecuritySettings(...)",
+                "sasl_plain",
             )
     return raw
 

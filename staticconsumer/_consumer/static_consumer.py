@@ -310,9 +310,9 @@ class StaticConsumer(Observability, AIOKafkaConsumer):  # type: ignore[misc]  # 
             PROCESS_BRIDGE.register(self._metrics)  # OpenTelemetry, when installed
             await self._wait_at_barrier()
             await _compat.start_consumer(self, self._make_driver, self._identity)
-            if self._subscription.subscription is not None and (
+            if self._group_id is not None and self._subscription.subscription is not None and (
                 self._subscription.partitions_auto_assigned()
-            ):
+            ):  # as aiokafka: a consumer without a group has its partitions once started
                 await self._wait_for_assignment()
         except BaseException as exc:
             self._lifecycle = Lifecycle.STOPPED
@@ -366,8 +366,13 @@ class StaticConsumer(Observability, AIOKafkaConsumer):  # type: ignore[misc]  # 
         )  # fmt: skip
 
     async def stop(self, leave_group: bool = False, reason: str | None = None) -> None:
-        """Stop consuming. A static member stays in the group (no LeaveGroup) unless
-        ``leave_group=True``, which needs a ``reason`` (sent on LeaveGroup v5, KIP-800).
+        """Stop consuming. First the rebalance listener hears of the partitions held, as Java's
+        ``close()`` tells it (``onLeavePrepare``; aiokafka's ``stop()`` calls no listener:
+        ``docs/aiokafka-differences.md``): ``on_partitions_revoked`` after the commit of what
+        was consumed (auto-commit), or ``on_partitions_lost`` when the generation is gone, a
+        rebalance is under way or the member was fenced (nothing is committed then). A static
+        member then stays in the group (no LeaveGroup) unless ``leave_group=True``, which needs
+        a ``reason`` (sent on LeaveGroup v5, KIP-800).
         With ``events_topic``, buffered events are then flushed for at most
         ``events_flush_timeout_ms`` and the events producer is closed; the health endpoint
         answers "not ready" from the first moment and is closed last."""

@@ -168,6 +168,8 @@ class ConsumerGroupSender:
             assignment = None
             if result.assignment is not None and result.error_code == ErrorCode.NONE:
                 assignment = await self._topics.by_name(result.assignment)
+        except StaticConsumerError:  # ours are KafkaErrors too: not an aiokafka failure here
+            raise
         except _compat.KafkaError as exc:
             self._log.warning("ConsumerGroupHeartbeat to the coordinator failed: %r", exc)
             self._driver.metrics.answered(Api.CONSUMER_GROUP_HEARTBEAT, sent_at, None)
@@ -195,6 +197,8 @@ class ConsumerGroupSender:
         )  # fmt: skip
         try:
             result = parse_leave_group(await self._driver.to_coordinator(request))
+        except StaticConsumerError:  # ours are KafkaErrors too: not an aiokafka failure here
+            raise
         except _compat.KafkaError as exc:
             self._log.warning("removing the stale holder of instance id %s got no answer: %r",
                               action.group_instance_id, exc)  # fmt: skip

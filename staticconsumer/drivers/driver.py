@@ -23,7 +23,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from typing import Any, Protocol
 
 from .. import _compat
@@ -45,6 +45,7 @@ from ..membership import (
     Partitions,
     RaiseError,
     Revoke,
+    Unsubscribed,
 )
 from ..protocol import GroupApiVersions
 from .handover import Handover
@@ -122,8 +123,8 @@ class Driver:
                                  stops_fetching=self.sender.stops_fetching,
                                  after_revoke=self.sender.after_revoke,
                                  metrics=self.metrics)  # fmt: skip
+        self._unsubscribe_leave: asyncio.Task[None] | None = None
         # aiokafka's consumer calls these (through _compat.CoordinatorSeam): bound once.
-        self.commit_offsets = self.offsets.commit_offsets
         self.raise_if_fatal = self.offsets.raise_if_fatal
         self.fetch_committed_offsets = self.offsets.fetch_committed_offsets
         self.start_commit_offsets_refresh_task = self.offsets.start_commit_offsets_refresh_task
@@ -197,10 +198,30 @@ class Driver:
     def on_metadata_change(self) -> None:
         self.sender.on_metadata_change()
 
-    def maybe_leave_group(self) -> Any:
-        """aiokafka calls this on ``unsubscribe()``: the next subscription joins again."""
+    def maybe_leave_group(self) -> asyncio.Task[None] | None:
+        """aiokafka calls this on ``unsubscribe()``: a dynamic member leaves the group (as
+        aiokafka's does), a static one stays; the next subscription joins again. The leave runs
+        as a task, awaited by the next commit (a manual assignment's commit is refused while
+        the member is still in the group)."""
+        actions = self.engine.handle(Unsubscribed())
         self.wake()
-        return None
+        if not actions:
+            return None
+        self._unsubscribe_leave = asyncio.get_running_loop().create_task(self.run(actions))
+        return self._unsubscribe_leave
+
+    async def commit_offsets(self, assignment: Any, offsets: Any) -> None:
+        """The application's commit (through aiokafka), after an ``unsubscribe()``'s leave."""
+        await self._settle_unsubscribe()
+        await self.offsets.commit_offsets(assignment, offsets)
+
+    async def _settle_unsubscribe(self) -> None:
+        leave, self._unsubscribe_leave = self._unsubscribe_leave, None
+        if leave is not None:
+            try:
+                await leave
+            except Exception as exc:  # a minimal-effort leave, as aiokafka's
+                self._log.warning("LeaveGroup on unsubscribe failed: %r", exc)
 
     def check_errors(self) -> None:
         """Raise the fatal error, or a pending error once. aiokafka calls this on every
@@ -391,17 +412,24 @@ class Driver:
             except Exception as exc:
                 self._log.debug("coordination task ended with %r", exc)
         await self.offsets.stop()
-        if self.engine.coordinator is not None and self.engine.fatal_error is None:
-            await self._commit_on_close()
+        await self._settle_unsubscribe()
+        # Java's close: the rebalance listener hears of the partitions first (onLeavePrepare:
+        # revoked, committed first, or lost), then what is left is committed, then the member
+        # leaves or stays. A fenced member commits nothing.
+        prepare = self.engine.leave_prepare()
+        if prepare:  # the revocation commits what was consumed of what it revokes
+            await self._commit_on_close(self.run(prepare))
+        elif self.engine.coordinator is not None and self.engine.fatal_error is None:
+            await self._commit_on_close(self.offsets.commit_consumed(None))
         await self.run(self.engine.close(self.leave_reason))
 
-    async def _commit_on_close(self) -> None:
-        """Commit what was consumed, finding the coordinator again if it moved, for at most
-        :data:`CLOSE_COMMIT_TIMEOUT_S`."""
+    async def _commit_on_close(self, commit: Awaitable[None]) -> None:
+        """Await ``commit`` (the revocation on close, or the commit of what was consumed),
+        finding the coordinator again if it moved, for at most :data:`CLOSE_COMMIT_TIMEOUT_S`."""
         self._committing_on_close = True
         try:
             async with asyncio.timeout(CLOSE_COMMIT_TIMEOUT_S):
-                await self.offsets.commit_consumed(None)
+                await commit
         except TimeoutError:
             self._log.warning("the commit on close got no answer within %g s; giving up",
                               CLOSE_COMMIT_TIMEOUT_S)  # fmt: skip

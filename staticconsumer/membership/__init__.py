@@ -48,6 +48,7 @@ from ._io import (
     SendSyncGroup,
     SyncGroupAnswered,
     TopicPartition,
+    Unsubscribed,
 )  # fmt: skip
 from ._log import FIELDS as LOG_FIELDS
 from ._log import LogIdentity, MemberLog
@@ -129,6 +130,7 @@ __all__ = [
     "SendSyncGroup",
     "SyncGroupAnswered",
     "TopicPartition",
+    "Unsubscribed",
     "classic_state",
     "membership_state",
     "reaction",

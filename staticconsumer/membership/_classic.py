@@ -55,15 +55,17 @@ from ._io import (
     RaiseError,
     RebalanceProtocol,
     RequestFailed,
+    Revoke,
     SendHeartbeat,
     SendJoinGroup,
     SendLeaveGroup,
     SendSyncGroup,
     SyncGroupAnswered,
+    Unsubscribed,
 )
 from ._log import MemberLog
 from ._reactions import Api, Reaction, reaction
-from ._state import MemberCore
+from ._state import NO_GENERATION, REVOKED_LOST, UNKNOWN_MEMBER_ID, MemberCore
 
 log = logging.getLogger(__name__)
 
@@ -122,7 +124,12 @@ class ClassicMember(MemberCore):
         re-join only once the application polls again."""
         self._log.warning("no poll within max_poll_interval_ms=%s: giving up the membership",
                           self.config.max_poll_interval_ms)  # fmt: skip
+        # Lost at once, before the leave: the coordinator gives them to another member, so the
+        # application must get none of their records (aiokafka prepares the join here too;
+        # Java's next poll() runs onPartitionsLost before it returns a record).
         actions: list[Action] = []
+        if self.owned:
+            actions += self._revoke(self.owned, lost=True, reason=REVOKED_LOST)
         if not self.is_static:
             self._leaving = why.LEAVE_REASON_POLL_TIMEOUT
             actions.append(SendLeaveGroup(self.member_id, why.LEAVE_REASON_POLL_TIMEOUT))
@@ -146,6 +153,13 @@ class ClassicMember(MemberCore):
                 gone = tuple(tp for tp in self.owned if tp[0] not in topics)
                 if gone:
                     actions += self._revoke(gone, lost=False, reason=REVOKED_REBALANCE)
+        elif self.rebalance_protocol is RebalanceProtocol.EAGER and not self._join_prepared:
+            # Eager: the listener hears of every rebalance before it joins, the first included,
+            # with what it gives up (here nothing), once however often the join is retried:
+            # aiokafka's and Java's eager contract. A cooperative listener hears only of
+            # non-empty revocations (KIP-429).
+            actions.append(Revoke((), lost=False, reason=REVOKED_REBALANCE))
+        self._join_prepared = True
         self._lost = False
         reason = self._join_reason
         if self._enforced:
@@ -196,6 +210,7 @@ class ClassicMember(MemberCore):
             self.state = MemberState.UNJOINED
             return [RaiseError(Api.SYNC_GROUP, ErrorCode.NONE, f"undecodable assignment: {exc}")]
         self.state = MemberState.STABLE
+        self._join_prepared = False
         self._next_heartbeat = None
         self._last_heartbeat_ok = None
         actions: list[Action] = [
@@ -220,6 +235,8 @@ class ClassicMember(MemberCore):
         """Feed one input; returns the actions it calls for (module docstring)."""
         if isinstance(event, LeaveGroupAnswered):
             return self._on_leave(event.error_code)
+        if isinstance(event, Unsubscribed):
+            return self._on_unsubscribed()
         if self.terminal:
             return []
         if isinstance(event, CoordinatorFound):
@@ -274,7 +291,39 @@ class ClassicMember(MemberCore):
         self._log.info("Left group (reason: %s)", reason)
         return [self._emit(GroupLeft, reason=truncate_reason(reason) or reason)]
 
+    def _on_unsubscribed(self) -> list[Action]:
+        """The application unsubscribed (aiokafka's ``unsubscribe()``; its fetcher dropped the
+        partitions already): a dynamic member in a generation leaves, as aiokafka's does, so
+        that its partitions go to the others at once and a manual assignment's commits are not
+        refused; a static member stays (KIP-345). Both forget the generation."""
+        actions: list[Action] = []
+        self.owned = ()
+        if not self.is_static and self.generation_id > 0 and self.member_id:
+            self._leaving = why.LEAVE_REASON_UNSUBSCRIBED
+            actions.append(SendLeaveGroup(self.member_id, why.LEAVE_REASON_UNSUBSCRIBED))
+            self.member_id = UNKNOWN_MEMBER_ID
+        self.generation_id = NO_GENERATION
+        self.is_leader = False
+        self.in_group = False
+        self._lost = False
+        self._join_reason = why.JOIN_REASON_SUBSCRIPTION_CHANGED
+        if not self.terminal:
+            self.state = MemberState.UNJOINED
+        return actions
+
     # -- the end ------------------------------------------------------------------------------
+
+    def leave_prepare(self) -> list[Action]:
+        """Java's ``onLeavePrepare`` when the consumer closes (``AbstractCoordinator.close``,
+        static members included): the owned partitions go back to the application before the
+        member stops. Revoked (committed first, as every revocation) while its generation is
+        valid and no rebalance is under way; lost otherwise, and for a fenced member (nothing
+        committed for them)."""
+        if not self.owned or self.state is MemberState.CLOSED:
+            return []
+        lost = (self.terminal or self._lost or self.generation_id == NO_GENERATION
+                or self.state is not MemberState.STABLE or self._rejoin)  # fmt: skip
+        return self._revoke(self.owned, lost=lost, reason=REVOKED_CLOSE)
 
     def close(self, leave_reason: str | None) -> list[Action]:
         """Stop. A static member stays in the group (KIP-345) unless ``leave_reason`` is given;

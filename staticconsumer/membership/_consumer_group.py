@@ -68,6 +68,7 @@ from ._io import (
     Partitions,
     RaiseError,
     Revoke,
+    Unsubscribed,
 )
 from ._log import LogIdentity, MemberLog
 from ._reactions import Api, GroupProtocol, Reaction, reaction
@@ -148,6 +149,7 @@ class ConsumerGroupHeartbeatFailed:
 #: What this engine is fed.
 ConsumerGroupInput = (
     CoordinatorFound | ConsumerGroupHeartbeatAnswered | ConsumerGroupHeartbeatFailed
+    | Unsubscribed
 )
 
 
@@ -271,6 +273,10 @@ class ConsumerGroupMember(ConsumerGroupOffsets):
         if isinstance(event, CoordinatorFound):
             self.coordinator = event.node_id
             return []
+        if isinstance(event, Unsubscribed):
+            # The member goes on heartbeating its old subscription until it subscribes again or
+            # stops (a leave here would race the heartbeat in flight): nothing to do now.
+            return []
         if isinstance(event, ConsumerGroupHeartbeatFailed):
             return self._no_answer(event.now)
         return self._on_answer(event)
@@ -388,6 +394,19 @@ class ConsumerGroupMember(ConsumerGroupOffsets):
                                     handing_over=handing_over, fenced=self.fenced)  # fmt: skip
 
     # -- the end ------------------------------------------------------------------------------
+
+    def leave_prepare(self) -> list[CGAction]:
+        """Before the member stops (Java's ``ConsumerMembershipManager`` releases its assignment
+        the same way when it leaves): the owned partitions go back to the application, revoked
+        (committed first) while the member holds an epoch, lost otherwise and for a fenced
+        member (nothing committed for them)."""
+        if not self.owned or self.state is ConsumerGroupState.CLOSED:
+            return []
+        if self.terminal or self.member_epoch <= 0:
+            return self._lose()
+        gone, self.owned = self.owned, ()
+        return [self._emit(PartitionsRevoked, partitions=list(gone), reason=REVOKED_CLOSE),
+                Revoke(gone, lost=False, reason=REVOKED_CLOSE)]  # fmt: skip
 
     def close(self, leave_reason: str | None) -> list[CGAction]:
         """The heartbeat that leaves: epoch -2 for a static member that only stops (it keeps its

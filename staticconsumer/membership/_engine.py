@@ -78,6 +78,11 @@ class Engine(Protocol):
 
     def next_wakeup(self, now: float) -> float | None: ...
 
+    def leave_prepare(self) -> Sequence[Any]:
+        """Before ``close``: give the owned partitions back to the application (Java's
+        ``onLeavePrepare``): revoked while the membership is valid, else lost."""
+        ...
+
     def close(self, leave_reason: str | None) -> Sequence[Any]:
         """Stop; leave the group for good when ``leave_reason`` is given (a static member that
         only stops stays, KIP-345)."""

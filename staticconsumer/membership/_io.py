@@ -101,9 +101,14 @@ class LeaveGroupAnswered:
     error_code: int
 
 
+@dataclass(frozen=True)
+class Unsubscribed:
+    """The application unsubscribed (``unsubscribe()``): its fetcher holds nothing any more."""
+
+
 Input = (
     CoordinatorFound | RequestFailed | JoinRequested | JoinGroupAnswered | AssignmentComputed
-    | AssignmentFailed | SyncGroupAnswered | HeartbeatAnswered | LeaveGroupAnswered
+    | AssignmentFailed | SyncGroupAnswered | HeartbeatAnswered | LeaveGroupAnswered | Unsubscribed
 )  # fmt: skip
 
 

@@ -14,4 +14,6 @@ LEAVE_REASON_PREFIX = "the consumer is being closed"
 ADMIN_REMOVE_REASON = "member was removed by an admin"
 JOIN_REASON_COOPERATIVE_REVOKED = "need to revoke partitions and re-join (KIP-429)"
 LEAVE_REASON_POLL_TIMEOUT = "consumer poll timeout has expired"
+#: Java's ``unsubscribe()`` leave reason (a dynamic member).
+LEAVE_REASON_UNSUBSCRIBED = "the consumer unsubscribed from all topics"
 JOIN_REASON_SUBSCRIPTION_CHANGED = "the consumer subscription changed"

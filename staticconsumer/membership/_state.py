@@ -105,6 +105,7 @@ class MemberCore:
         self._idle_reset = False  # reset for max_poll_interval_ms: join once the app polls again
         self._leaving: str | None = None  # reason of the LeaveGroup in flight
         self._join_unsent = False  # JOINING, but the JoinGroup is not on the wire yet
+        self._join_prepared = False  # the listener heard of this rebalance (until it completes)
         #: The member has held an assignment (possibly empty) since it last joined from scratch:
         #: a rebalance keeps it a member of the group; losing the generation (:meth:`_reset`)
         #: does not. Readiness reads it (``_status.Membership.ready``).

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import re
 
+import aiokafka.errors as aiokafka_errors
 import pytest
+from aiokafka.errors import KafkaError
 
 from staticconsumer import errors
 
@@ -41,7 +43,7 @@ def test_docstring_tree_matches_the_classes() -> None:
         expected = parent or base.__name__
         assert base.__name__ == expected, f"{name} derives from {base.__name__}, not {parent}"
         if parent is None:
-            assert base in (Exception, ValueError), f"{name} is drawn as a root"
+            assert base in (Exception, ValueError, KafkaError), f"{name} is drawn as a root"
 
 
 def _drawn_text() -> dict[str, str]:
@@ -94,3 +96,40 @@ def test_an_applications_except_static_consumer_error_does_not_swallow_launcher_
             raise launcher_error("the broker did not start")
         except errors.StaticConsumerError:  # what an application writes around its consumer
             pytest.fail("a launcher error was caught as a consumer error")
+
+
+def test_every_runtime_error_is_an_aiokafka_kafka_error() -> None:
+    """An application's ``except KafkaError`` around an ``AIOKafkaConsumer`` keeps catching what a
+    StaticConsumer raises (aiokafka's tree is the drop-in's contract), and misuse stays a
+    ``ValueError``, as aiokafka's argument checks raise."""
+    runtime = [c for c in vars(errors).values()
+               if isinstance(c, type) and issubclass(c, errors.StaticConsumerError)]  # fmt: skip
+    assert runtime and all(issubclass(c, KafkaError) for c in runtime)
+    assert issubclass(errors.ConfigurationError, ValueError)
+    assert str(errors.FencedInstanceIdError("fenced")) == "fenced", "no class-name prefix"
+
+
+@pytest.mark.parametrize(
+    ("ours", "aiokafkas"),
+    [
+        (errors.SessionTimeoutOutOfRangeError, "InvalidSessionTimeoutError"),
+        (errors.UnsupportedBrokerError, "UnsupportedVersionError"),
+        (errors.UnknownMemberError, "UnknownMemberIdError"),
+        (errors.AuthenticationError, "AuthenticationFailedError"),
+        (errors.GroupAuthorizationError, "GroupAuthorizationFailedError"),
+        (errors.TopicAuthorizationError, "TopicAuthorizationFailedError"),
+        (errors.ClusterAuthorizationError, "ClusterAuthorizationFailedError"),
+        (errors.ClusterUnavailableError, "KafkaConnectionError"),
+    ],
+)
+def test_where_aiokafka_raises_its_own_class_ours_is_one_too(ours: type, aiokafkas: str) -> None:
+    assert issubclass(ours, getattr(aiokafka_errors, aiokafkas))
+
+
+@pytest.mark.parametrize("name", sorted(errors.AUTHORIZATION_ERRORS))
+def test_an_authorization_error_is_aiokafkas_class_for_its_name(name: str) -> None:
+    from staticconsumer._error_map import authorization_error
+
+    error = authorization_error(name, "t", "'app' via PLAIN")
+    assert isinstance(error, errors.AuthorizationError) and error.error_name == name
+    assert type(error) is errors.AUTHORIZATION_ERRORS[name]

@@ -97,8 +97,9 @@ async def test_an_eager_revocation_stops_the_fetcher_before_its_commit() -> None
     h.seam.consumed = {TopicPartition(TOPIC, 0): OffsetAndMetadata(41, "")}
     h.coordinator.heartbeat_errors.append(ErrorCode.REBALANCE_IN_PROGRESS)
     await wait_for(lambda: owned(h.driver.owned) == {1, 2}, "the new assignment")
-    [(stopped, commits_before, listener_calls)] = h.seam.stops
-    assert stopped is None and listener_calls == 1, "the whole fetcher, before the listener"
+    first_join, (stopped, commits_before, listener_calls) = h.seam.stops
+    assert first_join == (None, 0, 0), "the first join stops the fetcher too (nothing held)"
+    assert stopped is None and listener_calls == 2, "the whole fetcher, before the listener"
     assert {(TOPIC, 0): 41} in h.coordinator.commits[commits_before:], "before the commit"
     await h.driver.close()
 
@@ -107,12 +108,13 @@ async def test_lost_partitions_are_revoked_without_a_commit() -> None:
     h = classic_harness(ScriptedAssignor((0, 1, 2)))
     await started(h)
     h.seam.consumed = {TopicPartition(TOPIC, 0): OffsetAndMetadata(41, "")}
+    reassignments = h.seam.reassignments  # the first join's (eager: nothing held)
     h.coordinator.heartbeat_errors.append(ErrorCode.UNKNOWN_MEMBER_ID)
-    await wait_for(lambda: len(h.seam.listener_object.calls) >= 3, "revoke and re-assign")  # type: ignore[union-attr]
+    await wait_for(lambda: len(h.seam.listener_object.calls) >= 4, "revoke and re-assign")  # type: ignore[union-attr]
     calls = h.seam.listener_object.calls  # type: ignore[union-attr]
-    assert calls[1] == ("revoked", frozenset({(TOPIC, 0), (TOPIC, 1), (TOPIC, 2)}))
+    assert calls[2] == ("revoked", frozenset({(TOPIC, 0), (TOPIC, 1), (TOPIC, 2)}))
     assert h.coordinator.commits == [], "nothing is committed for a lost generation"
-    assert h.seam.reassignments == 1, "lost partitions stop the fetcher"
+    assert h.seam.reassignments == reassignments + 1, "lost partitions stop the fetcher"
     await h.driver.close()
 
 

@@ -218,8 +218,9 @@ def test_each_error_code_on_each_api(api: Api, code: int, protocol: RebalancePro
 def test_a_follower_joins_syncs_and_is_handed_its_assignment() -> None:
     member = new_member()
     actions = member.poll(T0, TOPICS, 0.0)
-    assert kinds(actions) == [Emit, SendJoinGroup]
-    assert actions[1] == SendJoinGroup("", -1, (), "initial join of the consumer")
+    assert kinds(actions) == [Revoke, Emit, SendJoinGroup]
+    assert actions[0] == Revoke((), lost=False, reason="rebalance"), "eager: nothing held"
+    assert actions[2] == SendJoinGroup("", -1, (), "initial join of the consumer")
     assert member.handle(joined()) == [SendSyncGroup(1, "m-1", "p", ())]
     actions = member.handle(SyncGroupAnswered(ErrorCode.NONE, assignment(("t", 1), ("t", 0))))
     assert events(actions) == [GroupJoined, PartitionsAssigned]
