@@ -265,16 +265,19 @@ async def java_scenario_run(
     return result
 
 
-async def run(bootstrap: str, rounds: int, stagger_s: float, java: bool) -> None:
+async def run(
+    bootstrap: str, rounds: int, stagger_s: float, java: bool, only: str | None = None
+) -> None:
     command = java_command() if java else None
+    scenarios = [s for s in SCENARIOS if only is None or s.name.startswith(only)]
     for label, stagger in (("staggered", stagger_s), ("together", 0.0)):
         results: dict[str, list[dict[str, float]]] = {}
         for r in range(rounds):
-            for scenario in SCENARIOS:
+            for scenario in scenarios:
                 got = await scenario_run(bootstrap, scenario, stagger)
                 results.setdefault(scenario.name, []).append(got)
                 print(f"  {label} round {r + 1} {scenario.name:36} {got}", file=sys.stderr)
-            for name in JAVA_SCENARIOS if command else ():
+            for name in JAVA_SCENARIOS if command and only is None else ():
                 got = await java_scenario_run(command or [], bootstrap, name, stagger)
                 results.setdefault(name, []).append(got)
                 print(f"  {label} round {r + 1} {name:36} {got}", file=sys.stderr)
@@ -291,12 +294,12 @@ def report(label: str, stagger_s: float, results: dict[str, list[dict[str, float
         name: {k: statistics.median(r[k] for r in rows) for k in KEYS}
         for name, rows in results.items()
     }
-    base = medians["range"]
     for name, m in medians.items():
         print(f"{name:36} " + " ".join(f"{m[k]:13.2f}" if m[k] == m[k] else f"{'-':>13}"
                                        for k in KEYS))  # fmt: skip
+    base = medians.get("range")
     for name, m in medians.items():
-        if name == "range":
+        if name == "range" or base is None:
             continue
         ratios = [f"{k} {m[k] / base[k]:.2f}" if base[k] else f"{k} -" for k in KEYS]
         print(f"  ratio to range, {name}: " + ", ".join(ratios))
@@ -308,10 +311,12 @@ def main() -> None:
     parser.add_argument("--stagger-s", type=float, default=3.0)
     parser.add_argument("--bootstrap-servers")
     parser.add_argument("--no-java", action="store_true", help="skip the Java reference")
+    parser.add_argument("--only", help="only the scenarios whose name starts with this "
+                        "(e.g. 'consumer'); no Java reference then")  # fmt: skip
     args = parser.parse_args()
     logging.basicConfig(level=logging.ERROR)
     with bootstrap_servers(args.bootstrap_servers) as bootstrap:
-        asyncio.run(run(bootstrap, args.rounds, args.stagger_s, not args.no_java))
+        asyncio.run(run(bootstrap, args.rounds, args.stagger_s, not args.no_java, args.only))
 
 
 if __name__ == "__main__":

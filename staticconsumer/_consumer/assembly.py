@@ -26,11 +26,9 @@ def make_driver(
     settings: _compat.ConsumerSettings, group_protocol: GroupProtocolOptions,
     seam: _compat.ClientSeam, versions: Any, *, on_fatal: FatalCallback,
     events: EventEmitter | None, unreleased_wait_ms: int, metrics: ConsumerMetrics | None = None,
-    roster: RosterSource | None = None, staged_join: bool = False,
+    roster: RosterSource | None = None,
 ) -> Driver:  # fmt: skip
-    """The driver of ``group_protocol``, from the consumer's settings (read by ``_compat``);
-    ``staged_join``: the roster's barrier released this member with other arrivals (a
-    consumer-protocol member then joins with no topics first, ``ConsumerGroupConfig``)."""
+    """The driver of ``group_protocol``, from the consumer's settings (read by ``_compat``)."""
     s = settings
     common: dict[str, Any] = dict(
         group_id=s.group_id, group_instance_id=s.group_instance_id, client_rack=s.client_rack,
@@ -43,7 +41,7 @@ def make_driver(
         return consumer_group_driver(
             seam, versions, server_assignor=group_protocol.remote_assignor,
             takeover=group_protocol.instance_takeover, unreleased_wait_ms=unreleased_wait_ms,
-            staged_join=staged_join, **common,
+            **common,
         )  # fmt: skip
     return classic_driver(
         seam, versions, assignors=s.assignors, session_timeout_ms=s.session_timeout_ms,

@@ -225,7 +225,6 @@ class StaticConsumer(Observability, AIOKafkaConsumer):  # type: ignore[misc]  # 
             {"bootstrap_servers": bootstrap_servers, **kwargs},
         )  # fmt: skip
         self._roster_barrier = roster_barrier_option(roster_barrier)
-        self._released_with_others = False  # the barrier let it join with other arrivals
         if not self._group_protocol.consumer:
             strategies = kwargs.get("partition_assignment_strategy")
             if strategies is None:
@@ -328,7 +327,6 @@ class StaticConsumer(Observability, AIOKafkaConsumer):  # type: ignore[misc]  # 
     async def _wait_at_barrier(self) -> None:
         """A registered new member waits for the other registered arrivals before its first
         join (``_consumer/barrier.py``): ``waiting`` (ready) meanwhile."""
-        self._released_with_others = False
         if not (self._roster_barrier and self._roster is not None and self._group_instance_id):
             return
         if not self._subscription.subscription:  # assign() or nothing subscribed: no group join
@@ -338,10 +336,7 @@ class StaticConsumer(Observability, AIOKafkaConsumer):  # type: ignore[misc]  # 
             if self._lifecycle in (Lifecycle.STARTED, Lifecycle.AT_BARRIER):
                 self._lifecycle = Lifecycle.AT_BARRIER if waiting else Lifecycle.STARTED
 
-        decision = await JoinBarrier(self._roster, self._group_instance_id, self._identity).wait(
-            on_wait
-        )
-        self._released_with_others = decision is not None and decision.join_at_ms is not None
+        await JoinBarrier(self._roster, self._group_instance_id, self._identity).wait(on_wait)
 
     async def _wait_for_assignment(self) -> None:
         """Until the first assignment. A consumer-protocol member refused with
@@ -362,7 +357,7 @@ class StaticConsumer(Observability, AIOKafkaConsumer):  # type: ignore[misc]  # 
             _compat.consumer_settings(self), self._group_protocol, seam, versions,
             on_fatal=self._on_fatal, events=self._events,
             unreleased_wait_ms=UNRELEASED_INSTANCE_WAIT_MS, metrics=self._metrics,
-            roster=self._roster, staged_join=self._released_with_others,
+            roster=self._roster,
         )  # fmt: skip
 
     async def stop(self, leave_group: bool = False, reason: str | None = None) -> None:

@@ -65,7 +65,7 @@ def consumer_group_driver(
     server_assignor: str | None, max_poll_interval_ms: int, takeover: bool,
     unreleased_wait_ms: int, retry_backoff_ms: int, enable_auto_commit: bool,
     auto_commit_interval_ms: int, on_fatal: FatalCallback, events: EventEmitter | None,
-    metrics: ConsumerMetrics | None = None, staged_join: bool = False,
+    metrics: ConsumerMetrics | None = None,
 ) -> Driver:  # fmt: skip
     """A driver holding a :class:`ConsumerGroupMember` and its :class:`ConsumerGroupSender`;
     :class:`~staticconsumer.errors.UnsupportedBrokerError` for a broker that cannot serve a
@@ -76,7 +76,6 @@ def consumer_group_driver(
         rebalance_timeout_ms=max_poll_interval_ms, server_assignor=server_assignor,
         rack_id=client_rack, unreleased_wait_ms=unreleased_wait_ms,
         max_poll_interval_ms=max_poll_interval_ms, takeover=takeover, client_id=client_id,
-        staged_join=staged_join,
     ))  # fmt: skip
 
     def sender(driver: Driver) -> ConsumerGroupSender:

@@ -318,11 +318,14 @@ class ClassicMember(MemberCore):
         static members included): the owned partitions go back to the application before the
         member stops. Revoked (committed first, as every revocation) while its generation is
         valid and no rebalance is under way; lost otherwise, and for a fenced member (nothing
-        committed for them)."""
+        committed for them; no event either: the fence was the member's last)."""
         if not self.owned or self.state is MemberState.CLOSED:
             return []
-        lost = (self.terminal or self._lost or self.generation_id == NO_GENERATION
-                or self.state is not MemberState.STABLE or self._rejoin)  # fmt: skip
+        if self.terminal:  # fenced or failed: no event (the fence was the event), no commit
+            held, self.owned = self.owned, ()
+            return [Revoke(held, lost=True, reason=REVOKED_LOST)]
+        lost = (self._lost or self._lost or self.generation_id == NO_GENERATION
+                or self.state is not MemberState.STABLE)  # fmt: skip
         return self._revoke(self.owned, lost=lost, reason=REVOKED_CLOSE)
 
     def close(self, leave_reason: str | None) -> list[Action]:

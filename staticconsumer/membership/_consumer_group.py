@@ -93,17 +93,6 @@ class ConsumerGroupConfig:
     takeover: bool = False
     #: Only to name the member in its log lines (``_log``).
     client_id: str = ""
-    #: Join subscribed to :data:`STAGING_TOPIC` first, then to the real topics: the roster's
-    #: barrier releases its arrivals together; the first staged join makes the coordinator
-    #: compute a target that changes nothing, and the real subscriptions then reach it inside
-    #: the assignment interval that target opened: one new target for all (``docs/scaling.md``).
-    staged_join: bool = False
-
-
-#: A topic name no topic can have (``:`` is not allowed in topic names), subscribed to by a
-#: staged join (``ConsumerGroupConfig.staged_join``): a new subscription bumps the group epoch,
-#: and a topic that does not exist is assigned to nobody.
-STAGING_TOPIC = "staticconsumer:staged-join"
 
 
 @dataclass(frozen=True)
@@ -172,7 +161,6 @@ class ConsumerGroupMember(ConsumerGroupOffsets):
         self._in_flight = False
         self._owned_unsent = False
         self._sent_topics: tuple[str, ...] | None = None
-        self._staged_join = config.staged_join  # the first join only
         self._unreleased_since: float | None = None
         self._took_over = False
         self._leaving: str | None = None  # reason of the leaving heartbeat in flight
@@ -228,9 +216,6 @@ class ConsumerGroupMember(ConsumerGroupOffsets):
         self._in_flight = True
         owned = self.owned if (joining or self._owned_unsent) else None
         self._owned_unsent = False
-        if joining and self._staged_join:  # subscribed to no real topic first (config)
-            self._staged_join = False
-            subscribed = (STAGING_TOPIC,)
         self._sent_topics = subscribed
         return [SendConsumerGroupHeartbeat(self.member_epoch, joining,
                                            subscribed if (joining or changed) else None,
@@ -402,7 +387,10 @@ class ConsumerGroupMember(ConsumerGroupOffsets):
         member (nothing committed for them)."""
         if not self.owned or self.state is ConsumerGroupState.CLOSED:
             return []
-        if self.terminal or self.member_epoch <= 0:
+        if self.terminal:  # fenced or failed: no event (the fence was the event), no commit
+            held, self.owned = self.owned, ()
+            return [Revoke(held, lost=True, reason=REVOKED_LOST)]
+        if self.member_epoch <= 0:
             return self._lose()
         gone, self.owned = self.owned, ()
         return [self._emit(PartitionsRevoked, partitions=list(gone), reason=REVOKED_CLOSE),

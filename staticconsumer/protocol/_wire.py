@@ -106,6 +106,11 @@ class NullableStruct:
     def decode(self, data: BytesIO) -> Any:
         return None if Int8.decode(data) < 0 else self.schema.decode(data)
 
+    def repr(self, value: Any) -> str:
+        """aiokafka's field types all have it: its connection logs each response at DEBUG with
+        ``repr(response)``, and a field without it raised there, which closed the connection."""
+        return "None" if value is None else str(self.schema.repr(value))
+
 
 def since(version: int, first: int, *fields: Field) -> tuple[Field, ...]:
     """``fields`` when ``version >= first`` (a JSON spec's ``"versions": "<first>+"``)."""

@@ -159,3 +159,19 @@ async def test_stop_runs_the_revoke_listener_only_on_a_static_consumer_static_di
     await consumer.stop()
     after = listener.calls[len(before):]
     assert after == ([("revoked", BOTH)] if is_static(consumer_class) else [])
+
+
+async def test_commit_with_explicit_offsets_and_committed_reads_them_back(
+    make: Factory, kafka_bootstrap: str, topic_factory: Callable[..., str],
+    unique_group_id: Callable[..., str],
+) -> None:  # fmt: skip
+    topic = topic_factory(partitions=2)
+    await produce(kafka_bootstrap, topic, 0, range(5))
+    tp0, tp1 = TopicPartition(topic, 0), TopicPartition(topic, 1)
+    consumer = make(topic, group_id=unique_group_id(), enable_auto_commit=False)
+    await consumer.start()
+    assert await consumer.committed(tp0) is None, "nothing committed yet"
+    await consumer.commit({tp0: 3})
+    assert (await consumer.committed(tp0), await consumer.committed(tp1)) == (3, None)
+    await consumer.seek_to_committed(tp0)
+    assert (await asyncio.wait_for(consumer.getone(tp0), 10)).offset == 3

@@ -152,10 +152,14 @@ async def test_static_restart_under_cooperative_revokes_nothing_anywhere(
                for i in range(3)]  # fmt: skip
     await settle(workers, 6)
     generation, before = workers[0].consumer.generation_id, held(workers)
-    revocations = sum(len(v) for v in ownership.revoked.values())
     retired = workers[1]
     async with Producer(kafka_bootstrap, topic) as producer:
+        closing = len(ownership.revoked.get("r-1", []))
         await retired.stop()
+        # stop() tells the listener, as Java's close() does; from here on nothing is revoked.
+        closed = [{tp.partition for tp in r} for r in ownership.revoked["r-1"][closing:]]
+        assert closed == [before["r-1"]]
+        revocations = sum(len(v) for v in ownership.revoked.values())
         ownership.release("r-1")
         workers[1] = await start_worker(topic, kafka_bootstrap, group, "r-1", ownership)
         await settle(workers, 6)

@@ -5,7 +5,9 @@ barrier is ready). Classic protocol with ``cooperative-sticky``: the arrivals me
 and reach the coordinator together, one rebalance takes them in (and the cooperative one after
 it hands out what was revoked), each partition moves at most once and no running member gives up
 a partition it keeps. The consumer protocol (KIP-848, the broker assigns): the barrier holds the
-arrivals until the last one comes, nobody joins meanwhile, and each partition moves at most once.
+arrivals until the last one comes and nobody joins meanwhile; the coordinator then gives the first
+arrival's join a target of its own, so what that arrival took may move once more (no documented
+mechanism batches it, and no made-up topic name is sent: docs/scaling.md).
 """
 
 from __future__ import annotations
@@ -76,8 +78,12 @@ async def _arrive(
 
 
 def _check_each_partition_moved_once(
-    members: dict[str, Member], before: dict[int, str], after: dict[int, str]
-) -> None:
+    members: dict[str, Member], before: dict[int, str], after: dict[int, str],
+    first_arrival_alone: bool = False,
+) -> None:  # fmt: skip
+    """``first_arrival_alone``: the consumer protocol gives the first arrival a target of its own
+    (docs/scaling.md, "What the consumer protocol cannot batch"): what it took then may move on
+    once more, to a later arrival; at most its share of one target (a fifth of the partitions)."""
     moved = {p for p in range(PARTITIONS) if after[p] != before[p]}
     assert {after[p] for p in moved} == set(ARRIVING), after
     assert len(moved) == PARTITIONS // 2, "a sticky plan moves what balance needs, no more"
@@ -89,7 +95,14 @@ def _check_each_partition_moved_once(
         for tp in added
         if tp.partition in moved
     )
-    assert handed == sorted((after[p], p) for p in moved), handed
+    final = sorted((after[p], p) for p in moved)
+    if first_arrival_alone:
+        extra = [h for h in handed if h not in final]  # handed to the first arrival, then on
+        assert len({name for name, _ in extra}) <= 1, ("one arrival alone", extra)
+        assert len(extra) <= PARTITIONS // (len(RUNNING) + 1), extra
+        assert sorted(h for h in handed if h in final) == final, handed
+    else:
+        assert handed == final, handed
     # The running members gave up only what moved, once each: they never stopped the rest.
     for name in RUNNING:
         gave = sorted(tp.partition for revoked in members[name].listener.revoked for tp in revoked)
@@ -133,7 +146,7 @@ async def test_four_registered_arrivals_cost_one_rebalance_and_move_each_partiti
             await member.stop()
 
 
-async def test_consumer_protocol_arrivals_wait_for_each_other_then_move_each_partition_once(
+async def test_consumer_protocol_arrivals_wait_for_each_other_then_move_what_one_target_allows(
     kafka_bootstrap: str, topic_factory: Callable[..., str], unique_group_id: Callable[..., str]
 ) -> None:
     topic, group = topic_factory(partitions=PARTITIONS), unique_group_id()
@@ -152,7 +165,8 @@ async def test_consumer_protocol_arrivals_wait_for_each_other_then_move_each_par
         assert _snapshot(members) == before
         members.update(await arriving)
         await _settled(members)
-        _check_each_partition_moved_once(members, before, _snapshot(members))
+        _check_each_partition_moved_once(members, before, _snapshot(members),
+                                         first_arrival_alone=True)  # fmt: skip
     finally:
         for member in members.values():
             await member.stop()

@@ -110,7 +110,8 @@ def test_close_of_a_fenced_member_loses_its_partitions_without_a_commit() -> Non
     member.poll(T0 + 3, TOPICS, 0.0)
     actions = member.handle(HeartbeatAnswered(ErrorCode.FENCED_INSTANCE_ID, T0 + 3))
     assert kinds(actions) == [BecomeFatal]
-    assert revokes(member.leave_prepare()) == [Revoke(HELD, lost=True, reason="lost")]
+    prepared = member.leave_prepare()
+    assert prepared == [Revoke(HELD, lost=True, reason="lost")], "no event after the fence"
     assert member.close(None) == []
 
 
@@ -125,3 +126,13 @@ def test_unsubscribe_leaves_a_dynamic_member_and_keeps_a_static_one() -> None:
     stable(static, *HELD)
     assert static.handle(Unsubscribed()) == [], "KIP-345: a static member stays in the group"
     assert static.generation_id == -1 and static.state is MemberState.UNJOINED
+
+
+def test_close_with_a_rejoin_only_requested_still_revokes_with_a_commit() -> None:
+    """The generation is valid until the JoinGroup is sent (Java: rebalanceInProgress() is
+    false while STABLE), so what it holds is revoked, committed first, not lost."""
+    member = new_member(protocol=COOP)
+    stable(member, *HELD)
+    member.handle(JoinRequested("metadata"))
+    assert member.join_due and member.state is MemberState.STABLE
+    assert revokes(member.leave_prepare()) == [Revoke(HELD, lost=False, reason="close")]

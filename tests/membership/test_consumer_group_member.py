@@ -27,7 +27,6 @@ from staticconsumer.membership import (
     reaction,
 )
 from staticconsumer.membership._consumer_group import (
-    STAGING_TOPIC,
     ConsumerGroupConfig,
     ConsumerGroupHeartbeatAnswered,
     ConsumerGroupMember,
@@ -116,25 +115,12 @@ def test_a_fenced_epoch_loses_the_partitions_and_rejoins_at_epoch_0(code: int) -
     assert m.poll(T0 + 5, TOPICS) == [SendConsumerGroupHeartbeat(0, True, TOPICS, ())]
 
 
-def test_a_staged_join_subscribes_to_no_real_topic_then_at_once_to_the_real_ones() -> None:
-    """Arrivals released together by the roster's barrier: the first heartbeat names a topic
-    that cannot exist (the coordinator's new target changes nothing), the next one, sent as soon
-    as the answer came, the real subscription (inside the assignment interval that target
-    opened). Only the first join is staged: a join after a fence subscribes at once."""
-    m = ConsumerGroupMember(ConsumerGroupConfig("g", "m-uuid", "svc-4", 300_000,
-                                                staged_join=True))  # fmt: skip
+def test_a_join_subscribes_to_the_real_topics_only() -> None:
+    """No made-up topic name is ever sent (issue 31): since Kafka 4.0 the coordinator checks
+    DESCRIBE on every subscribed name (KAFKA-18813), and literal ACLs refuse any other."""
+    m = ConsumerGroupMember(ConsumerGroupConfig("g", "m-uuid", "svc-4", 300_000))
     m.handle(CoordinatorFound(0))
-    assert m.poll(T0, TOPICS) == [SendConsumerGroupHeartbeat(0, True, (STAGING_TOPIC,), ())]
-    assert ":" in STAGING_TOPIC  # Kafka refuses ':' in a topic name: no topic has this one
-    m.handle(answer(epoch=7, assignment=()))
-    assert m.poll(T0, TOPICS) == [SendConsumerGroupHeartbeat(7, False, TOPICS, ())]
-    m.handle(answer(epoch=8, assignment=(("t", 0),)))
-    assert m.poll(T0, TOPICS) == [SendConsumerGroupHeartbeat(8, False, None, (("t", 0),))]
-    m.handle(answer(epoch=8))
-    assert m.state is ConsumerGroupState.STABLE
-    m.poll(T0 + 5, TOPICS)
-    m.handle(answer(ErrorCode.FENCED_MEMBER_EPOCH, now=T0 + 5))
-    assert m.poll(T0 + 5, TOPICS) == [SendConsumerGroupHeartbeat(0, True, TOPICS, ())]
+    assert m.poll(T0, TOPICS) == [SendConsumerGroupHeartbeat(0, True, TOPICS, ())]
 
 
 #: Every cell of the KIP-848 table: (api, code), as the classic engine's table test.

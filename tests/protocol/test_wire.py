@@ -4,7 +4,11 @@ header v2 and response header v1. If an aiokafka upgrade changes that seam, thes
 from __future__ import annotations
 
 import asyncio
+import io
 import struct
+import uuid
+from collections.abc import Iterator
+from typing import Any
 
 import pytest
 from aiokafka.conn import create_conn
@@ -12,6 +16,7 @@ from aiokafka.protocol.admin import ApiVersionResponse_v1
 
 from staticconsumer.errors import UnsupportedBrokerError
 from staticconsumer.protocol import ApiKey, build_heartbeat
+from staticconsumer.protocol._messages import _DECLARED, response_class
 
 from . import golden
 from .test_requests import heartbeat, join_group
@@ -109,3 +114,44 @@ def test_connection_refuses_a_version_its_broker_lacks() -> None:
     with pytest.raises(UnsupportedBrokerError, match="Heartbeat v4"):
         asyncio.run(_exchange(broker, request))
     assert broker.requests == []
+
+
+
+def _field_kinds(kind: Any) -> Iterator[Any]:
+    """``kind`` and every field type nested in it (structs, arrays, nullable structs)."""
+    yield kind
+    for inner in getattr(kind, "fields", None) or ():  # a Schema
+        yield from _field_kinds(inner)
+    inner = getattr(kind, "array_of", None) or getattr(kind, "schema", None)
+    if inner is not None and inner is not kind:
+        yield from _field_kinds(inner)
+
+
+def test_every_response_field_type_has_the_repr_aiokafkas_debug_log_calls() -> None:
+    """aiokafka's connection logs every response at DEBUG with ``repr(response)``, which calls
+    ``repr`` on each field type: one without it (the KIP-848 heartbeat's nullable assignment)
+    raised there, which closed the connection, so a consumer-protocol member with aiokafka's
+    DEBUG log on never got its assignment (its heartbeat's answer lost, then
+    UNRELEASED_INSTANCE_ID for its own join)."""
+    missing = {
+        (key.name, version, type(kind).__name__)
+        for key, version in _all_defined()
+        for kind in _field_kinds(response_class(key, version).SCHEMA)
+        if not hasattr(kind, "repr")
+    }
+    assert missing == set()
+
+
+def test_a_kip_848_heartbeat_answer_with_an_assignment_has_a_repr() -> None:
+    cls = response_class(ApiKey.CONSUMER_GROUP_HEARTBEAT, 0)
+    topic_id = uuid.UUID(int=7)
+    answer = cls(throttle_time_ms=0, error_code=0, error_message=None, member_id="m",
+                 member_epoch=3, heartbeat_interval_ms=5000,
+                 assignment=([(topic_id, [0, 1], {})], {}), tagged_fields={})  # fmt: skip
+    decoded = cls.decode(io.BytesIO(answer.encode()))
+    assert str(topic_id) in repr(decoded) and "member_epoch=3" in repr(decoded)
+
+
+def _all_defined() -> Iterator[tuple[ApiKey, int]]:
+    for key, version in sorted(_DECLARED):
+        yield ApiKey(key), version
