@@ -8,10 +8,25 @@ JOIN_REASON_GROUP_REBALANCING = "the group coordinator started a rebalance"
 JOIN_REASON_METADATA_CHANGED = "subscription or topic metadata changed"
 JOIN_REASON_REJOIN_AFTER_ERROR = "rejoining after an error from the group coordinator"
 JOIN_REASON_MEMBER_ID_REQUIRED = "rejoining with the member id given by the coordinator (KIP-394)"
-#: Prefix of an enforced rebalance, as the Java client words it.
+#: An enforced rebalance's reason: alone when no reason was given (Java's
+#: ``KafkaConsumer.DEFAULT_REASON``), else the prefix of the given ones (KIP-800).
 JOIN_REASON_ENFORCED_PREFIX = "rebalance enforced by user"
 LEAVE_REASON_PREFIX = "the consumer is being closed"
 ADMIN_REMOVE_REASON = "member was removed by an admin"
 JOIN_REASON_COOPERATIVE_REVOKED = "need to revoke partitions and re-join (KIP-429)"
 LEAVE_REASON_POLL_TIMEOUT = "consumer poll timeout has expired"
 JOIN_REASON_SUBSCRIPTION_CHANGED = "the consumer subscription changed"
+
+
+def enforced_join_reason(reasons: list[str]) -> str:
+    """The JoinGroup reason of the enforces coalesced into one join (KIP-800): "rebalance
+    enforced by user" for calls without a reason (which pass that default), else the given
+    reasons after it, in call order.
+
+    >>> enforced_join_reason(["rebalance enforced by user", "a", "b"])
+    'rebalance enforced by user: a; b'
+    """
+    given = [r for r in reasons if r != JOIN_REASON_ENFORCED_PREFIX]
+    if not given:
+        return JOIN_REASON_ENFORCED_PREFIX
+    return f"{JOIN_REASON_ENFORCED_PREFIX}: {'; '.join(given)}"
