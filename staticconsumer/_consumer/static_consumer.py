@@ -314,6 +314,7 @@ class StaticConsumer(Observability, AIOKafkaConsumer):  # type: ignore[misc]  # 
                 self._subscription.partitions_auto_assigned()
             ):
                 await self._wait_for_assignment()
+            _compat.start_poll_timer(self)  # as Java's: from when the application can poll
         except BaseException as exc:
             self._lifecycle = Lifecycle.STOPPED
             await super().stop()
