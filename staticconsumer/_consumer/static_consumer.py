@@ -396,7 +396,8 @@ class StaticConsumer(Observability, AIOKafkaConsumer):  # type: ignore[misc]  # 
                 await self._health.close()
 
     async def enforce_rebalance(self, reason: str | None = None) -> None:
-        """Make the group rebalance (Java ``enforceRebalance(reason)``, KIP-800).
+        """Make the group rebalance now, or right after the rebalance in flight (Java
+        ``enforceRebalance(reason)``, KIP-800).
 
         What it guarantees, under ``group_protocol="classic"``: once this returns, the member
         sends a JoinGroup that was built after the call and whose reason is ``"rebalance enforced
