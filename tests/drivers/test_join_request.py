@@ -82,9 +82,10 @@ class HeldSync(FakeCoordinator):
 
     async def answer(self, request: Any) -> Any:
         if ApiKey(request.api_key) is ApiKey.SYNC_GROUP and not self.release.is_set():
-            self.requests.append(("SYNC_GROUP", request.struct.to_object()))
+            entry = ("SYNC_GROUP", request.struct.to_object())
+            self.requests.append(entry)  # seen in flight
             await self.release.wait()
-            self.requests.pop()  # answered below, recorded once
+            self.requests.remove(entry)  # recorded once, as it is answered below
         return await super().answer(request)
 
 
