@@ -11,8 +11,8 @@ What a member *does* about a code is decided by the membership engine
   → aiokafka's ``CommitFailedError``, raised ``from`` the code's own error, as a drop-in
   ``AIOKafkaConsumer`` raises it;
 * any other code on a consumer call → aiokafka's class for the code
-  (``GroupAuthorizationFailedError`` names the group), so ``except`` clauses written for
-  aiokafka keep working;
+  (``GroupAuthorizationFailedError`` names the group, ``TopicAuthorizationFailedError`` the
+  topics the refused request named), so ``except`` clauses written for aiokafka keep working;
 * any code on an admin call → :class:`~staticconsumer.errors.GroupAdminError` naming the group,
   the API and Kafka's error name (a missing ACL: ``GroupAdminAuthorizationError``);
 * aiokafka's SASL, TLS and authorization exceptions → ``AuthenticationError`` /
@@ -22,6 +22,7 @@ What a member *does* about a code is decided by the membership engine
 from __future__ import annotations
 
 import ssl
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import aiokafka.errors as Errors
@@ -78,8 +79,12 @@ def fenced_error(ctx: MemberContext, api: str, holder: str | None = None) -> Fen
     return error
 
 
-def kafka_error(code: int, *, group_id: str, detail: str = "") -> Exception:
-    """aiokafka's exception for ``code`` (``GroupAuthorizationFailedError`` names the group)."""
+def kafka_error(
+    code: int, *, group_id: str, detail: str = "", topics: Iterable[str] = ()
+) -> Exception:
+    """aiokafka's exception for ``code``: ``GroupAuthorizationFailedError`` names the group,
+    ``TopicAuthorizationFailedError`` the ``topics`` the refused request named (sorted, once
+    each: ``"audit, orders"``), as aiokafka's own name the topic they refer to."""
     if code == ErrorCode.UNRELEASED_INSTANCE_ID:
         return UnreleasedInstanceIdError(
             f"group {group_id!r}: the coordinator still holds this group_instance_id for a "
@@ -91,14 +96,18 @@ def kafka_error(code: int, *, group_id: str, detail: str = "") -> Exception:
     error_type: type[Exception] = Errors.for_code(code)
     if error_type is Errors.GroupAuthorizationFailedError:
         return Errors.GroupAuthorizationFailedError(group_id)
+    named = sorted(set(topics))
+    if error_type is Errors.TopicAuthorizationFailedError and named:
+        return Errors.TopicAuthorizationFailedError(", ".join(named))
     if detail:
         return error_type(detail)
     return error_type()
 
 
-def commit_error(code: int, *, group_id: str) -> Exception:
+def commit_error(code: int, *, group_id: str, topics: Iterable[str] = ()) -> Exception:
     """What ``commit()`` raises for ``code``: ``CommitFailedError`` when the generation is gone
-    (its ``__cause__`` is the code's own error), else :func:`kafka_error`."""
+    (its ``__cause__`` is the code's own error), else :func:`kafka_error` (``topics``: those of
+    the refused partitions)."""
     if code in _COMMIT_FAILED:
         error: Exception = Errors.CommitFailedError(
             f"Commit cannot be completed since the group has already rebalanced and may have "
@@ -106,25 +115,31 @@ def commit_error(code: int, *, group_id: str) -> Exception:
         )
         error.__cause__ = kafka_error(code, group_id=group_id)
         return error
-    return kafka_error(code, group_id=group_id)
+    return kafka_error(code, group_id=group_id, topics=topics)
 
 
-#: Codes that mean a missing ACL, with what it is missing on (never retried).
+#: Codes that mean a missing ACL, with what it is missing on (never retried); ``{group}`` is the
+#: group the admin call was about.
 AUTHORIZATION: dict[int, str] = {
-    ErrorCode.GROUP_AUTHORIZATION_FAILED: "the group (DESCRIBE for DescribeGroups, READ for "
+    ErrorCode.GROUP_AUTHORIZATION_FAILED: "group {group} (DESCRIBE for DescribeGroups, READ for "
     "LeaveGroup)",
-    ErrorCode.TOPIC_AUTHORIZATION_FAILED: "a topic",
+    # ConsumerGroupDescribe (KIP-848): DESCRIBE on every topic the group uses; the request
+    # named none, so only the broker's message can say which.
+    ErrorCode.TOPIC_AUTHORIZATION_FAILED: "a topic group {group} uses (DESCRIBE)",
     ErrorCode.CLUSTER_AUTHORIZATION_FAILED: "the cluster",
 }
 
 
 def admin_error(group_id: str, api: str, code: int, detail: str | None = None) -> GroupAdminError:
-    """An admin call's failure: group, API and Kafka's name for ``code``; a missing ACL is a
+    """An admin call's failure: group, API and Kafka's name for ``code``, and the broker's
+    message when it sent one; a missing ACL is a
     :class:`~staticconsumer.errors.GroupAdminAuthorizationError` saying what it is missing on."""
     text = f"{api} for group {group_id!r} failed: {error_name(code)} (error code {code})"
     if code in AUTHORIZATION:
+        missing = AUTHORIZATION[code].format(group=repr(group_id))
+        text = f"{text}: the principal lacks an ACL on {missing}"
         return GroupAdminAuthorizationError(
-            f"{text}: the principal lacks an ACL on {AUTHORIZATION[code]}",
+            f"{text} ({detail})" if detail else text,
             error_name=error_name(code), resource=group_id,
         )  # fmt: skip
     return GroupAdminError(f"{text}: {detail}" if detail else text)
@@ -149,13 +164,37 @@ _NEEDS = {
 }
 
 
+#: How a message names the resource of each authorization error ("" when it was not named).
+_KIND = {
+    "TOPIC_AUTHORIZATION_FAILED": ("topic(s) {}", "a topic it did not name"),
+    "GROUP_AUTHORIZATION_FAILED": ("group {}", "the group"),
+    "CLUSTER_AUTHORIZATION_FAILED": ("{}", "the cluster"),
+}
+
+
 def authorization_error(error_name: str, resource: str, principal: str) -> AuthorizationError:
-    """A missing ACL, as the class of its name (also aiokafka's class for it)."""
+    """The principal lacks an ACL for ``resource`` (the topic names, the group, or ``""`` when
+    the refused call did not say), named in the message; the class of its name (also aiokafka's
+    class for it)."""
+    named, unnamed = _KIND.get(error_name, ("{}", "the resource"))
+    what = named.format(resource) if resource else unnamed
     return AUTHORIZATION_ERRORS.get(error_name, AuthorizationError)(
-        f"{error_name}: {principal} lacks an ACL for {resource} (it needs "
+        f"{error_name}: {principal} lacks an ACL for {what} (it needs "
         f"{_NEEDS.get(error_name, 'an ACL')}); ask for the ACL or use another principal",
         error_name=error_name, resource=resource,
     )  # fmt: skip
+
+
+def _resource(exc: BaseException) -> str:
+    """What aiokafka's authorization error names: its arguments, a collection of names (as
+    aiokafka raises ``TopicAuthorizationFailedError(unauthorized_topics)``) sorted and joined."""
+    names: list[str] = []
+    for arg in exc.args:
+        if isinstance(arg, (set, frozenset, list, tuple)):
+            names += sorted(str(a) for a in arg)
+        else:
+            names.append(str(arg))
+    return ", ".join(names)
 
 
 def security_error(exc: BaseException, principal: str) -> StaticConsumerError | None:
@@ -173,6 +212,5 @@ def security_error(exc: BaseException, principal: str) -> StaticConsumerError | 
         )
     for kind, name in _AUTHORIZATION.items():
         if isinstance(exc, kind):
-            resource = ", ".join(str(a) for a in exc.args) or "the resource"
-            return authorization_error(name, resource, principal)
+            return authorization_error(name, _resource(exc), principal)
     return None

@@ -25,9 +25,10 @@ per instance id, removed or Kafka's error name (the CLI uses it to print both li
 
 :func:`remove_members` sends ONE LeaveGroup v3+ request (batched, KIP-345) naming every instance id
 with member id ``""``, as Java's ``Admin.removeMembersFromConsumerGroup`` does; from v5 each
-member carries a reason (KIP-800, default ``"member was removed by an admin"``), which the broker
-writes to its log. The broker removes the known members and answers UNKNOWN_MEMBER_ID for each
-unknown one; the batch causes one rebalance.
+member carries a reason (KIP-800: ``"member was removed by an admin"``, followed by
+``": <reason>"`` when one is given; :func:`removal_reason`), which the broker writes to its log.
+The broker removes the known members and answers UNKNOWN_MEMBER_ID for each unknown one; the
+batch causes one rebalance.
 
 :func:`describe_group` describes a KIP-848 consumer group with ConsumerGroupDescribe (member
 epochs, assignments and target assignments; ``group_protocol == "consumer"``) and any other group
@@ -79,6 +80,7 @@ from ._admin.roster import (
 from ._admin.roster_store import DEFAULT_READ_TIMEOUT_S as DEFAULT_ROSTER_READ_TIMEOUT_S
 from ._admin.roster_store import read_roster
 from .membership._reasons import ADMIN_REMOVE_REASON
+from .membership._reasons import admin_remove_reason as removal_reason
 from .membership._roster import DEFAULT_ROSTER_TOPIC, DEFAULT_ROSTER_WAIT_MS, Roster, RosterStatus
 
 __all__ = [
@@ -103,6 +105,7 @@ __all__ = [
     "read_roster",
     "reconcile",
     "register_members",
+    "removal_reason",
     "remove_members",
     "set_roster",
     "try_remove_members",

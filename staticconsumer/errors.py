@@ -167,7 +167,8 @@ class AuthenticationError(StaticConsumerError, _aiokafka.AuthenticationFailedErr
 class AuthorizationError(StaticConsumerError):
     """The principal lacks an ACL. ``error_name`` is Kafka's (``GROUP_AUTHORIZATION_FAILED``,
     ``TOPIC_AUTHORIZATION_FAILED``, ``CLUSTER_AUTHORIZATION_FAILED``), ``resource`` the group,
-    topic(s) or cluster it was refused on."""
+    topic(s) (``"audit, orders"``) or cluster it was refused on, as the refused request named
+    them (``""`` when it named none; for an admin call, the group it was about)."""
 
     def __init__(self, message: str, *, error_name: str = "", resource: str = "") -> None:
         super().__init__(message)

@@ -24,7 +24,6 @@ from typing import Any
 
 from .._instance_id import InstanceId
 from ..errors import ConfigurationError
-from ..membership._reasons import ADMIN_REMOVE_REASON
 from ..security import SecuritySettings
 from .client import DEFAULT_TIMEOUT_S, check_reason
 from .describe import describe_group
@@ -85,7 +84,7 @@ async def reconcile(
     **security_kwargs: Any,
 ) -> ReconcilePlan:
     """Remove every static member of ``group_id`` whose instance id is not desired, in one
-    LeaveGroup batch with ``reason`` (default ``"member was removed by an admin"``) — only with
+    LeaveGroup batch with ``reason`` (sent as ``remove_members`` sends it, KIP-800) — only with
     ``apply=True`` (a bool; anything else is refused); otherwise report what would be removed.
     An empty ``desired_instance_ids`` would remove every static member: it is refused unless
     ``allow_empty=True`` says so (as Java's ``removeMembersFromConsumerGroup`` removes all
@@ -119,7 +118,7 @@ async def reconcile(
     if not apply or not remove:
         return ReconcilePlan(**{**plan.__dict__, "applied": apply})
     outcome = await try_remove_members(
-        bootstrap_servers, group_id, remove, reason or ADMIN_REMOVE_REASON,
+        bootstrap_servers, group_id, remove, reason,
         timeout_s=timeout_s, security=settings,
     )  # fmt: skip
     log.info("reconciled group %r: removed %s", group_id, ", ".join(outcome.removed) or "none")

@@ -15,7 +15,7 @@ import aiokafka.errors as Errors
 
 from .._compat import close_client
 from ..errors import GroupAdminError, StaticConsumerError, UnknownMemberError
-from ..membership._reasons import ADMIN_REMOVE_REASON
+from ..membership._reasons import admin_remove_reason
 from ..membership._roster import check_instance_ids
 from ..protocol import (
     UNKNOWN_MEMBER_ID,
@@ -69,7 +69,7 @@ async def try_remove_members(
     check_common(bootstrap_servers, group_id, timeout_s)
     ids = check_instance_ids(instance_ids)
     check_reason(reason)
-    why = reason or ADMIN_REMOVE_REASON
+    why = admin_remove_reason(reason)
     settings = SecuritySettings.coerce(security, **security_kwargs)
     log.info("removing %s from group %r (reason: %s)", ", ".join(ids), group_id, why)
 
@@ -146,8 +146,10 @@ async def remove_members(
     """Remove static members from ``group_id`` by ``group.instance.id`` (KIP-345), in one
     LeaveGroup batch; the group rebalances once, at once, instead of after the session timeout.
 
-    ``reason`` (default ``"member was removed by an admin"``, as Java's admin client) is sent to
-    the broker on LeaveGroup v5+ (KIP-800), truncated to 255 characters, and shows up in its log.
+    The LeaveGroup v5+ reason (KIP-800) is ``"member was removed by an admin"`` (Java's admin
+    client's default), or with a ``reason`` ``"member was removed by an admin: <reason>"`` as
+    KIP-800 words it (Java's admin client sends a given reason as is); truncated to 255
+    characters, it shows up in the broker's log.
 
     Raises :class:`~staticconsumer.errors.ConfigurationError` (a ``ValueError``) before any I/O
     for an empty list, an invalid instance id or a duplicate;

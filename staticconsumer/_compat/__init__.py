@@ -40,6 +40,7 @@ from .consumer import (
     coordinator_of,
     negotiate_versions,
     start_consumer,
+    start_poll_timer,
     wait_for_assignment,
 )
 from .helpers import (
@@ -77,6 +78,7 @@ __all__ = [
     "replica_racks",
     "send_to_node",
     "start_consumer",
+    "start_poll_timer",
     "topic_partition",
     "wait_for_assignment",
 ]

@@ -143,6 +143,7 @@ class ClientSeam:
         self.coordinator: CoordinatorSeam | None = None
         self._pending_revocation: set[TopicPartition] = set()  # paused by us, not by the user
         self._all_revoked = False  # begin_reassignment: the next assignment keeps nothing
+        self._polls_from: float | None = None  # when the application could first poll
 
     async def send(self, node_id: int, request: Any) -> Any:
         """Send on the node's coordination connection (group requests never queue behind
@@ -173,7 +174,19 @@ class ClientSeam:
         return bool(self.subscription.partitions_auto_assigned())
 
     def idle_seconds(self) -> float:
-        return float(self.subscription.fetcher_idle_time)
+        """How long the application has not polled, for ``max_poll_interval_ms``: aiokafka's
+        fetcher idle time, which counts from the consumer's construction, counted only from
+        :meth:`start_poll_timer` (Java's poll timer starts with the first poll; here the member
+        joins in ``start()``, and the application cannot poll before it returns). Zero before."""
+        if self._polls_from is None:
+            return 0.0
+        since = time.monotonic() - self._polls_from
+        return min(float(self.subscription.fetcher_idle_time), since)
+
+    def start_poll_timer(self) -> None:
+        """``start()`` returned: the application can poll from now on (the first call counts)."""
+        if self._polls_from is None:
+            self._polls_from = time.monotonic()
 
     def listener(self) -> Any:
         return self.subscription.listener
@@ -308,6 +321,13 @@ async def start_consumer(
 
 async def wait_for_assignment(consumer: Any) -> None:
     await consumer._subscription.wait_for_assignment()
+
+
+def start_poll_timer(consumer: Any) -> None:
+    """``max_poll_interval_ms`` counts from now (:meth:`ClientSeam.start_poll_timer`)."""
+    driver = coordinator_of(consumer)
+    if driver is not None:
+        driver.seam.start_poll_timer()
 
 
 def coordinator_of(consumer: Any) -> Any:

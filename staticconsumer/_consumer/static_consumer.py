@@ -32,7 +32,7 @@ from ..errors import (
     UnreleasedInstanceIdError,
 )
 from ..membership import DEFAULT_ROSTER_TOPIC, Lifecycle, LogIdentity
-from ..membership._reasons import LEAVE_REASON_PREFIX
+from ..membership._reasons import JOIN_REASON_ENFORCED_PREFIX, LEAVE_REASON_PREFIX
 from ..security import SecuritySettings
 from .assembly import Observability, make_driver, roster_source
 from .barrier import JoinBarrier
@@ -313,6 +313,7 @@ class StaticConsumer(Observability, AIOKafkaConsumer):  # type: ignore[misc]  # 
                 self._subscription.partitions_auto_assigned()
             ):  # as aiokafka: a consumer without a group has its partitions once started
                 await self._wait_for_assignment()
+            _compat.start_poll_timer(self)  # as Java's: from when the application can poll
         except BaseException as exc:
             self._lifecycle = Lifecycle.STOPPED
             await super().stop()
@@ -394,25 +395,47 @@ class StaticConsumer(Observability, AIOKafkaConsumer):  # type: ignore[misc]  # 
             if self._health is not None:
                 await self._health.close()
 
-    async def enforce_rebalance(self, reason: str) -> None:
-        """Make the group rebalance now (Java ``enforceRebalance(reason)``, KIP-800).
+    async def enforce_rebalance(self, reason: str | None = None) -> None:
+        """Make the group rebalance now, or right after the rebalance in flight (Java
+        ``enforceRebalance(reason)``, KIP-800).
 
-        The next JoinGroup carries ``"rebalance enforced by user: <reason>"`` (truncated to 255
-        characters), which the coordinator writes to its log. The group really rebalances
-        (generation + 1) even when this member is a follower whose subscription did not change:
-        our subscription carries the generation (ConsumerProtocolSubscription v2+), so the
-        member's metadata differs from what the coordinator holds.
+        What it guarantees, under ``group_protocol="classic"``: once this returns, the member
+        sends a JoinGroup that was built after the call and whose reason is ``"rebalance enforced
+        by user: <reason>"`` (``"rebalance enforced by user"``, KIP-800's and Java's default,
+        without a reason; truncated to 255 characters), which the coordinator writes to its log.
+        The group then rebalances (generation + 1) even when this member is a follower whose
+        subscription did not change: our subscription carries the generation
+        (ConsumerProtocolSubscription v2+), so the member's metadata differs from what the
+        coordinator holds.
 
-        Safe to call from a rebalance listener or another task; it returns at once and the
-        re-join happens in the background. Calls made before that JoinGroup is sent coalesce into
-        one rebalance; their reasons are joined with ``"; "`` in call order, each reason once.
-        Raises :class:`~staticconsumer.ConfigurationError` for an empty reason, and the fatal
-        error if the consumer was fenced.
+        - Called while the member is stable: that JoinGroup starts the next rebalance.
+        - Called during a rebalance (state ``rebalancing``: JoinGroup or SyncGroup in flight, or
+          the leader planning): that rebalance may have planned without what made you enforce,
+          so it completes first and the member then joins again with the reason. The group ends
+          at least one generation after the rebalance in flight. Java does nothing there
+          ("a no-op" if a rebalance is in progress); this one keeps the request.
+        - Called before the member joined, or after it lost its generation: the join that is due
+          carries the reason (it is sent after the call, so the plan follows it).
+
+        It returns at once (the join happens in the background); it does not wait for the
+        rebalance. Calls made before that JoinGroup is built coalesce into one rebalance; their
+        reasons are joined with ``"; "`` in call order, each reason once. Nothing is sent once
+        the member is fenced or stopped: a fenced consumer raises its fatal error here.
+
+        Under ``group_protocol="consumer"`` (KIP-848) no member can trigger a rebalance: the call
+        logs a warning and does nothing, as Java's does.
+
+        Raises :class:`~staticconsumer.ConfigurationError` for a reason that is given but empty
+        or blank (pass no reason for the default: a blank one is most likely a bug), and
+        :class:`~staticconsumer.StaticConsumerError` without group management.
         """
-        if not isinstance(reason, str) or not reason.strip():
+        if reason is None:
+            reason = JOIN_REASON_ENFORCED_PREFIX
+        elif not isinstance(reason, str) or not reason.strip():
             raise ConfigurationError(
-                "enforce_rebalance(reason) needs a non-empty reason "
-                "(sent on JoinGroup v8+, KIP-800)"
+                "enforce_rebalance(reason): a reason, when given, must be a non-empty string "
+                "(sent on JoinGroup v8+, KIP-800); leave it out for KIP-800's default "
+                f"{JOIN_REASON_ENFORCED_PREFIX!r}; got {reason!r}"
             )
         self._raise_if_fatal()
         driver = _compat.coordinator_of(self)

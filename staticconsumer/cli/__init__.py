@@ -170,7 +170,7 @@ def _remove_members(args: argparse.Namespace) -> int:
 def _reconcile_members(args: argparse.Namespace) -> int:
     import asyncio
 
-    from ..admin import DEFAULT_REMOVE_REASON, desired_count_ids, reconcile
+    from ..admin import desired_count_ids, reconcile, removal_reason
     from .render import format_json, format_reconcile
 
     if args.desired is not None:
@@ -192,7 +192,7 @@ def _reconcile_members(args: argparse.Namespace) -> int:
     if args.json:
         sys.stdout.write(format_json(plan.to_dict()))
     else:
-        sys.stdout.write(format_reconcile(plan, args.reason or DEFAULT_REMOVE_REASON))
+        sys.stdout.write(format_reconcile(plan, removal_reason(args.reason)))
     sys.stdout.flush()
     return EXIT_FAILED if plan.failed else EXIT_OK
 
@@ -220,7 +220,8 @@ def _add_reconcile_command(
     reconcile.add_argument("--prefix", metavar="PREFIX", help="with --desired-count, e.g. svc-")
     reconcile.add_argument(
         "--reason", default=None,
-        help='sent to the broker (KIP-800); default "member was removed by an admin"',
+        help='sent to the broker as "member was removed by an admin: REASON" (KIP-800); '
+             'default "member was removed by an admin"',
     )  # fmt: skip
     reconcile.add_argument(
         "--allow-empty", action="store_true",
@@ -269,7 +270,8 @@ def _add_admin_commands(commands: argparse._SubParsersAction[argparse.ArgumentPa
     )  # fmt: skip
     remove.add_argument(
         "--reason", default=None,
-        help='sent to the broker (KIP-800); default "member was removed by an admin"',
+        help='sent to the broker as "member was removed by an admin: REASON" (KIP-800); '
+             'default "member was removed by an admin"',
     )  # fmt: skip
     remove.set_defaults(run=_remove_members)
     _add_reconcile_command(commands, common)

@@ -273,7 +273,8 @@ class Driver:
         elif isinstance(action, BecomeFatal):
             self.fail(await self.sender.fatal_error(action))
         elif isinstance(action, RaiseError):
-            error = kafka_error(action.error_code, group_id=self.group_id, detail=action.detail)
+            error = kafka_error(action.error_code, group_id=self.group_id, detail=action.detail,
+                                topics=action.topics)  # fmt: skip
             await self.raise_to_user(error)
         else:
             more = await self.sender.perform(action)

@@ -122,20 +122,22 @@ class OffsetKeeper:
             await self.find_coordinator_if_unknown()
             self.raise_if_fatal()
             async with self._commit_lock:
-                outcome, code = await self._send_commit(offsets)
+                outcome, code, topics = await self._send_commit(offsets)
             if outcome is CommitOutcome.DONE:
                 return
             if outcome is CommitOutcome.FAILED:
                 self.raise_if_fatal()
-                raise commit_error(code, group_id=self._group_id)
+                raise commit_error(code, group_id=self._group_id, topics=topics)
 
-    async def _send_commit(self, offsets: Any) -> tuple[CommitOutcome, int]:
+    async def _send_commit(self, offsets: Any) -> tuple[CommitOutcome, int, tuple[str, ...]]:
+        """One OffsetCommit: its outcome, the first refused partition's code and the topics
+        refused with that code (for the error's message)."""
         if not offsets:
-            return CommitOutcome.DONE, 0
+            return CommitOutcome.DONE, 0, ()
         identity = self._engine.commit_identity(self._seam.auto_assigned())
         if identity is None:
             self._log.info("OffsetCommit refused: the group is rebalancing")
-            return CommitOutcome.FAILED, ErrorCode.REBALANCE_IN_PROGRESS
+            return CommitOutcome.FAILED, ErrorCode.REBALANCE_IN_PROGRESS, ()
         generation, member_id = identity
         request = build_offset_commit(
             self._versions.offset_commit, group_id=self._group_id,
@@ -154,13 +156,13 @@ class OffsetKeeper:
                 [a for a in actions if not isinstance(a, FindCoordinator | Backoff)]
             )
             await asyncio.sleep(self._retry_backoff)
-            return outcome, 0
+            return outcome, 0, ()
         failed = parse_offset_commit(response).failed
         code = failed[0].error_code if failed else 0
         self._host.metrics.answered(Api.OFFSET_COMMIT, sent_at, code)
         outcome, actions = self._engine.on_commit_answer(code, generation)
         await self._host.run([a for a in actions if not isinstance(a, FindCoordinator)])
-        return outcome, code
+        return outcome, code, tuple(p.topic for p in failed if p.error_code == code)
 
     # -- committed offsets --------------------------------------------------------------------
 
@@ -205,7 +207,8 @@ class OffsetKeeper:
         await self._host.run([a for a in actions if not isinstance(a, FindCoordinator)])
         if outcome is CommitOutcome.FAILED:
             self.raise_if_fatal()
-            raise kafka_error(code, group_id=self._group_id)
+            topics = tuple(row.topic for row in rows.values() if row.error_code == code)
+            raise kafka_error(code, group_id=self._group_id, topics=topics)
         if outcome is CommitOutcome.RETRY:
             return None
         # DONE: every partition asked for has a row without an error.

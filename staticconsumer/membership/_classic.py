@@ -163,7 +163,7 @@ class ClassicMember(MemberCore):
         self._lost = False
         reason = self._join_reason
         if self._enforced:
-            reason = f"{why.JOIN_REASON_ENFORCED_PREFIX}: {'; '.join(self._enforced)}"
+            reason = why.enforced_join_reason(self._enforced)
             self._enforced.clear()
         self.state = MemberState.JOINING
         self._join_unsent = True
@@ -224,6 +224,10 @@ class ClassicMember(MemberCore):
                 self._request_join(why.JOIN_REASON_COOPERATIVE_REVOKED)
         else:
             added = assigned
+        if self._enforced:
+            # enforce_rebalance() was called during this rebalance, which may have planned
+            # without what made the caller enforce: one more join, with its reason (issue 29).
+            self._request_join(None)
         self.owned = assigned
         actions.append(self._emit(PartitionsAssigned, partitions=list(assigned)))
         actions.append(Assign(assigned, added))

@@ -337,7 +337,7 @@ class ConsumerGroupMember(ConsumerGroupOffsets):
             return self._unreleased(now)
         if what is Reaction.RETRY:
             return [Backoff()]
-        return [RaiseError(_API, code), Backoff()]
+        return [RaiseError(_API, code, topics=self._sent_topics or ()), Backoff()]
 
     def _lose(self) -> list[CGAction]:
         lost, self.owned = self.owned, ()

@@ -198,11 +198,14 @@ class BecomeFatal:
 
 @dataclass(frozen=True)
 class RaiseError:
-    """Raise the error for ``error_code`` to the application once, then go on."""
+    """Raise the error for ``error_code`` to the application once, then go on. ``topics``: the
+    topics the refused request named (a KIP-848 heartbeat's subscription), so an error about
+    them (TOPIC_AUTHORIZATION_FAILED) can say which."""
 
     api: Api
     error_code: int
     detail: str = ""
+    topics: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -48,3 +48,22 @@ async def test_a_kept_partition_keeps_its_position_and_the_applications_pause() 
     )
     assert assignment.state_value(TopicPartition(T, 2)).position == 25
     assert not assignment.state_value(TopicPartition(T, 3)).has_valid_position
+
+
+async def test_the_poll_timer_starts_when_the_application_can_first_poll() -> None:
+    """Issue 29: aiokafka's fetcher idle time counts from the consumer's construction, so the
+    time spent in ``start()`` (a KIP-848 static member waiting up to the session timeout for
+    UNRELEASED_INSTANCE_ID, a classic join, the roster barrier) counted as "no poll", and a
+    member handed its partitions at the end of ``start()`` lost them at once. As Java's, the
+    timer starts when the application can first poll: when ``start()`` returns."""
+    subscription = SubscriptionState()
+    subscription.subscribe({T})
+    seam = ClientSeam(client=None, subscription=subscription)
+    subscription._last_fetch_ended -= 60  # constructed a minute ago, start() still running
+    assert subscription.fetcher_idle_time >= 60
+    assert seam.idle_seconds() == 0.0, "the application cannot poll yet"
+    seam.start_poll_timer()  # start() returns
+    assert seam.idle_seconds() < 1.0
+    with subscription.fetch_context():  # the application waits in getmany()
+        assert seam.idle_seconds() == 0.0
+    assert seam.idle_seconds() < 1.0

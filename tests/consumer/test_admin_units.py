@@ -6,6 +6,7 @@ import json
 from typing import Any
 
 import pytest
+from aiokafka.errors import KafkaError
 
 from staticconsumer._admin import coordinator as coord
 from staticconsumer._admin.remove import _raise_for_failures
@@ -14,6 +15,7 @@ from staticconsumer.admin import (
     GroupMemberDescription,
     RemovalOutcome,
     describe_group,
+    removal_reason,
     remove_members,
 )
 from staticconsumer.cli import EXIT_USAGE, main
@@ -299,3 +301,42 @@ def test_table_of_a_consumer_group_shows_epochs_and_targets() -> None:
     assert table[6].split()[-1] == "EPOCH"
     assert table[7].split()[-4:] == ["t-0,t-1", "(target", "t-1)", "7"]
     assert table[8].split()[-2:] == ["t-2", "8"]
+
+
+@pytest.mark.parametrize(
+    ("given", "sent"),
+    [
+        (None, "member was removed by an admin"),
+        ("scale-down", "member was removed by an admin: scale-down"),
+    ],
+)
+async def test_a_removal_sends_kip_800s_reason(
+    given: str | None, sent: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """KIP-800: "member was removed by an admin" by default, else the given reason prefixed by
+    it (Java's admin client sends a given reason as is; the KIP's text prefixes it)."""
+    from staticconsumer._admin import remove
+
+    reasons: list[str] = []
+
+    class Stop(KafkaError):
+        pass
+
+    async def fake_send(client: Any, node_id: int, request: Any, **kw: Any) -> Any:
+        reasons.extend(m["reason"] for m in request.struct.to_object()["members"])
+        raise Stop()
+
+    async def fake_with_coordinator(client: Any, group_id: str, fn: Any, **kw: Any) -> Any:
+        return await fn(1, VERSIONS)
+
+    async def nothing(*args: Any, **kw: Any) -> Any:
+        return object()
+
+    monkeypatch.setattr(remove, "open_client", nothing)
+    monkeypatch.setattr(remove, "close_client", nothing)
+    monkeypatch.setattr(remove, "with_coordinator", fake_with_coordinator)
+    monkeypatch.setattr(remove, "send", fake_send)
+    with pytest.raises(GroupAdminError):
+        await remove_members(NOWHERE, "g", ["a", "b"], reason=given)
+    assert reasons == [sent, sent]
+    assert removal_reason(given) == sent

@@ -182,3 +182,28 @@ async def test_enforce_rebalance_is_logged_and_changes_nothing(
     assert len(joins) == 1 and driver.generation == 1
     await driver.close()
     assert driver.membership_state() is MembershipState.STOPPED
+
+
+async def test_a_heartbeat_refused_for_a_topic_acl_names_the_subscribed_topics() -> None:
+    """Issue 29: TOPIC_AUTHORIZATION_FAILED on ConsumerGroupHeartbeat (KAFKA-18813: DESCRIBE on
+    every subscribed topic name) reaches the application naming the topics the heartbeat
+    subscribed to, not an anonymous "a topic"."""
+    from aiokafka.errors import TopicAuthorizationFailedError
+
+    coordinator = ConsumerGroupCoordinator(target=(0, 1))
+    coordinator.heartbeat_errors.append(ErrorCode.TOPIC_AUTHORIZATION_FAILED)
+    _seam, driver, fatal = kip848_driver(coordinator)
+    raised: list[TopicAuthorizationFailedError] = []
+
+    def polled() -> bool:  # what the application's getmany() does first
+        try:
+            driver.check_errors()
+        except TopicAuthorizationFailedError as exc:
+            raised.append(exc)
+        return bool(raised)
+
+    try:
+        await wait_for(polled, "the error, raised to the application")
+        assert raised[0].args == (TOPIC,) and fatal == []
+    finally:
+        await driver.close()

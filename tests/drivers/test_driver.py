@@ -190,3 +190,36 @@ async def test_close_gives_up_the_commit_when_the_coordinator_never_answers(
         await h.driver.close()
     assert len(h.coordinator.sent("OFFSET_COMMIT")) >= 2, "the commit was tried again meanwhile"
     assert h.coordinator.commits == [] and "commit on close" in caplog.text
+
+
+class OffsetFetchErrors(FakeCoordinator):
+    """Answers OffsetFetch (v8+, by group) with ``code`` on every partition."""
+
+    code: int = ErrorCode.NONE
+
+    def _offset_fetch(self, req: dict[str, object]) -> dict[str, object]:
+        group = req["groups"][0]  # type: ignore[index]
+        return {"groups": [{"group_id": group["group_id"], "error_code": 0, "topics": [
+            {"name": t["name"], "partitions": [
+                {"partition_index": p, "committed_offset": -1, "committed_leader_epoch": -1,
+                 "metadata": "", "error_code": self.code} for p in t["partition_indexes"]]}
+            for t in group["topics"]]}]}  # fmt: skip
+
+
+async def test_commit_and_committed_refused_for_a_topic_acl_name_the_topic() -> None:
+    """Issue 29: TOPIC_AUTHORIZATION_FAILED on OffsetCommit / OffsetFetch names the topic(s) of
+    the refused partitions (the request told us which)."""
+    from aiokafka.errors import TopicAuthorizationFailedError
+
+    coordinator = OffsetFetchErrors()
+    h = classic_harness(ScriptedAssignor((0, 1, 2)), coordinator=coordinator)
+    await started(h)
+    h.coordinator.commit_errors.append(ErrorCode.TOPIC_AUTHORIZATION_FAILED)
+    with pytest.raises(TopicAuthorizationFailedError) as refused:
+        await h.driver.commit_offsets(h.seam.assigned, FIVE)
+    assert refused.value.args == (TOPIC,)
+    coordinator.code = ErrorCode.TOPIC_AUTHORIZATION_FAILED
+    with pytest.raises(TopicAuthorizationFailedError) as refused:
+        await h.driver.fetch_committed_offsets([TopicPartition(TOPIC, 0)])
+    assert refused.value.args == (TOPIC,)
+    await h.driver.close()

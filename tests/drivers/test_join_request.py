@@ -1,16 +1,27 @@
-"""What a StaticConsumer's JoinGroup carries, from its constructor's options to the request the
-real driver builds (no broker: the fake coordinator reads the request)."""
+"""What a StaticConsumer's JoinGroup carries, from its constructor's options (and its
+``enforce_rebalance`` calls) to the request the real driver builds (no broker: the fake
+coordinator reads the request)."""
 
 from __future__ import annotations
 
+import asyncio
+from typing import Any
+
 import pytest
 
-from staticconsumer import StaticConsumer
+from staticconsumer import ConfigurationError, MembershipState, StaticConsumer, _compat
 from staticconsumer._compat import consumer_settings
 from staticconsumer._consumer.assembly import make_driver
 from staticconsumer.protocol import ApiKey, request_class
 
-from ._fakes import VERSIONS, FakeCoordinator, FakeSeam, wait_for
+from ._fakes import (
+    VERSIONS,
+    FakeCoordinator,
+    FakeSeam,
+    ScriptedAssignor,
+    classic_harness,
+    wait_for,
+)
 
 
 async def join_group_sent(**options: object) -> tuple[dict[str, object], bytes]:
@@ -59,3 +70,65 @@ async def test_join_group_sends_max_poll_interval_as_the_rebalance_timeout_as_ja
     decoded = request_class(ApiKey.JOIN_GROUP, VERSIONS.join_group).decode(raw).to_object()
     assert (decoded["session_timeout_ms"], decoded["rebalance_timeout_ms"]) == (
         session_ms, rebalance_ms)  # fmt: skip
+
+
+class HeldSync(FakeCoordinator):
+    """Holds the answer to the first SyncGroup until ``release`` is set: the member stays in its
+    first rebalance (state ``rebalancing``) as long as the test likes."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.release = asyncio.Event()
+
+    async def answer(self, request: Any) -> Any:
+        if ApiKey(request.api_key) is ApiKey.SYNC_GROUP and not self.release.is_set():
+            entry = ("SYNC_GROUP", request.struct.to_object())
+            self.requests.append(entry)  # seen in flight
+            await self.release.wait()
+            self.requests.remove(entry)  # recorded once, as it is answered below
+        return await super().answer(request)
+
+
+async def test_an_enforce_during_a_rebalance_is_performed_once_that_rebalance_completes() -> None:
+    """Issue 29: a member whose SyncGroup is in flight (``rebalancing``) is asked to enforce; the
+    rebalance completes, then the member joins again with the reason (before: nothing followed)."""
+    coordinator = HeldSync()
+    h = classic_harness(ScriptedAssignor((0, 1, 2)), coordinator=coordinator)
+    h.driver.start()
+    try:
+        await wait_for(lambda: bool(coordinator.sent("SYNC_GROUP")), "the SyncGroup in flight")
+        assert h.driver.membership_state() is MembershipState.REBALANCING
+        h.driver.enforce_rebalance("new shard map")
+        await asyncio.sleep(0.05)
+        assert len(coordinator.sent("JOIN_GROUP")) == 1  # one join at a time
+        coordinator.release.set()
+        await wait_for(lambda: len(coordinator.sent("JOIN_GROUP")) == 2, "the enforced join")
+        reasons = [fields["reason"] for fields in coordinator.sent("JOIN_GROUP")]
+        assert reasons[-1] == "rebalance enforced by user: new shard map"
+        await wait_for(lambda: h.driver.membership_state() is MembershipState.STABLE, "stable")
+        assert h.driver.generation == 2
+        await asyncio.sleep(0.2)
+        assert len(coordinator.sent("JOIN_GROUP")) == 2  # performed once
+    finally:
+        await h.driver.close()
+
+
+async def test_enforce_without_a_reason_sends_kip_800s_default(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``enforce_rebalance()`` sends Java's default reason (KIP-800), a blank reason is refused."""
+    h = classic_harness(ScriptedAssignor((0, 1, 2)))
+    consumer = StaticConsumer("t", bootstrap_servers="127.0.0.1:9", group_id="g",
+                              group_instance_id="i-0")  # fmt: skip
+    monkeypatch.setattr(_compat, "coordinator_of", lambda c: h.driver)
+    h.driver.start()
+    try:
+        await wait_for(lambda: h.driver.membership_state() is MembershipState.STABLE, "stable")
+        await consumer.enforce_rebalance()
+        await wait_for(lambda: len(h.coordinator.sent("JOIN_GROUP")) == 2, "the enforced join")
+        assert h.coordinator.sent("JOIN_GROUP")[-1]["reason"] == "rebalance enforced by user"
+        for blank in ("", "   "):
+            with pytest.raises(ConfigurationError, match="leave it out"):
+                await consumer.enforce_rebalance(blank)
+    finally:
+        await h.driver.close()

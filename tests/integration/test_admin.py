@@ -72,9 +72,10 @@ async def test_remove_stopped_static_member_rebalances_now_and_broker_logs_reaso
         # What Kafka 4.3's GroupMetadataManager logs for each member of the batch (the member
         # id of a static member is "<instance id>-<uuid>"):
         #   [Group <g>] Member <member id> has left group through explicit `LeaveGroup`
-        #   request; client reason: <reason>
+        #   request; client reason: member was removed by an admin: <reason>   (KIP-800)
         def logged() -> bool:
-            return _left_with_reason(kafka_cluster.logs(), group, "admin-b", reason)
+            sent = f"member was removed by an admin: {reason}"
+            return _left_with_reason(kafka_cluster.logs(), group, "admin-b", sent)
 
         await wait_until(logged, 10, "the broker to log the removal reason")
     finally:

@@ -152,6 +152,37 @@ async def test_a_crashed_static_member_is_refused_until_released_and_stays_alive
         await b.stop()
 
 
+async def test_a_crash_restart_keeps_its_partitions_though_start_waited_past_max_poll_interval(
+    kafka_bootstrap: str, topic_factory: Callable[..., str], unique_group_id: Callable[..., str],
+    caplog: pytest.LogCaptureFixture,
+) -> None:  # fmt: skip
+    """Issue 29: the restarted member waits in ``start()`` for UNRELEASED_INSTANCE_ID (until the
+    old session expires, longer than its max_poll_interval_ms); that wait is not "no poll": the
+    poll timer starts when ``start()`` returns, as Java's does. Before, the member was handed
+    its partitions, lost them at once ("no poll for max_poll_interval_ms"), and joined again."""
+    max_poll_ms = 3000
+    assert max_poll_ms / 1000 < SESSION_S
+    topic, group = topic_factory(partitions=2), unique_group_id()
+    a = await start(topic, kafka_bootstrap, group, "mp-a", max_poll_interval_ms=max_poll_ms)
+    await settled([a], 2)
+    await crash(a)
+    caplog.set_level(logging.INFO, logger="staticconsumer")
+    started = time.monotonic()
+    a2 = await start(topic, kafka_bootstrap, group, "mp-a", max_poll_interval_ms=max_poll_ms)
+    try:
+        waited = time.monotonic() - started
+        assert waited * 1000 > max_poll_ms, "start() waited for the old session to expire"
+        assert "UNRELEASED_INSTANCE_ID" in caplog.text
+        await settled([a2], 2)
+        epoch = a2.consumer.generation_id
+        await asyncio.sleep(2 * max_poll_ms / 1000)  # the member polls all along
+        assert "no poll for max_poll_interval_ms" not in caplog.text
+        assert owned(a2) == {0, 1} and a2.consumer.generation_id == epoch
+        assert a2.listener.revoked == []
+    finally:
+        await a2.stop()
+
+
 async def test_takeover_removes_the_crashed_member_at_once(
     kafka_bootstrap: str, topic_factory: Callable[..., str], unique_group_id: Callable[..., str],
     caplog: pytest.LogCaptureFixture,

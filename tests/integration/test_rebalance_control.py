@@ -6,9 +6,10 @@ import asyncio
 import time
 from collections.abc import Callable
 
+import aiokafka
 import pytest
 
-from staticconsumer import ConfigurationError, StaticConsumer
+from staticconsumer import ConfigurationError, MembershipState, StaticConsumer
 from staticconsumer.localkafka import KafkaCluster
 
 from ._group import Member, owned, start_member, wait_stable, wait_until
@@ -137,6 +138,60 @@ async def test_enforce_rebalance_from_a_rebalance_listener(
         )
         assert calls[0] >= generation
         assert f"rebalance enforced by user: {reason}" in kafka_cluster.logs()
+    finally:
+        for m in members:
+            await m.stop()
+
+
+async def test_a_followers_enforce_during_a_rebalance_yields_a_further_generation(
+    kafka_cluster: KafkaCluster, topic_factory: Callable[..., str],
+    unique_group_id: Callable[..., str],
+) -> None:
+    """Issue 29: the leader enforces; the follower enforces while that rebalance is in flight
+    (from its revocation listener, which runs as it re-joins: state ``rebalancing``). The rebalance
+    completes, then the follower's request is performed: one more generation, with its reason.
+    Before, the follower's call returned and nothing followed (Java: "a no-op")."""
+    topic, group = topic_factory(partitions=4), unique_group_id()
+    members = await _group_of(2, topic, kafka_cluster.bootstrap_servers, group)
+    leader = next(m for m in members if _is_leader(m))
+    follower = next(m for m in members if not _is_leader(m))
+    tag = time.time_ns()
+    seen: list[tuple[MembershipState, int]] = []
+
+    class EnforceWhileRebalancing(aiokafka.ConsumerRebalanceListener):  # type: ignore[misc]
+        armed = False
+
+        async def on_partitions_revoked(self, revoked: object) -> None:
+            if self.armed and not seen:
+                seen.append((follower.consumer.membership.state, follower.consumer.generation_id))
+                await follower.consumer.enforce_rebalance(f"follower {tag}")
+
+        async def on_partitions_assigned(self, assigned: object) -> None:
+            return None
+
+    listener = EnforceWhileRebalancing()
+    try:
+        before = follower.consumer.generation_id
+        follower.consumer.subscribe([topic], listener=listener)  # a re-join (not armed yet)
+        await wait_until(lambda: all(m.consumer.generation_id > before for m in members), 30,
+                         "the re-join of the new subscription")  # fmt: skip
+        await wait_stable(members, 4)
+        await asyncio.sleep(0.5)
+        generation = follower.consumer.generation_id
+        listener.armed = True
+        await leader.consumer.enforce_rebalance(f"leader {tag}")
+        await wait_until(lambda: bool(seen), 30, "the follower's enforce during the rebalance")
+        assert seen[0] == (MembershipState.REBALANCING, generation)
+        await wait_until(
+            lambda: all(m.consumer.generation_id >= generation + 2 for m in members)
+            and sum(len(owned(m)) for m in members) == 4,
+            30, "the follower's enforced rebalance after the leader's",
+        )
+        await asyncio.sleep(1.0)
+        assert all(m.consumer.generation_id == generation + 2 for m in members), "exactly one more"
+        logs = kafka_cluster.logs()
+        assert f"rebalance enforced by user: leader {tag}" in logs
+        assert f"rebalance enforced by user: follower {tag}" in logs
     finally:
         for m in members:
             await m.stop()

@@ -116,7 +116,7 @@ async def test_every_command_in_the_doc_against_the_broker(
         assert [m.group_instance_id for m in description.members] == ["orders-0", "orders-1"]
         logs = getattr(kafka_cluster, "logs", None)  # a launched broker: its log has the reason
         if logs is not None:
-            assert "client reason: scale down to 2" in logs()
+            assert "client reason: member was removed by an admin: scale down to 2" in logs()
         # Python: desired ids by name; nothing more to remove; a thread id counts as its pod.
         plan = await reconcile(kafka_bootstrap, group, ["orders-0", "orders-1"], apply=True)
         assert (plan.keep, plan.remove, plan.removed) == (("orders-0", "orders-1"), (), ())

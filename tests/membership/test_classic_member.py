@@ -57,6 +57,8 @@ from staticconsumer.protocol import (
 EAGER, COOP = RebalanceProtocol.EAGER, RebalanceProtocol.COOPERATIVE
 TOPICS = ("t",)
 T0 = 100.0
+#: What an enforce without a reason sends: Java's ``KafkaConsumer.DEFAULT_REASON`` (KIP-800).
+KIP_800_DEFAULT = "rebalance enforced by user"
 
 
 def new_member(*, static: bool = True, protocol: RebalanceProtocol = EAGER) -> ClassicMember:
@@ -264,6 +266,92 @@ def test_enforced_reasons_coalesce_into_one_join_in_call_order() -> None:
     assert isinstance(join, SendJoinGroup)
     assert join.reason == "rebalance enforced by user: a; b"
     assert join.generation_id == 1 and join.member_id == "m-1"
+
+
+def _to(member: ClassicMember, state: MemberState, generation: int) -> None:
+    """Drive a STABLE ``member`` into ``state`` of the rebalance to ``generation``."""
+    member.handle(JoinRequested("metadata"))
+    member.poll(T0, TOPICS, 0.0)
+    if state is MemberState.JOINING:
+        return
+    leader = "m-1" if state is MemberState.ASSIGNING else "other"
+    member.handle(joined(generation=generation, leader=leader))
+    assert member.state is state
+
+
+@pytest.mark.parametrize(
+    "state", [MemberState.JOINING, MemberState.ASSIGNING, MemberState.SYNCING],
+    ids=lambda s: s.value,
+)  # fmt: skip
+def test_an_enforce_during_a_rebalance_rejoins_once_that_rebalance_completes(
+    state: MemberState,
+) -> None:
+    """Issue 29: the rebalance in flight may have planned without what made the caller enforce,
+    so the request is kept and performed after it: one more generation, with the reason."""
+    member = new_member()
+    stable(member)
+    _to(member, state, generation=2)
+    actions = member.handle(JoinRequested("new shard map", enforced=True))
+    assert events(actions) == [EnforceRebalanceRequested]
+    assert member.poll(T0, TOPICS, 0.0) == []  # one join at a time: the current one goes on
+    if state is MemberState.JOINING:
+        member.handle(joined(generation=2))
+    elif state is MemberState.ASSIGNING:
+        member.handle(AssignmentComputed((("m-1", assignment(("t", 0))),)))
+    member.handle(SyncGroupAnswered(ErrorCode.NONE, assignment(("t", 0))))
+    assert member.state is MemberState.STABLE and member.generation_id == 2
+    assert member.join_due
+    join = member.poll(T0, TOPICS, 0.0)[-1]
+    assert isinstance(join, SendJoinGroup)
+    assert join.reason == "rebalance enforced by user: new shard map"
+    assert join.generation_id == 2
+    member.handle(joined(generation=3))
+    member.handle(SyncGroupAnswered(ErrorCode.NONE, assignment(("t", 0))))
+    assert not member.join_due  # performed once, not again
+
+
+def test_an_enforce_while_unjoined_rides_on_the_join_that_is_due() -> None:
+    """Not joined yet (or the generation was lost): the next JoinGroup is sent after the call,
+    so it carries the reason and no further join follows."""
+    member = new_member()
+    member.handle(JoinRequested("x", enforced=True))
+    join = member.poll(T0, TOPICS, 0.0)[-1]
+    assert isinstance(join, SendJoinGroup) and join.reason == "rebalance enforced by user: x"
+    member.handle(joined())
+    member.handle(SyncGroupAnswered(ErrorCode.NONE, assignment()))
+    assert not member.join_due
+
+
+def test_an_enforce_during_a_rebalance_survives_a_failed_sync() -> None:
+    """The rebalance in flight fails (REBALANCE_IN_PROGRESS on SyncGroup): the re-join it causes
+    is sent after the call, so it carries the reason."""
+    member = new_member()
+    stable(member)
+    _to(member, MemberState.SYNCING, generation=2)
+    member.handle(JoinRequested("x", enforced=True))
+    member.handle(SyncGroupAnswered(ErrorCode.REBALANCE_IN_PROGRESS, b""))
+    join = member.poll(T0, TOPICS, 0.0)[-1]
+    assert isinstance(join, SendJoinGroup) and join.reason == "rebalance enforced by user: x"
+    member.handle(joined(generation=3))
+    member.handle(SyncGroupAnswered(ErrorCode.NONE, assignment()))
+    assert not member.join_due
+
+
+def test_enforce_without_a_reason_sends_kip_800s_default() -> None:
+    member = new_member()
+    stable(member)
+    member.handle(JoinRequested(KIP_800_DEFAULT, enforced=True))
+    join = member.poll(T0, TOPICS, 0.0)[-1]
+    assert isinstance(join, SendJoinGroup) and join.reason == "rebalance enforced by user"
+
+
+def test_enforce_without_a_reason_coalesces_with_reasons() -> None:
+    member = new_member()
+    stable(member)
+    member.handle(JoinRequested(KIP_800_DEFAULT, enforced=True))
+    member.handle(JoinRequested("b", enforced=True))
+    join = member.poll(T0, TOPICS, 0.0)[-1]
+    assert isinstance(join, SendJoinGroup) and join.reason == "rebalance enforced by user: b"
 
 
 def test_a_join_request_while_joining_does_not_start_a_second_join() -> None:

@@ -174,8 +174,8 @@ def test_each_error_code_on_each_kip_848_api(api: Api, code: int) -> None:
         assert m.owned == (("t", 0),) and m.coordinator == 0  # kept
     else:
         assert what is Reaction.RAISE
-        if api is API:
-            assert actions == [RaiseError(API, code), Backoff()]
+        if api is API:  # with what the request named: the subscription
+            assert actions == [RaiseError(API, code, topics=TOPICS), Backoff()]
         else:
             assert actions == []  # the caller of commit() / committed() gets it
         # The membership is left alone: the next heartbeat decides.
@@ -184,6 +184,16 @@ def test_each_error_code_on_each_kip_848_api(api: Api, code: int) -> None:
         assert not m.fenced and m.membership_state(subscribed=True, handing_over=False) in (
             MembershipState.STABLE, MembershipState.JOINING,
         )  # fmt: skip
+
+
+def test_a_heartbeat_refused_for_a_topic_acl_says_which_topics_it_subscribed_to() -> None:
+    """Issue 29: the broker checks DESCRIBE on every subscribed topic name (KAFKA-18813); the
+    error raised names what the member subscribed to."""
+    m = member()
+    assert m.poll(T0, ("b", "a")) == [SendConsumerGroupHeartbeat(0, True, ("a", "b"), ())]
+    actions = m.handle(answer(ErrorCode.TOPIC_AUTHORIZATION_FAILED))
+    assert actions == [RaiseError(API, ErrorCode.TOPIC_AUTHORIZATION_FAILED, topics=("a", "b")),
+                       Backoff()]  # fmt: skip
 
 
 def test_an_unknown_code_is_raised_and_the_kip_848_table_says_nothing_about_classic_apis() -> None:

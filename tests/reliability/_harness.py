@@ -21,6 +21,7 @@ import itertools
 import json
 import logging
 import os
+import re
 import signal
 import sys
 import time
@@ -282,6 +283,31 @@ class Figures:
     def row(self) -> str:
         return (f"| {self.scenario} | {self.kind} | {self.duplicates} | {self.lost} | "
                 f"{self.rebalances} | {self.failed_starts} | {self.stall_s:.1f} |")  # fmt: skip
+
+
+#: The coordinator's line for each rebalance it starts (Kafka 3.x and 4.x):
+#: ``[2026-11-25 02:09:55,538] INFO [GroupCoordinator ...] Preparing to rebalance group <g> in
+#: state PreparingRebalance with old generation 2 (reason: ...; client reason: ...)``.
+_REBALANCE_LINE = re.compile(
+    r"^\[(?P<ts>\d{4}-\d\d-\d\d \d\d:\d\d:\d\d),(?P<ms>\d{3})\].*Preparing to rebalance "
+    r"group (?P<group>\S+) .*?with old generation (?P<gen>\d+) \((?P<why>.*?)\)\.?"
+    r"(?: \([\w.$]+\))?\s*$"  # the logger's class name closes the line
+)
+
+
+def rebalance_reasons(logs: str, group: str, since_epoch_s: float) -> list[str]:
+    """The reasons the brokers' logs give for each rebalance of ``group`` they started at or
+    after ``since_epoch_s`` (the brokers log local time, as this process reads it), so a run
+    that counts a rebalance says why: ``"gen 3: reason: ...; client reason: ..."``."""
+    found = []
+    for line in logs.splitlines():
+        match = _REBALANCE_LINE.match(line)
+        if match is None or match["group"] != group:
+            continue
+        at = time.mktime(time.strptime(match["ts"], "%Y-%m-%d %H:%M:%S")) + int(match["ms"]) / 1000
+        if at >= since_epoch_s:
+            found.append(f"gen {match['gen']}: {match['why']}")
+    return found
 
 
 def consumed_offsets(members: list[MemberProcess]) -> dict[int, list[int]]:

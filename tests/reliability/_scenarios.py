@@ -36,6 +36,7 @@ from ._harness import (
     drain,
     figures,
     live_bootstrap,
+    rebalance_reasons,
     settled,
     wait_fully_replicated,
 )
@@ -93,7 +94,7 @@ async def run_scenario(name: str, cluster: LocalKafkaCluster, kind: str, body: B
         await settled(members, 60)
         await producer.start()
         await run.consumed_more(200)
-        since = time.monotonic()
+        since, since_epoch_s = time.monotonic(), time.time()
         await body(run)
         await producer.stop()
         await drain(members, producer, 180)
@@ -102,6 +103,8 @@ async def run_scenario(name: str, cluster: LocalKafkaCluster, kind: str, body: B
         committed = await committed_offsets(live_bootstrap(cluster), settings.group)
         result = figures(name, members, producer, committed, since)
         result.notes.extend(f"{k}={v:.1f}" for k, v in run.extra.items())
+        if result.rebalances:  # the coordinator's reasons, for the assertion's message
+            result.notes.extend(rebalance_reasons(cluster.logs(), settings.group, since_epoch_s))
         return result
     finally:
         with (log_dir / "events.json").open("w") as out:  # for a failed run's post-mortem

@@ -3,9 +3,17 @@ a miscount cannot hide a rebalance or a duplicate in the broker tests)."""
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
-from ._harness import MemberProcess, Producer, Settings, figures, rebalances_of
+from ._harness import (
+    MemberProcess,
+    Producer,
+    Settings,
+    figures,
+    rebalance_reasons,
+    rebalances_of,
+)
 
 
 def member(name: str, events: list[dict[str, object]]) -> MemberProcess:
@@ -53,3 +61,24 @@ def test_the_last_position_of_a_partition_comes_from_its_last_owner_to_stop() ->
     late = member("m0", [ev("stopped", 9, positions={"0": 245, "1": 245})])
     for order in ([early, late], [late, early]):
         assert figures("s", order, producer, {}, since=0).last_positions == {0: 245, 1: 245}
+
+
+def test_a_counted_rebalance_is_explained_by_the_coordinators_log_line() -> None:
+    logs = "\n".join([
+        "[2026-11-25 02:09:55,711] INFO [GroupCoordinator id=3 topic=__consumer_offsets "
+        "partition=2] Preparing to rebalance group g-1 in state PreparingRebalance with old "
+        "generation 2 (reason: Adding new member m0-1 with group instance id m0; client reason: "
+        "initial join of the consumer). (org.apache.kafka.coordinator.group.GroupMetadataManager)",
+        "[2026-11-25 02:10:20,001] INFO [GroupCoordinator id=1 topic=__consumer_offsets "
+        "partition=2] Preparing to rebalance group g-1 in state PreparingRebalance with old "
+        "generation 3 (reason: Updating metadata for static member m0-2 with instance id m0; "
+        "client reason: rejoining after an error from the group coordinator). "
+        "(org.apache.kafka.coordinator.group.GroupMetadataManager)",
+        "[2026-11-25 02:10:21,001] INFO [GroupCoordinator id=1] Preparing to rebalance group "
+        "g-10 in state PreparingRebalance with old generation 1 (reason: other group)",
+    ])  # fmt: skip
+    since = time.mktime(time.strptime("2026-11-25 02:10:00", "%Y-%m-%d %H:%M:%S"))
+    assert rebalance_reasons(logs, "g-1", since) == [
+        "gen 3: reason: Updating metadata for static member m0-2 with instance id m0; client "
+        "reason: rejoining after an error from the group coordinator"
+    ]
