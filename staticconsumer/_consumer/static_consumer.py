@@ -367,7 +367,8 @@ class StaticConsumer(Observability, AIOKafkaConsumer):  # type: ignore[misc]  # 
 
     async def stop(self, leave_group: bool = False, reason: str | None = None) -> None:
         """Stop consuming. A static member stays in the group (no LeaveGroup) unless
-        ``leave_group=True``, which needs a ``reason`` (sent on LeaveGroup v5, KIP-800).
+        ``leave_group=True``, which needs a ``reason`` (sent on LeaveGroup v5, KIP-800; a broker
+        before Kafka 3.1 gets the leave without it, and the consumer logs one WARNING).
         With ``events_topic``, buffered events are then flushed for at most
         ``events_flush_timeout_ms`` and the events producer is closed; the health endpoint
         answers "not ready" from the first moment and is closed last."""
@@ -398,7 +399,9 @@ class StaticConsumer(Observability, AIOKafkaConsumer):  # type: ignore[misc]  # 
         """Make the group rebalance now (Java ``enforceRebalance(reason)``, KIP-800).
 
         The next JoinGroup carries ``"rebalance enforced by user: <reason>"`` (truncated to 255
-        characters), which the coordinator writes to its log. The group really rebalances
+        characters), which the coordinator writes to its log from Kafka 3.1 (JoinGroup v8); an
+        older broker rebalances all the same without it, and the consumer logs one WARNING the
+        first time a reason cannot reach the broker. The group really rebalances
         (generation + 1) even when this member is a follower whose subscription did not change:
         our subscription carries the generation (ConsumerProtocolSubscription v2+), so the
         member's metadata differs from what the coordinator holds.

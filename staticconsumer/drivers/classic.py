@@ -120,6 +120,7 @@ class ClassicSender:
         self._session_timeout_ms = session_timeout_ms
         self._rebalance_timeout_ms = rebalance_timeout_ms
         self._roster = RosterGate(roster, self._log, self._roster_wait_ended)
+        self._reason_dropped_told = False
 
     @property
     def is_leader(self) -> bool:
@@ -153,7 +154,21 @@ class ClassicSender:
         self._driver.wake()
 
     def enforce_rebalance(self, reason: str) -> None:
+        if not self._versions.join_group_carries_reason:
+            self._reason_dropped("JoinGroup", self._versions.join_group, reason)
         self.request_join(reason, enforced=True)
+
+    def _reason_dropped(self, api: str, version: int, reason: str) -> None:
+        """An application's reason this broker cannot carry (before Kafka 3.1): one WARNING per
+        consumer, so that nobody looks for it in the coordinator's log."""
+        if self._reason_dropped_told:
+            return
+        self._reason_dropped_told = True
+        self._log.warning(
+            "the broker takes %s v%d, which carries no reason (KIP-800 needs Kafka 3.1): %r and "
+            "any later reason of this consumer do not reach the coordinator's log", api, version,
+            reason,
+        )  # fmt: skip
 
     def on_metadata_change(self) -> None:
         self.request_join(JOIN_REASON_METADATA_CHANGED)
@@ -284,6 +299,8 @@ class ClassicSender:
 
     async def _leave(self, action: SendLeaveGroup) -> list[Action]:
         cfg = self._engine.config
+        if self._driver.leave_reason and not self._versions.leave_group_carries_reason:
+            self._reason_dropped("LeaveGroup", self._versions.leave_group, action.reason)
         request = build_leave_group(
             self._versions.leave_group, group_id=cfg.group_id,
             members=[MemberIdentity(action.member_id, cfg.group_instance_id, action.reason)],

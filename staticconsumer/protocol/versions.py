@@ -40,6 +40,11 @@ STATIC_MEMBERSHIP_MIN_VERSIONS: Mapping[int, int] = {
 }
 
 
+#: KIP-800 (Kafka 3.1): the first versions that carry a reason, JoinGroup v8 and LeaveGroup v5.
+#: An older broker gets the request without it (Kafka marks the field ignorable).
+JOIN_GROUP_REASON_MIN_VERSION = 8
+LEAVE_GROUP_REASON_MIN_VERSION = 5
+
 #: OffsetCommit v9 is the first a consumer-protocol member may send (the coordinator refuses
 #: older ones from such members: the member epoch is checked from v9 on).
 CONSUMER_PROTOCOL_MIN_OFFSET_COMMIT = 9
@@ -91,6 +96,17 @@ class GroupApiVersions:
     broker: Mapping[int, tuple[int, int]] = dataclasses.field(
         default_factory=lambda: MappingProxyType({}), compare=False, repr=False
     )
+
+    @property
+    def join_group_carries_reason(self) -> bool:
+        """JoinGroup v8+ (KIP-800, Kafka 3.1): ``enforce_rebalance``'s reason reaches the
+        coordinator's log; below, it is dropped."""
+        return self.join_group >= JOIN_GROUP_REASON_MIN_VERSION
+
+    @property
+    def leave_group_carries_reason(self) -> bool:
+        """LeaveGroup v5+ (KIP-800, Kafka 3.1): a leave's reason reaches the coordinator's log."""
+        return self.leave_group >= LEAVE_GROUP_REASON_MIN_VERSION
 
     def for_consumer_protocol(self) -> ConsumerProtocolVersions:
         """The versions a consumer-protocol member (``group_protocol="consumer"``, KIP-848)

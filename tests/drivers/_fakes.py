@@ -21,6 +21,7 @@ from staticconsumer.protocol import (
     IMPLEMENTED_VERSIONS,
     ApiKey,
     Assignment,
+    GroupApiVersions,
     decode_assignment,
     encode_assignment,
     group_partitions,
@@ -295,13 +296,13 @@ class Harness:
 def classic_harness(
     assignor: ScriptedAssignor, *, coordinator: FakeCoordinator | None = None,
     enable_auto_commit: bool = True, events: Any = None, group_instance_id: str = "i-0",
-    roster: Any = None,
+    roster: Any = None, versions: GroupApiVersions = VERSIONS,
 ) -> Harness:  # fmt: skip
     coordinator = coordinator or FakeCoordinator()
     seam = FakeSeam(coordinator)
     fatal: list[StaticConsumerError] = []
     driver = classic_driver(
-        seam, VERSIONS, group_id="g", group_instance_id=group_instance_id, client_id="c",
+        seam, versions, group_id="g", group_instance_id=group_instance_id, client_id="c",
         client_rack=None, assignors=[assignor], session_timeout_ms=10_000,
         heartbeat_interval_ms=100, rebalance_timeout_ms=10_000, max_poll_interval_ms=300_000,
         retry_backoff_ms=10, enable_auto_commit=enable_auto_commit, auto_commit_interval_ms=60_000,
