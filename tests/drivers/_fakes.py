@@ -136,8 +136,13 @@ class FakeSeam:
 
 
 class _CoordinatorView:
+    """aiokafka's coordinator as the leader uses it: the topics whose partition counts it
+    watches (None: none)."""
+
+    watched: set[str] | None = None
+
     def watch_topics(self, topics: set[str]) -> None:
-        pass
+        self.watched = set(topics)
 
 
 @dataclass
@@ -154,6 +159,9 @@ class FakeCoordinator:
     #: APIs whose requests get no answer (aiokafka's KafkaError), e.g. {"OFFSET_COMMIT"}.
     unanswered: set[str] = field(default_factory=set)
     commits: list[dict[tuple[str, int], int]] = field(default_factory=list)
+    #: Answer the next JoinGroup as a broker before Kafka 3.2 answers a static leader that
+    #: re-joined a stable group: this (former) member id as leader, and no members (KIP-814).
+    former_leader: str | None = None
 
     def sent(self, api: str) -> list[dict[str, Any]]:
         return [fields for name, fields in self.requests if name == api]
@@ -177,6 +185,13 @@ class FakeCoordinator:
         self.generation += 1
         member_id = req["member_id"] or f"{req['group_instance_id']}-{self.generation}"
         protocol = req["protocols"][0]
+        if self.former_leader is not None:
+            leader, self.former_leader = self.former_leader, None
+            return {
+                "error_code": 0, "generation_id": self.generation, "protocol_type": "consumer",
+                "protocol_name": protocol["name"], "leader": leader, "skip_assignment": False,
+                "member_id": member_id, "members": [],
+            }  # fmt: skip
         return {
             "error_code": 0, "generation_id": self.generation, "protocol_type": "consumer",
             "protocol_name": protocol["name"], "leader": member_id, "skip_assignment": False,
@@ -186,8 +201,10 @@ class FakeCoordinator:
         }  # fmt: skip
 
     def _sync_group(self, req: Mapping[str, Any]) -> dict[str, Any]:
-        mine = next(a["assignment"] for a in req["assignments"]
-                    if a["member_id"] == req["member_id"])  # fmt: skip
+        # A follower's SyncGroup (after a former_leader answer) gets every partition.
+        everything = encode_assignment(plan(*range(3)))
+        mine = next((a["assignment"] for a in req["assignments"]
+                     if a["member_id"] == req["member_id"]), everything)  # fmt: skip
         return {"error_code": 0, "protocol_type": "consumer",
                 "protocol_name": req.get("protocol_name"), "assignment": mine}  # fmt: skip
 
