@@ -1,6 +1,11 @@
 """Describe a group: ConsumerGroupDescribe for a KIP-848 consumer group, DescribeGroups v4+
 (negotiated) for any other; an unknown group is state ``"Dead"`` with no members.
 
+DescribeGroups answers whenever ConsumerGroupDescribe does not describe the group: the group is
+not a consumer group (GROUP_ID_NOT_FOUND), or the broker refuses the API although ApiVersions
+lists it (Kafka 3.9 answers UNSUPPORTED_VERSION while its consumer protocol is off, its default;
+see :data:`NOT_DESCRIBED`).
+
 Internal: the public face is :mod:`staticconsumer.admin` (its docstring says more).
 """
 
@@ -27,6 +32,7 @@ from ..protocol import (
     build_consumer_group_describe,
     build_describe_groups,
     decode_assignment,
+    error_name,
     negotiate_consumer_group_describe,
     parse_consumer_group_describe,
     parse_describe_groups,
@@ -40,6 +46,11 @@ log = logging.getLogger(__name__)
 
 #: ``state`` of a group the coordinator does not know.
 DEAD = "Dead"
+
+#: ConsumerGroupDescribe answers after which DescribeGroups describes the group: no consumer
+#: group of that id, or no consumer groups at all on this broker (Kafka 3.7 to 3.9 list the API
+#: but refuse it unless ``group.coordinator.rebalance.protocols`` has ``consumer``).
+NOT_DESCRIBED = frozenset({ErrorCode.GROUP_ID_NOT_FOUND, ErrorCode.UNSUPPORTED_VERSION})
 
 
 @dataclass(frozen=True)
@@ -141,15 +152,18 @@ def _by_name(assignment: Iterable[DescribedTopicPartitions]) -> tuple[tuple[str,
 async def _describe_consumer_group(
     client: Any, node_id: int, version: int, group_id: str, timeout_s: float
 ) -> GroupDescription | None:
-    """ConsumerGroupDescribe (KIP-848); None when the group is no consumer group (a classic
-    group or an unknown one: DescribeGroups says which)."""
+    """ConsumerGroupDescribe (KIP-848); None when it does not describe the group (a classic
+    group, an unknown one, or a broker that refuses the API: DescribeGroups says which)."""
     request = build_consumer_group_describe(version, [group_id])
     response = await send(
         client, node_id, request, group_id=group_id, api="ConsumerGroupDescribe",
         timeout_s=timeout_s,
     )  # fmt: skip
     groups = [g for g in parse_consumer_group_describe(response) if g.group_id == group_id]
-    if not groups or groups[0].error_code == ErrorCode.GROUP_ID_NOT_FOUND:
+    if not groups or groups[0].error_code in NOT_DESCRIBED:
+        code = groups[0].error_code if groups else None
+        log.debug("group %r: ConsumerGroupDescribe answered %s; asking DescribeGroups", group_id,
+                  "no group" if code is None else error_name(code))  # fmt: skip
         return None
     g = groups[0]
     check_code(group_id, "ConsumerGroupDescribe", g.error_code, g.error_message)

@@ -368,7 +368,8 @@ class StaticConsumer(Observability, AIOKafkaConsumer):  # type: ignore[misc]  # 
         was consumed (auto-commit), or ``on_partitions_lost`` when the generation is gone, a
         rebalance is under way or the member was fenced (nothing is committed then). A static
         member then stays in the group (no LeaveGroup) unless ``leave_group=True``, which needs
-        a ``reason`` (sent on LeaveGroup v5, KIP-800).
+        a ``reason`` (sent on LeaveGroup v5, KIP-800; a broker before Kafka 3.1 gets the leave
+        without it, and the consumer logs one WARNING).
         With ``events_topic``, buffered events are then flushed for at most
         ``events_flush_timeout_ms`` and the events producer is closed; the health endpoint
         answers "not ready" from the first moment and is closed last."""
@@ -402,11 +403,12 @@ class StaticConsumer(Observability, AIOKafkaConsumer):  # type: ignore[misc]  # 
         What it guarantees, under ``group_protocol="classic"``: once this returns, the member
         sends a JoinGroup that was built after the call and whose reason is ``"rebalance enforced
         by user: <reason>"`` (``"rebalance enforced by user"``, KIP-800's and Java's default,
-        without a reason; truncated to 255 characters), which the coordinator writes to its log.
-        The group then rebalances (generation + 1) even when this member is a follower whose
-        subscription did not change: our subscription carries the generation
-        (ConsumerProtocolSubscription v2+), so the member's metadata differs from what the
-        coordinator holds.
+        without a reason; truncated to 255 characters), which the coordinator writes to its log
+        from Kafka 3.1 (JoinGroup v8); an older broker rebalances all the same without it, and
+        the consumer logs one WARNING the first time a reason cannot reach the broker. The group
+        then rebalances (generation + 1) even when this member is a follower whose subscription
+        did not change: our subscription carries the generation (ConsumerProtocolSubscription
+        v2+), so the member's metadata differs from what the coordinator holds.
 
         - Called while the member is stable: that JoinGroup starts the next rebalance.
         - Called during a rebalance (state ``rebalancing``: JoinGroup or SyncGroup in flight, or

@@ -290,7 +290,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     local = commands.add_parser(
         "local-kafka",
-        help="run a real Apache Kafka KRaft cluster on 127.0.0.1 until SIGINT/SIGTERM",
+        help="run a real Apache Kafka cluster on 127.0.0.1 until SIGINT/SIGTERM",
         description="Start Apache Kafka (KAFKA_BOOTSTRAP_SERVERS, else Docker, else Java 17+ with "
         "the broker from Maven Central), print BOOTSTRAP_SERVERS=... once it serves, run until "
         "SIGINT/SIGTERM, then stop it and remove its data.",
@@ -300,8 +300,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--kafka-version",
         default=None,
         type=_kafka_version_arg,
-        help="Apache Kafka version (default: $STATICCONSUMER_KAFKA_VERSION or "
-        "the built-in default)",
+        help="Apache Kafka version, 2.8.x to 4.x: KRaft from 3.3, before that a ZooKeeper-mode "
+        "broker with its own ZooKeeper (default: $STATICCONSUMER_KAFKA_VERSION or the built-in "
+        "default)",
     )
     local.add_argument(
         "--broker-config",

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -98,6 +99,19 @@ def classic_driver(
     )  # fmt: skip
 
 
+_MEMBER_ID_SUFFIX = re.compile(r"-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+
+
+def replaced_leader(answer: Any, group_instance_id: str | None) -> bool:
+    """A JoinGroup answer that names as leader a former member id of this static member
+    (``<group.instance.id>-<uuid>``, the form the coordinator gives), not the current one: the
+    pre-KIP-814 answer to a static leader that re-joined (``ClassicSender._lead_unannounced``)."""
+    if group_instance_id is None or answer.leader == answer.member_id or answer.members:
+        return False
+    prefix, suffix = answer.leader[: len(group_instance_id)], answer.leader[len(group_instance_id):]
+    return prefix == group_instance_id and _MEMBER_ID_SUFFIX.fullmatch(suffix) is not None
+
+
 #: What a classic request's answer is to the engine.
 Answer = JoinGroupAnswered | SyncGroupAnswered | HeartbeatAnswered | LeaveGroupAnswered
 
@@ -120,6 +134,7 @@ class ClassicSender:
         self._session_timeout_ms = session_timeout_ms
         self._rebalance_timeout_ms = rebalance_timeout_ms
         self._roster = RosterGate(roster, self._log, self._roster_wait_ended)
+        self._reason_dropped_told = False
 
     @property
     def is_leader(self) -> bool:
@@ -153,7 +168,21 @@ class ClassicSender:
         self._driver.wake()
 
     def enforce_rebalance(self, reason: str) -> None:
+        if not self._versions.join_group_carries_reason:
+            self._reason_dropped("JoinGroup", self._versions.join_group, reason)
         self.request_join(reason, enforced=True)
+
+    def _reason_dropped(self, api: str, version: int, reason: str) -> None:
+        """An application's reason this broker cannot carry (before Kafka 3.1): one WARNING per
+        consumer, so that nobody looks for it in the coordinator's log."""
+        if self._reason_dropped_told:
+            return
+        self._reason_dropped_told = True
+        self._log.warning(
+            "the broker takes %s v%d, which carries no reason (KIP-800 needs Kafka 3.1): %r and "
+            "any later reason of this consumer do not reach the coordinator's log", api, version,
+            reason,
+        )  # fmt: skip
 
     def on_metadata_change(self) -> None:
         self.request_join(JOIN_REASON_METADATA_CHANGED)
@@ -204,10 +233,28 @@ class ClassicSender:
         self._engine.join_sent()
 
         def answer(r: Any) -> JoinGroupAnswered:
+            if r.error_code == ErrorCode.NONE and replaced_leader(r, cfg.group_instance_id):
+                self._lead_unannounced(r.leader, topics)
             return JoinGroupAnswered(r.error_code, r.generation_id, r.member_id, r.protocol_name,
                                      r.leader, r.skip_assignment, r.members)  # fmt: skip
 
         return await self._send(Api.JOIN_GROUP, request, parse_join_group, answer)
+
+    def _lead_unannounced(self, old_leader: str, topics: Sequence[str]) -> None:
+        """Before Kafka 3.2 (KIP-814) the coordinator answers a static leader that re-joined a
+        stable group with its *previous* member id as leader: it makes this member the leader
+        without saying so, and then nobody watches the group's partition counts (measured on
+        2.8.2: partitions added later stay unassigned). Do what the leader would for this
+        member's own topics: a change of their partition counts re-joins, and the coordinator,
+        for which this member leads, rebalances and names it leader with every member's
+        subscription. Topics only other members subscribe to stay unwatched until then."""
+        self._log.info(
+            "the coordinator names %s, this instance's previous member id, as leader (a broker "
+            "before Kafka 3.2, KIP-814): this member leads; watching the partition counts of "
+            "%s", old_leader, ", ".join(topics) or "its topics",
+        )  # fmt: skip
+        if self._seam.coordinator is not None:
+            self._seam.coordinator.watch_topics(set(topics))
 
     async def _leader_step(self, action: ComputeAssignment) -> list[Action]:
         """Plan; an assignor that raises is the application's error (raised once, as Java's
@@ -284,6 +331,8 @@ class ClassicSender:
 
     async def _leave(self, action: SendLeaveGroup) -> list[Action]:
         cfg = self._engine.config
+        if self._driver.leave_reason and not self._versions.leave_group_carries_reason:
+            self._reason_dropped("LeaveGroup", self._versions.leave_group, action.reason)
         request = build_leave_group(
             self._versions.leave_group, group_id=cfg.group_id,
             members=[MemberIdentity(action.member_id, cfg.group_instance_id, action.reason)],

@@ -4,11 +4,13 @@ One resolution order, shared by ``staticconsumer local-kafka`` and the pytest fi
 (:func:`cluster_from_environment`):
 
 a. ``KAFKA_BOOTSTRAP_SERVERS`` is set: use that cluster, start nothing;
-b. a Docker engine answers (and the ``docker`` extra is installed): a single-node KRaft Kafka
+b. a Docker engine answers (and the ``docker`` extra is installed) and the version runs KRaft
+   (3.3 and newer; older lines go to step c): a single-node KRaft Kafka
    container on the host's network, listening on 127.0.0.1, from ``STATICCONSUMER_KAFKA_IMAGE``
    (default the official ``apache/kafka:<version>``; see :mod:`._docker` for the image contract);
 c. Java 17+ is present: Apache Kafka's own broker (``kafka.Kafka``) from Maven Central, resolved
-   once into a per-user cache (``mvn`` when installed, else a checksum-verified download);
+   once into a per-user cache (``mvn`` when installed, else a checksum-verified download): KRaft
+   combined nodes from Kafka 3.3, a ZooKeeper-mode broker and its own ZooKeeper for 2.8 to 3.2;
 d. none of these: :class:`~.errors.NoBrokerAvailableError` naming the three ways.
 """
 
@@ -26,6 +28,7 @@ from ._java import (
     find_java,
     kafka_coordinates,
     parse_kafka_version,
+    uses_kraft,
 )
 from ._probe import create_topic, delete_topics
 from .errors import BrokerStartError, KafkaResolutionError, LocalKafkaError, NoBrokerAvailableError
@@ -82,7 +85,7 @@ def cluster_from_environment(
     existing = os.environ.get("KAFKA_BOOTSTRAP_SERVERS", "").strip()
     if use_existing and existing:
         return ExternalCluster(existing)
-    if brokers == 1 and docker_engine_answers():
+    if brokers == 1 and uses_kraft(version) and docker_engine_answers():
         return DockerCluster(version, broker_config or {})
     if find_java() is not None:
         return LocalKafkaCluster(brokers, kafka_version=version, broker_config=broker_config)

@@ -1,4 +1,5 @@
-"""A real Apache Kafka KRaft cluster (combined broker+controller nodes) on 127.0.0.1.
+"""A real Apache Kafka cluster on 127.0.0.1: KRaft combined broker+controller nodes from Kafka
+3.3, ZooKeeper-mode brokers beside a ZooKeeper of their own before (2.8 to 3.2, :mod:`._zookeeper`).
 
 Each node runs ``kafka.Kafka`` from the jars that :mod:`.maven` resolved from Maven Central, with
 its data and log under the launcher's run directory. The cluster object is the test API: start,
@@ -25,11 +26,20 @@ from pathlib import Path
 
 from tenacity import RetryCallState
 
+from ..errors import ConfigurationError
 from ..security import SecuritySettings
-from . import _probe, _retry
+from . import _probe, _retry, _zookeeper
 from ._acls import create_acls, full_access
-from ._java import DEFAULT_KAFKA_VERSION, kafka_coordinates, parse_kafka_version, require_java
-from ._process import RunDirectory, die_with_parent, kill_group
+from ._java import (
+    DEFAULT_KAFKA_VERSION,
+    SECURE_SINCE,
+    kafka_coordinates,
+    log_config,
+    parse_kafka_version,
+    require_java,
+    uses_kraft,
+)
+from ._process import RunDirectory, die_with_parent, kill_group, wait_listening
 from ._secure import FULL_ACCESS_USERS, SECURITY_MODES, SUPER_USER, SecureBrokerSetup
 from .errors import BrokerStartError
 from .maven import cache_root, resolve_jars
@@ -37,34 +47,6 @@ from .maven import cache_root, resolve_jars
 log = logging.getLogger(__name__)
 
 _LIVE: weakref.WeakSet[LocalKafkaCluster] = weakref.WeakSet()
-
-_LOG4J2 = """\
-status = warn
-appender.out.type = Console
-appender.out.name = OUT
-appender.out.layout.type = PatternLayout
-appender.out.layout.pattern = [%d] %p %m (%c)%n
-rootLogger.level = INFO
-rootLogger.appenderRef.out.ref = OUT
-logger.quiet1.name = org.apache.kafka.raft
-logger.quiet1.level = WARN
-logger.quiet2.name = kafka.log
-logger.quiet2.level = WARN
-logger.quiet3.name = org.apache.kafka.storage
-logger.quiet3.level = WARN
-logger.quiet4.name = state.change.logger
-logger.quiet4.level = WARN
-"""
-_LOG4J1 = """\
-log4j.rootLogger=INFO, out
-log4j.appender.out=org.apache.log4j.ConsoleAppender
-log4j.appender.out.layout=org.apache.log4j.PatternLayout
-log4j.appender.out.layout.ConversionPattern=[%d] %p %m (%c)%n
-log4j.logger.org.apache.kafka.raft=WARN
-log4j.logger.kafka.log=WARN
-log4j.logger.state.change.logger=WARN
-"""
-
 
 def free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
@@ -82,7 +64,7 @@ def _random_cluster_id() -> str:
 
 
 class Broker:
-    """One KRaft node (broker and controller in one process)."""
+    """One node: a KRaft broker and controller in one process, or a ZooKeeper-mode broker."""
 
     def __init__(self, cluster: LocalKafkaCluster, node_id: int) -> None:
         self.cluster = cluster
@@ -124,11 +106,10 @@ class Broker:
             return []
         return [part.decode() for part in raw.split(b"\0") if part]
 
-    def _properties(self) -> dict[str, str]:
-        c = self.cluster
-        voters = ",".join(f"{b.node_id}@127.0.0.1:{b.controller_port}" for b in c.brokers)
-        replication = str(min(3, len(c.brokers)))
-        props = {
+    def _kraft_properties(self) -> dict[str, str]:
+        nodes = self.cluster.brokers
+        voters = ",".join(f"{b.node_id}@127.0.0.1:{b.controller_port}" for b in nodes)
+        return {
             "process.roles": "broker,controller",
             "node.id": str(self.node_id),
             "controller.quorum.voters": voters,
@@ -137,6 +118,16 @@ class Broker:
             "controller.listener.names": "CONTROLLER",
             "inter.broker.listener.name": "PLAINTEXT",
             "listener.security.protocol.map": "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT",
+        }
+
+    def _properties(self) -> dict[str, str]:
+        c = self.cluster
+        replication = str(min(3, len(c.brokers)))
+        if c.zookeeper is not None:
+            props = _zookeeper.broker_properties(self, c.zookeeper.port)
+        else:
+            props = self._kraft_properties()
+        props |= {
             "log.dirs": str(self.directory / "data"),
             "offsets.topic.replication.factor": replication,
             "transaction.state.log.replication.factor": replication,
@@ -158,22 +149,9 @@ class Broker:
         path.write_text("".join(f"{k}={v}\n" for k, v in self._properties().items()))
         return path
 
-    def _java(self, main_class: str, *args: str, heap: str = "512m") -> list[str]:
-        c = self.cluster
-        if c.major >= 4:
-            logging_flag = f"-Dlog4j2.configurationFile={c.log_config}"
-        else:
-            logging_flag = f"-Dlog4j.configuration=file:{c.log_config}"
-        return [
-            str(c.java), f"-Xmx{heap}", f"-Xms{heap}" if heap == "512m" else "-Xms64m",
-            "-XX:+UseG1GC", "-XX:TieredStopAtLevel=1", "-Djava.awt.headless=true",
-            logging_flag, f"-Dstaticconsumer.run={c.run_dir.path}",
-            "-cp", c.classpath, main_class, *args,
-        ]  # fmt: skip
-
     def format_storage(self) -> None:
         config = self._write_config()
-        cmd = self._java(
+        cmd = self.cluster.java_command(
             "kafka.tools.StorageTool",
             "format",
             "-t",
@@ -203,7 +181,7 @@ class Broker:
         on_main_thread = threading.current_thread() is threading.main_thread()
         try:
             self.process = subprocess.Popen(
-                self._java("kafka.Kafka", str(config)),
+                self.cluster.java_command("kafka.Kafka", str(config)),
                 stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                 start_new_session=True, preexec_fn=die_with_parent if on_main_thread else None,
             )  # fmt: skip
@@ -231,21 +209,7 @@ class Broker:
     def wait_listening(self, deadline: float) -> None:
         """Poll the port under the ``broker_listening`` policy until it accepts a connection;
         BrokerStartError when the process exits or ``deadline`` (monotonic) passes."""
-        try:
-            for attempt in _retry.broker_listening(deadline):
-                with attempt:
-                    self._accepts_connections()
-        except _retry.NotYet:
-            raise BrokerStartError(self._failure("did not open its port in time")) from None
-
-    def _accepts_connections(self) -> None:
-        if not self.is_running():
-            raise BrokerStartError(self._failure("exited during start-up"))
-        try:
-            with socket.create_connection(("127.0.0.1", self.port), timeout=1):
-                return
-        except OSError as exc:
-            raise _retry.NotYet(f"port {self.port}: {exc}") from exc
+        wait_listening(self.port, self.is_running, self._failure, deadline)
 
     def _failure(self, what: str) -> str:
         return (
@@ -302,7 +266,17 @@ class LocalKafkaCluster(_probe.TopicCreation):
         self.kafka_version = (
             kafka_version or os.environ.get("STATICCONSUMER_KAFKA_VERSION") or DEFAULT_KAFKA_VERSION
         )
-        self.major = parse_kafka_version(self.kafka_version)[0]
+        parse_kafka_version(self.kafka_version)
+        if security != "plaintext" and (
+            not uses_kraft(self.kafka_version)
+            or parse_kafka_version(self.kafka_version)[:2] < SECURE_SINCE
+        ):
+            raise ConfigurationError(
+                f"security={security!r} needs Kafka {'.'.join(map(str, SECURE_SINCE))} or newer "
+                f"(a KRaft broker whose storage tool adds SCRAM users), got {self.kafka_version}"
+            )
+        #: The ZooKeeper of a cluster before Kafka 3.3 (made at start; None in KRaft mode).
+        self.zookeeper: _zookeeper.ZooKeeper | None = None
         self.broker_config = {str(k): str(v) for k, v in (broker_config or {}).items()}
         self.startup_timeout_s = startup_timeout_s
         self.cache_dir = cache_dir or cache_root()
@@ -326,11 +300,13 @@ class LocalKafkaCluster(_probe.TopicCreation):
         jars = resolve_jars(kafka_coordinates(self.kafka_version), cache_dir=self.cache_dir)
         self.classpath = os.pathsep.join(str(j) for j in jars)
         self.run_dir = RunDirectory(self.cache_dir / "run")
-        self.log_config = self.run_dir.path / (
-            "log4j2.properties" if self.major >= 4 else "log4j.properties"
-        )
-        self.log_config.write_text(_LOG4J2 if self.major >= 4 else _LOG4J1)
+        logging_config = log_config(self.kafka_version)
+        self.log_config = self.run_dir.path / logging_config.file_name
+        self.log_config.write_text(logging_config.text)
+        self.logging_flag = logging_config.jvm_flag(self.log_config)
         _LIVE.add(self)
+        if not uses_kraft(self.kafka_version):
+            self.zookeeper = _zookeeper.ZooKeeper(self)
         if self.security == "sasl_ssl":
             self.secure = SecureBrokerSetup(self.run_dir.path / "security")
             self.secure.prepare()
@@ -346,12 +322,28 @@ class LocalKafkaCluster(_probe.TopicCreation):
         log.info("Apache Kafka %s ready at %s", self.kafka_version, self.bootstrap_servers)
         return self
 
+    def java_command(self, main_class: str, *args: str, heap: str = "512m") -> list[str]:
+        """A JVM of this cluster's Kafka: its classpath, logging config and run-directory mark
+        (which :func:`._process.reap_orphans` looks for)."""
+        return [
+            str(self.java), f"-Xmx{heap}", f"-Xms{heap}" if heap == "512m" else "-Xms64m",
+            "-XX:+UseG1GC", "-XX:TieredStopAtLevel=1", "-Djava.awt.headless=true",
+            self.logging_flag, f"-Dstaticconsumer.run={self.run_dir.path}",
+            "-cp", self.classpath, main_class, *args,
+        ]  # fmt: skip
+
     def _start_nodes(self) -> None:
-        """Pick free ports, format each node's storage, start the nodes, wait until ready."""
+        """Pick free ports, start ZooKeeper (before 3.3) or format each node's storage (KRaft),
+        start the nodes, wait until ready."""
         for broker in self.brokers:
             broker.port, broker.controller_port = free_port(), free_port()
-        for broker in self.brokers:
-            broker.format_storage()
+        if self.zookeeper is not None:
+            self.zookeeper.port = free_port()
+            self.zookeeper.start()
+            self.zookeeper.wait_listening(time.monotonic() + self.startup_timeout_s)
+        else:
+            for broker in self.brokers:
+                broker.format_storage()
         for broker in self.brokers:
             broker.start()
         self._wait_ready(self.brokers)
@@ -359,13 +351,19 @@ class LocalKafkaCluster(_probe.TopicCreation):
     def _port_clash(self, exc: BaseException) -> bool:
         """A start that failed because another process took a port between ``free_port()``
         and the broker's bind: worth another start on new ports."""
-        return isinstance(exc, BrokerStartError) and any(b.port_clash() for b in self.brokers)
+        processes: list[Broker | _zookeeper.ZooKeeper] = [*self.brokers]
+        if self.zookeeper is not None:
+            processes.append(self.zookeeper)
+        return isinstance(exc, BrokerStartError) and any(p.port_clash() for p in processes)
 
     def _new_ports(self, state: RetryCallState) -> None:
         log.warning("a port was taken while Kafka started; retrying on new ports")
         for broker in self.brokers:
             broker.kill()
             shutil.rmtree(broker.directory / "data", ignore_errors=True)
+        if self.zookeeper is not None:
+            self.zookeeper.kill()
+            shutil.rmtree(self.zookeeper.directory / "data", ignore_errors=True)
 
     def _wait_ready(self, brokers: list[Broker]) -> None:
         deadline = time.monotonic() + self.startup_timeout_s
@@ -395,6 +393,9 @@ class LocalKafkaCluster(_probe.TopicCreation):
         for broker in self.brokers:
             with contextlib.suppress(Exception):
                 broker.kill()
+        if self.zookeeper is not None:
+            with contextlib.suppress(Exception):
+                self.zookeeper.kill()
         if hasattr(self, "run_dir"):
             self.run_dir.remove()
         self.started = False

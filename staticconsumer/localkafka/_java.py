@@ -6,6 +6,7 @@ import os
 import re
 import shutil
 import subprocess
+from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import ConfigurationError
@@ -14,16 +15,78 @@ from .errors import NoBrokerAvailableError
 #: The Kafka that ``staticconsumer local-kafka`` runs by default: the newest 4.x release that is
 #: complete on Maven Central and that aiokafka 0.14 works with (tested in CI).
 DEFAULT_KAFKA_VERSION = "4.3.1"
-#: Oldest release line we run: 3.9 is the last Kafka 3 line and has KRaft combined mode.
-MIN_KAFKA_VERSION = (3, 9)
+#: Oldest release line we run: Kafka 2.8, the last line that needs ZooKeeper (its jars ship it).
+MIN_KAFKA_VERSION = (2, 8)
+#: First line whose KRaft combined mode (broker and controller in one process) is production
+#: ready; older lines run as a ZooKeeper-mode broker beside a ZooKeeper of their own.
+KRAFT_SINCE = (3, 3)
+#: First line whose storage tool writes SCRAM users before the first start (KIP-554's
+#: ``--add-scram``), which the secured KRaft broker needs (``_secure.py``).
+SECURE_SINCE = (3, 5)
 _VERSION = re.compile(r"^(\d+)\.(\d+)\.(\d+)$")
 
-#: Logging backend per Kafka major version. Kafka 4 logs through log4j 2, Kafka 3 through reload4j;
-#: the broker jar on Maven Central carries neither binding for slf4j, so we add one.
+#: Logging backend per Kafka major version. Kafka 4 logs through log4j 2, Kafka 2 and 3 through
+#: log4j 1 (reload4j, its maintained fork); the broker jar on Maven Central carries no binding for
+#: slf4j, so we add one.
 _LOG_BACKEND = {
+    2: ("org.slf4j:slf4j-reload4j:1.7.36",),
     3: ("org.slf4j:slf4j-reload4j:1.7.36",),
     4: ("org.apache.logging.log4j:log4j-slf4j-impl:2.25.4",),
 }
+
+_LOG4J2 = """\
+status = warn
+appender.out.type = Console
+appender.out.name = OUT
+appender.out.layout.type = PatternLayout
+appender.out.layout.pattern = [%d] %p %m (%c)%n
+rootLogger.level = INFO
+rootLogger.appenderRef.out.ref = OUT
+logger.quiet1.name = org.apache.kafka.raft
+logger.quiet1.level = WARN
+logger.quiet2.name = kafka.log
+logger.quiet2.level = WARN
+logger.quiet3.name = org.apache.kafka.storage
+logger.quiet3.level = WARN
+logger.quiet4.name = state.change.logger
+logger.quiet4.level = WARN
+"""
+_LOG4J1 = """\
+log4j.rootLogger=INFO, out
+log4j.appender.out=org.apache.log4j.ConsoleAppender
+log4j.appender.out.layout=org.apache.log4j.PatternLayout
+log4j.appender.out.layout.ConversionPattern=[%d] %p %m (%c)%n
+log4j.logger.org.apache.kafka.raft=WARN
+log4j.logger.kafka.log=WARN
+log4j.logger.state.change.logger=WARN
+log4j.logger.org.apache.zookeeper=WARN
+"""
+
+
+@dataclass(frozen=True)
+class LogConfig:
+    """How a Kafka line's JVM is told where its logging config is."""
+
+    file_name: str
+    text: str
+    system_property: str
+
+    def jvm_flag(self, path: Path) -> str:
+        prefix = "" if self.system_property.startswith("log4j2") else "file:"
+        return f"-D{self.system_property}={prefix}{path}"
+
+
+def log_config(version: str) -> LogConfig:
+    """log4j 2 for Kafka 4, log4j 1 (reload4j) for Kafka 2 and 3 (ZooKeeper too)."""
+    if parse_kafka_version(version)[0] >= 4:
+        return LogConfig("log4j2.properties", _LOG4J2, "log4j2.configurationFile")
+    return LogConfig("log4j.properties", _LOG4J1, "log4j.configuration")
+
+
+def uses_kraft(version: str) -> bool:
+    """KRaft combined mode from Kafka 3.3; a ZooKeeper-mode broker before."""
+    return parse_kafka_version(version)[:2] >= KRAFT_SINCE
+
 
 NO_BROKER_HELP = (
     "No Apache Kafka broker is available. Get one in any of three ways:\n"
@@ -46,8 +109,8 @@ def parse_kafka_version(version: str) -> tuple[int, int, int]:
     parsed = (int(match[1]), int(match[2]), int(match[3]))
     if parsed[:2] < MIN_KAFKA_VERSION or parsed[0] not in _LOG_BACKEND:
         raise ConfigurationError(
-            f"Apache Kafka {version} is not supported by the local launcher: use 3.9.x or 4.x "
-            f"(default {DEFAULT_KAFKA_VERSION})"
+            f"Apache Kafka {version} is not supported by the local launcher: use 2.8.x, 3.x or "
+            f"4.x (default {DEFAULT_KAFKA_VERSION})"
         )
     return parsed
 

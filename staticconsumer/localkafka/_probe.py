@@ -185,6 +185,7 @@ async def probe_brokers(
     security: SecuritySettings | None = None,
 ) -> None:  # fmt: skip
     """Every broker in ``node_ids`` leads a probe partition that can be written and read."""
+    await _wait_for_registration(bootstrap, node_ids, timeout_s, security)
     topic = f"__staticconsumer_probe_{time.time_ns()}"
     assignment = {index: [node] for index, node in enumerate(node_ids)}
     await create_topic(
@@ -194,6 +195,28 @@ async def probe_brokers(
         await produce_and_consume(bootstrap, topic, index, timeout_s, security)
     with contextlib.suppress(KafkaError):
         await delete_topics(bootstrap, [topic], security=security)
+
+
+async def _wait_for_registration(
+    bootstrap: str, node_ids: list[int], timeout_s: float,
+    security: SecuritySettings | None,
+) -> None:  # fmt: skip
+    """Until the metadata lists every broker in ``node_ids``. A broker opens its port before it
+    has registered (Kafka 3.3 to 3.5 answer Metadata with no broker at all meanwhile, which
+    aiokafka's admin client cannot start on)."""
+    client = AIOKafkaClient(bootstrap_servers=bootstrap, request_timeout_ms=10000, **_kw(security))
+    await client.bootstrap()
+    try:
+        async for attempt in _retry.topic_metadata(timeout_s):
+            with attempt:
+                await client.force_metadata_update()
+                registered = {b.nodeId for b in client.cluster.brokers()}
+                if not set(node_ids) <= registered:
+                    raise _retry.NotYet(f"registered brokers {sorted(registered)}")
+    except _retry.NotYet as exc:
+        raise TimeoutError(f"brokers {node_ids} not registered in {timeout_s:g}s: {exc}") from None
+    finally:
+        await client.close()
 
 
 async def delete_topics(

@@ -3,7 +3,8 @@
 Every launcher owns a run directory ``<cache>/run/<pid>-<token>/`` holding its pid and start time
 and, per broker, the broker's process-group id. A launcher that crashed (``kill -9``, power loss)
 leaves that directory behind; the next launcher finds it, kills any broker process group still
-running ``kafka.Kafka`` from it, and removes the data (:func:`reap_orphans`).
+running ``kafka.Kafka`` (or the ZooKeeper of a Kafka before 3.3) from it, and removes the data
+(:func:`reap_orphans`).
 
 Brokers also die with the launcher on their own: each is started with ``PR_SET_PDEATHSIG`` (Linux),
 an ``atexit`` hook kills what is left, and the CLI turns SIGINT/SIGTERM into an orderly stop.
@@ -17,13 +18,20 @@ import logging
 import os
 import shutil
 import signal
+import socket
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
+
+from . import _retry
+from .errors import BrokerStartError
 
 log = logging.getLogger(__name__)
 
 _PR_SET_PDEATHSIG = 1
+#: The main classes of the processes a launcher starts: Kafka, and ZooKeeper before Kafka 3.3.
+_MAIN_CLASSES = ("kafka.Kafka", "org.apache.zookeeper.server.ZooKeeperServerMain")
 
 
 def die_with_parent() -> None:
@@ -63,7 +71,7 @@ def _group_runs_kafka(pgid: int, marker: str) -> bool:
             cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
         except (OSError, ProcessLookupError):
             continue
-        if "kafka.Kafka" in cmdline and marker in cmdline:
+        if marker in cmdline and any(main in cmdline for main in _MAIN_CLASSES):
             return True
     return False
 
@@ -85,7 +93,8 @@ class RunDirectory:
         start = process_start_time(os.getpid()) or "?"
         (self.path / "launcher").write_text(f"{os.getpid()} {start}\n")
 
-    def record_broker(self, node_id: int, pgid: int) -> None:
+    def record_broker(self, node_id: int | str, pgid: int) -> None:
+        """Record a process group to reap (a broker by node id, or ``"zookeeper"``)."""
         (self.path / f"broker-{node_id}.pgid").write_text(f"{pgid}\n")
 
     def remove(self) -> None:
@@ -115,3 +124,27 @@ def reap_orphans(root: Path) -> int:
         shutil.rmtree(run, ignore_errors=True)
         reaped += 1
     return reaped
+
+
+def wait_listening(
+    port: int, running: Callable[[], bool], failure: Callable[[str], str], deadline: float
+) -> None:
+    """Poll ``127.0.0.1:port`` under the ``broker_listening`` policy until it accepts a
+    connection; :class:`BrokerStartError` (worded by ``failure``) when ``running()`` turns false
+    or ``deadline`` (monotonic) passes."""
+
+    def accepts_connections() -> None:
+        if not running():
+            raise BrokerStartError(failure("exited during start-up"))
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=1):
+                return
+        except OSError as exc:
+            raise _retry.NotYet(f"port {port}: {exc}") from exc
+
+    try:
+        for attempt in _retry.broker_listening(deadline):
+            with attempt:
+                accepts_connections()
+    except _retry.NotYet:
+        raise BrokerStartError(failure("did not open its port in time")) from None

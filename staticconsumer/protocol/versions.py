@@ -40,9 +40,22 @@ STATIC_MEMBERSHIP_MIN_VERSIONS: Mapping[int, int] = {
 }
 
 
+#: KIP-800 (Kafka 3.1): the first versions that carry a reason, JoinGroup v8 and LeaveGroup v5.
+#: An older broker gets the request without it (Kafka marks the field ignorable).
+JOIN_GROUP_REASON_MIN_VERSION = 8
+LEAVE_GROUP_REASON_MIN_VERSION = 5
+
 #: OffsetCommit v9 is the first a consumer-protocol member may send (the coordinator refuses
 #: older ones from such members: the member epoch is checked from v9 on).
 CONSUMER_PROTOCOL_MIN_OFFSET_COMMIT = 9
+
+#: ConsumerGroupHeartbeat v1 (KIP-1082: the client makes its member id, as this package does) is
+#: what Apache Kafka 4.0 serves, the first line where the consumer protocol is generally
+#: available. Kafka 3.7 to 3.9 list v0 alone, the early access that answers UNSUPPORTED_VERSION
+#: unless ``group.coordinator.rebalance.protocols`` has ``consumer`` (measured on 3.7.2, 3.9.1).
+CONSUMER_PROTOCOL_MIN_HEARTBEAT = 1
+#: Where a broker refusing the consumer protocol leaves the user: the words every refusal ends on.
+_USE_CLASSIC = "use group_protocol='classic' on this cluster"
 
 
 @dataclass(frozen=True)
@@ -84,19 +97,31 @@ class GroupApiVersions:
         default_factory=lambda: MappingProxyType({}), compare=False, repr=False
     )
 
+    @property
+    def join_group_carries_reason(self) -> bool:
+        """JoinGroup v8+ (KIP-800, Kafka 3.1): ``enforce_rebalance``'s reason reaches the
+        coordinator's log; below, it is dropped."""
+        return self.join_group >= JOIN_GROUP_REASON_MIN_VERSION
+
+    @property
+    def leave_group_carries_reason(self) -> bool:
+        """LeaveGroup v5+ (KIP-800, Kafka 3.1): a leave's reason reaches the coordinator's log."""
+        return self.leave_group >= LEAVE_GROUP_REASON_MIN_VERSION
+
     def for_consumer_protocol(self) -> ConsumerProtocolVersions:
         """The versions a consumer-protocol member (``group_protocol="consumer"``, KIP-848)
         sends; :class:`~staticconsumer.errors.UnsupportedBrokerError` naming what the broker
-        lacks: OffsetCommit v9 (checked first), ConsumerGroupHeartbeat, Metadata v12."""
+        lacks: ConsumerGroupHeartbeat v1 (checked first: before Kafka 4.0 it is the one to
+        name), OffsetCommit v9, Metadata v12."""
+        # A missing field: its negotiation says why (it raises), from the broker's answer.
+        heartbeat = self.consumer_group_heartbeat
+        if heartbeat is None:
+            heartbeat = negotiate_consumer_group_heartbeat(self.broker)
         if self.offset_commit < CONSUMER_PROTOCOL_MIN_OFFSET_COMMIT:
             raise UnsupportedBrokerError(
                 f"OffsetCommit v{self.offset_commit} is the broker's newest: "
                 f"group_protocol='consumer' (KIP-848) needs v{CONSUMER_PROTOCOL_MIN_OFFSET_COMMIT}"
             )
-        # A missing field: its negotiation says why (it raises), from the broker's answer.
-        heartbeat = self.consumer_group_heartbeat
-        if heartbeat is None:
-            heartbeat = negotiate_consumer_group_heartbeat(self.broker)
         metadata = self.metadata
         if metadata is None:
             metadata = negotiate_metadata(self.broker)
@@ -193,10 +218,11 @@ def api_versions_from_response(response: Any) -> dict[int, tuple[int, int]]:
 
 def negotiate_consumer_group_heartbeat(broker_versions: Mapping[int, tuple[int, int]]) -> int:
     """The ConsumerGroupHeartbeat (api key 68, KIP-848) version to send: the highest both sides
-    implement. A broker that does not announce the API (before Apache Kafka 4.0, or with
-    ``group.coordinator.rebalance.protocols`` lacking ``consumer``) gets an
-    :class:`~staticconsumer.errors.UnsupportedBrokerError` that says so; the classic protocol
-    (``group_protocol="classic"``) still works with it.
+    implement, v1 at least. A broker that does not announce the API (before Apache Kafka 3.7, or
+    with ``group.coordinator.rebalance.protocols`` lacking ``consumer``) or announces v0 alone
+    (3.7 to 3.9, :data:`CONSUMER_PROTOCOL_MIN_HEARTBEAT`) gets an
+    :class:`~staticconsumer.errors.UnsupportedBrokerError` in one sentence: the consumer protocol
+    needs Kafka 4.0, and the classic protocol (``group_protocol="classic"``) works here.
     """
     api_key = ApiKey.CONSUMER_GROUP_HEARTBEAT
     ours_low, ours_high = IMPLEMENTED_VERSIONS[api_key]
@@ -204,11 +230,17 @@ def negotiate_consumer_group_heartbeat(broker_versions: Mapping[int, tuple[int, 
     label = f"{api_name(api_key)} (api key {int(api_key)})"
     if broker is None:
         raise UnsupportedBrokerError(
-            f"The broker does not announce {label}: group_protocol='consumer' (KIP-848) needs "
-            "Apache Kafka 4.0 or newer with 'consumer' in group.coordinator.rebalance.protocols; "
-            "use group_protocol='classic' with this broker"
+            "group_protocol='consumer' (KIP-848) needs Apache Kafka 4.0 or newer with 'consumer' "
+            f"in group.coordinator.rebalance.protocols, and this broker does not announce {label}: "
+            f"{_USE_CLASSIC}"
         )
     broker_low, broker_high = broker
+    if broker_high < CONSUMER_PROTOCOL_MIN_HEARTBEAT:
+        raise UnsupportedBrokerError(
+            "group_protocol='consumer' (KIP-848) needs Apache Kafka 4.0 or newer, and this broker "
+            f"announces {label} v{broker_low}-v{broker_high} only (the early access of Kafka 3.7 "
+            f"to 3.9): {_USE_CLASSIC}"
+        )
     version = min(ours_high, broker_high)
     if version < max(ours_low, broker_low):
         raise UnsupportedBrokerError(

@@ -21,6 +21,7 @@ from staticconsumer.protocol import (
     IMPLEMENTED_VERSIONS,
     ApiKey,
     Assignment,
+    GroupApiVersions,
     decode_assignment,
     encode_assignment,
     group_partitions,
@@ -135,8 +136,13 @@ class FakeSeam:
 
 
 class _CoordinatorView:
+    """aiokafka's coordinator as the leader uses it: the topics whose partition counts it
+    watches (None: none)."""
+
+    watched: set[str] | None = None
+
     def watch_topics(self, topics: set[str]) -> None:
-        pass
+        self.watched = set(topics)
 
 
 @dataclass
@@ -153,6 +159,9 @@ class FakeCoordinator:
     #: APIs whose requests get no answer (aiokafka's KafkaError), e.g. {"OFFSET_COMMIT"}.
     unanswered: set[str] = field(default_factory=set)
     commits: list[dict[tuple[str, int], int]] = field(default_factory=list)
+    #: Answer the next JoinGroup as a broker before Kafka 3.2 answers a static leader that
+    #: re-joined a stable group: this (former) member id as leader, and no members (KIP-814).
+    former_leader: str | None = None
 
     def sent(self, api: str) -> list[dict[str, Any]]:
         return [fields for name, fields in self.requests if name == api]
@@ -176,6 +185,13 @@ class FakeCoordinator:
         self.generation += 1
         member_id = req["member_id"] or f"{req['group_instance_id']}-{self.generation}"
         protocol = req["protocols"][0]
+        if self.former_leader is not None:
+            leader, self.former_leader = self.former_leader, None
+            return {
+                "error_code": 0, "generation_id": self.generation, "protocol_type": "consumer",
+                "protocol_name": protocol["name"], "leader": leader, "skip_assignment": False,
+                "member_id": member_id, "members": [],
+            }  # fmt: skip
         return {
             "error_code": 0, "generation_id": self.generation, "protocol_type": "consumer",
             "protocol_name": protocol["name"], "leader": member_id, "skip_assignment": False,
@@ -185,8 +201,10 @@ class FakeCoordinator:
         }  # fmt: skip
 
     def _sync_group(self, req: Mapping[str, Any]) -> dict[str, Any]:
-        mine = next(a["assignment"] for a in req["assignments"]
-                    if a["member_id"] == req["member_id"])  # fmt: skip
+        # A follower's SyncGroup (after a former_leader answer) gets every partition.
+        everything = encode_assignment(plan(*range(3)))
+        mine = next((a["assignment"] for a in req["assignments"]
+                     if a["member_id"] == req["member_id"]), everything)  # fmt: skip
         return {"error_code": 0, "protocol_type": "consumer",
                 "protocol_name": req.get("protocol_name"), "assignment": mine}  # fmt: skip
 
@@ -295,13 +313,13 @@ class Harness:
 def classic_harness(
     assignor: ScriptedAssignor, *, coordinator: FakeCoordinator | None = None,
     enable_auto_commit: bool = True, events: Any = None, group_instance_id: str = "i-0",
-    roster: Any = None,
+    roster: Any = None, versions: GroupApiVersions = VERSIONS,
 ) -> Harness:  # fmt: skip
     coordinator = coordinator or FakeCoordinator()
     seam = FakeSeam(coordinator)
     fatal: list[StaticConsumerError] = []
     driver = classic_driver(
-        seam, VERSIONS, group_id="g", group_instance_id=group_instance_id, client_id="c",
+        seam, versions, group_id="g", group_instance_id=group_instance_id, client_id="c",
         client_rack=None, assignors=[assignor], session_timeout_ms=10_000,
         heartbeat_interval_ms=100, rebalance_timeout_ms=10_000, max_poll_interval_ms=300_000,
         retry_backoff_ms=10, enable_auto_commit=enable_auto_commit, auto_commit_interval_ms=60_000,

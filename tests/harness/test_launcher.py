@@ -134,3 +134,37 @@ def test_kafka_3_9_works_too(version: str) -> None:
             "Kafka Server started" in cluster.brokers[0].read_log()
             or "started (kafka" in cluster.brokers[0].read_log()
         )
+
+
+def test_kafka_2_8_runs_with_its_own_zookeeper_on_loopback() -> None:
+    """Before Kafka 3.3 the launcher starts a ZooKeeper with the brokers, on 127.0.0.1 and a free
+    port of its own, and stops it and removes its data with them."""
+    cluster = _cluster.LocalKafkaCluster(1, kafka_version="2.8.2")
+    with cluster:
+        zookeeper = cluster.zookeeper
+        assert zookeeper is not None and zookeeper.is_running()
+        assert zookeeper.process is not None
+        assert "kafka_2.13-2.8.2.jar" in " ".join(cluster.brokers[0].command_line())
+        assert "zookeeper.connect = 127.0.0.1:" in cluster.brokers[0].read_log()
+        assert zookeeper.port != cluster.brokers[0].port
+        with socket.socket() as probe, pytest.raises(OSError):
+            probe.bind(("127.0.0.1", zookeeper.port))  # ZooKeeper holds it
+        # Java listens on an IPv6 socket: 127.0.0.1 shows there as ::ffff:127.0.0.1.
+        loopback = {"0100007F", "0000000000000000FFFF00000100007F"}
+        assert set(_listening_hosts(zookeeper.port)) <= loopback, "loopback only"
+        assert _listening_hosts(zookeeper.port)
+        run_dir = cluster.run_dir.path
+    assert zookeeper.process.poll() is not None, "ZooKeeper stopped with the cluster"
+    assert not run_dir.exists(), "its data removed"
+
+
+def _listening_hosts(port: int) -> list[str]:
+    """The hex host part of every socket listening on ``port`` (``/proc/net/tcp`` and ``tcp6``)."""
+    hosts = []
+    for table in ("tcp", "tcp6"):
+        for line in Path(f"/proc/net/{table}").read_text().splitlines()[1:]:
+            fields = line.split()
+            host, _, hex_port = fields[1].partition(":")
+            if fields[3] == "0A" and int(hex_port, 16) == port:  # 0A: LISTEN
+                hosts.append(host)
+    return hosts

@@ -17,10 +17,65 @@ from staticconsumer.localkafka import _java, _process
 from staticconsumer.localkafka._java import kafka_coordinates, parse_kafka_version
 
 
-@pytest.mark.parametrize("bad", ["", "4", "4.1", "latest", "4.1.1-rc1", "2.8.1", "3.8.1", "5.0.0"])
+@pytest.mark.parametrize("bad", ["", "4", "4.1", "latest", "4.1.1-rc1", "2.7.2", "1.1.1", "5.0.0"])
 def test_kafka_version_rejected(bad: str) -> None:
     with pytest.raises(ValueError, match=r"kafka-version|not supported"):
         parse_kafka_version(bad)
+
+
+@pytest.mark.parametrize(
+    ("version", "kraft", "log_file"),
+    [
+        ("2.8.2", False, "log4j.properties"),
+        ("3.2.3", False, "log4j.properties"),
+        ("3.3.2", True, "log4j.properties"),
+        ("3.5.2", True, "log4j.properties"),
+        ("3.9.1", True, "log4j.properties"),
+        ("4.0.2", True, "log4j2.properties"),
+        ("4.3.1", True, "log4j2.properties"),
+    ],
+)
+def test_each_line_gets_its_mode_and_logging(version: str, kraft: bool, log_file: str) -> None:
+    """KRaft combined mode from 3.3, ZooKeeper before; log4j 2 from 4.0, reload4j before."""
+    assert _java.uses_kraft(version) is kraft
+    config = _java.log_config(version)
+    assert config.file_name == log_file
+    flag = config.jvm_flag(Path("/run/x") / log_file)
+    if log_file == "log4j2.properties":
+        assert flag == "-Dlog4j2.configurationFile=/run/x/log4j2.properties"
+    else:
+        assert flag == "-Dlog4j.configuration=file:/run/x/log4j.properties"
+        assert "log4j.rootLogger" in config.text
+    assert any("slf4j" in c for c in kafka_coordinates(version))
+
+
+def test_zookeeper_mode_broker_and_zookeeper_configs(tmp_path: Path) -> None:
+    from staticconsumer.localkafka import _zookeeper
+
+    cluster = localkafka.LocalKafkaCluster(2, kafka_version="2.8.2")
+    cluster.run_dir = _process.RunDirectory(tmp_path / "run")
+    try:
+        cluster.zookeeper = _zookeeper.ZooKeeper(cluster)
+        cluster.zookeeper.port = 2181
+        cluster.brokers = [localkafka.Broker(cluster, n) for n in (1, 2)]
+        cluster.brokers[1].port = 9093
+        props = cluster.brokers[1]._properties()
+        zk = _zookeeper.zookeeper_properties(tmp_path / "zk", 2181)
+    finally:
+        cluster.run_dir.remove()
+    assert props["broker.id"] == "2"
+    assert props["zookeeper.connect"] == "127.0.0.1:2181/kafka"
+    assert props["listeners"] == props["advertised.listeners"] == "PLAINTEXT://127.0.0.1:9093"
+    assert not any(k.startswith(("process.roles", "controller.", "node.id")) for k in props)
+    assert props["offsets.topic.replication.factor"] == "2"
+    assert zk["clientPortAddress"] == "127.0.0.1"  # loopback only
+    assert zk["clientPort"] == "2181" and zk["admin.enableServer"] == "false"
+
+
+@pytest.mark.parametrize("version", ["2.8.2", "3.4.1"])
+def test_secured_broker_before_3_5_is_refused_at_construction(version: str) -> None:
+    with pytest.raises(ValueError, match=r"needs Kafka 3\.5 or newer.*SCRAM"):
+        localkafka.LocalKafkaCluster(1, kafka_version=version, security="sasl_ssl")
 
 
 def test_logging_backend_follows_major_version() -> None:
@@ -78,9 +133,21 @@ def test_orphans_of_a_dead_launcher_are_killed_and_removed(tmp_path: Path) -> No
         [sys.executable, "-c", "import time; time.sleep(120)"], start_new_session=True
     )
     (orphan_dir / "broker-2.pgid").write_text(f"{bystander.pid}\n")
+    # The ZooKeeper of a Kafka before 3.3, started from the same run directory.
+    fake_zookeeper = subprocess.Popen(
+        [sys.executable, "-c", "import time; time.sleep(120)",
+         "org.apache.zookeeper.server.ZooKeeperServerMain", str(orphan_dir)],
+        start_new_session=True,
+    )  # fmt: skip
+    (orphan_dir / "broker-zookeeper.pgid").write_text(f"{fake_zookeeper.pid}\n")
+    # Popen returns while the child is still inside execve: its cmdline can read empty a moment.
+    for child in (fake_broker, fake_zookeeper):
+        while str(orphan_dir).encode() not in Path(f"/proc/{child.pid}/cmdline").read_bytes():
+            time.sleep(0.01)
     try:
         run = _process.RunDirectory(root)
         assert fake_broker.wait(timeout=10) == -signal.SIGKILL
+        assert fake_zookeeper.wait(timeout=10) == -signal.SIGKILL
         assert bystander.poll() is None
         assert not orphan_dir.exists()
         assert run.path.exists()
@@ -91,6 +158,7 @@ def test_orphans_of_a_dead_launcher_are_killed_and_removed(tmp_path: Path) -> No
         bystander.kill()
         bystander.wait()
         fake_broker.kill()
+        fake_zookeeper.kill()
 
 
 def test_process_start_time_detects_dead_pid() -> None:

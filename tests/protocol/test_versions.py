@@ -119,7 +119,6 @@ def test_api_versions_from_aiokafka_response() -> None:
 
 def test_consumer_group_heartbeat_takes_the_highest_common_version() -> None:
     assert negotiate_consumer_group_heartbeat({ApiKey.CONSUMER_GROUP_HEARTBEAT: (0, 1)}) == 1
-    assert negotiate_consumer_group_heartbeat({ApiKey.CONSUMER_GROUP_HEARTBEAT: (0, 0)}) == 0
     # A newer broker: we send the newest we implement.
     assert negotiate_consumer_group_heartbeat({ApiKey.CONSUMER_GROUP_HEARTBEAT: (0, 7)}) == 1
 
@@ -131,6 +130,47 @@ def test_broker_without_consumer_group_heartbeat_is_refused_naming_the_way_out()
     assert "ConsumerGroupHeartbeat (api key 68)" in message
     assert "group.coordinator.rebalance.protocols" in message
     assert "group_protocol='classic'" in message
+
+
+#: ApiVersions as measured on each broker line (the group APIs, Metadata, KIP-848's two).
+MEASURED: dict[str, dict[int, tuple[int, int]]] = {
+    "2.8.2": {**KAFKA_4, ApiKey.OFFSET_COMMIT: (0, 8), ApiKey.OFFSET_FETCH: (0, 7),
+              ApiKey.FIND_COORDINATOR: (0, 3), ApiKey.JOIN_GROUP: (0, 7),
+              ApiKey.LEAVE_GROUP: (0, 4), ApiKey.DESCRIBE_GROUPS: (0, 5),
+              ApiKey.METADATA: (0, 11)},
+    "3.5.2": {**KAFKA_4, ApiKey.OFFSET_COMMIT: (0, 8), ApiKey.OFFSET_FETCH: (0, 8),
+              ApiKey.FIND_COORDINATOR: (0, 4), ApiKey.DESCRIBE_GROUPS: (0, 5),
+              ApiKey.METADATA: (0, 12)},
+    "3.7.2": {**KAFKA_4, ApiKey.OFFSET_COMMIT: (0, 9), ApiKey.OFFSET_FETCH: (0, 9),
+              ApiKey.FIND_COORDINATOR: (0, 4), ApiKey.DESCRIBE_GROUPS: (0, 5),
+              ApiKey.METADATA: (0, 12), ApiKey.CONSUMER_GROUP_HEARTBEAT: (0, 0)},
+    "3.9.1": {**KAFKA_4, ApiKey.OFFSET_COMMIT: (0, 9), ApiKey.OFFSET_FETCH: (0, 9),
+              ApiKey.FIND_COORDINATOR: (0, 4), ApiKey.DESCRIBE_GROUPS: (0, 5),
+              ApiKey.METADATA: (0, 12), ApiKey.CONSUMER_GROUP_HEARTBEAT: (0, 0),
+              ApiKey.CONSUMER_GROUP_DESCRIBE: (0, 0)},
+    "4.0.2": {**KAFKA_4, ApiKey.OFFSET_COMMIT: (2, 9), ApiKey.OFFSET_FETCH: (1, 9),
+              ApiKey.METADATA: (0, 13), ApiKey.CONSUMER_GROUP_HEARTBEAT: (0, 1),
+              ApiKey.CONSUMER_GROUP_DESCRIBE: (0, 1)},
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("kafka", ["2.8.2", "3.5.2", "3.7.2", "3.9.1"])
+def test_the_consumer_protocol_before_kafka_4_is_refused_in_one_sentence(kafka: str) -> None:
+    """Before 4.0 the refusal names the version needed and what to use instead, whatever else
+    the broker lacks (2.8 and 3.5 lack OffsetCommit v9 too; 3.7 and 3.9 list heartbeat v0)."""
+    versions = negotiate(MEASURED[kafka])  # a classic member is served
+    assert versions.consumer_group_heartbeat is None
+    with pytest.raises(UnsupportedBrokerError) as info:
+        versions.for_consumer_protocol()
+    message = str(info.value)
+    assert message.startswith("group_protocol='consumer' (KIP-848) needs Apache Kafka 4.0 or newer")
+    assert message.endswith(": use group_protocol='classic' on this cluster")
+    assert message.count(". ") == 0, "one sentence"
+    assert ("v0-v0 only (the early access of Kafka 3.7 to 3.9)" in message) is (kafka >= "3.7")
+
+
+def test_kafka_4_0_serves_the_consumer_protocol() -> None:
+    assert negotiate(MEASURED["4.0.2"]).for_consumer_protocol().consumer_group_heartbeat == 1
 
 
 def test_broker_with_only_newer_consumer_group_heartbeat_is_refused() -> None:
