@@ -79,9 +79,14 @@ from ._admin.roster import (
 )
 from ._admin.roster_store import DEFAULT_READ_TIMEOUT_S as DEFAULT_ROSTER_READ_TIMEOUT_S
 from ._admin.roster_store import read_roster
-from .membership._reasons import ADMIN_REMOVE_REASON
-from .membership._reasons import admin_remove_reason as removal_reason
-from .membership._roster import DEFAULT_ROSTER_TOPIC, DEFAULT_ROSTER_WAIT_MS, Roster, RosterStatus
+from .membership import (
+    ADMIN_REMOVE_REASON,
+    DEFAULT_ROSTER_TOPIC,
+    DEFAULT_ROSTER_WAIT_MS,
+    Roster,
+    RosterStatus,
+)
+from .membership import admin_remove_reason as removal_reason
 
 __all__ = [
     "DEFAULT_REMOVE_REASON",

@@ -19,8 +19,7 @@ from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
 
 from .._compat.roster import prepare_security_logs
 from ..errors import RosterFormatError
-from ..membership._barrier import arrival_key, arrival_value, read_arrival
-from ..membership._roster import Roster
+from ..membership import Roster, arrival_key, arrival_value, read_arrival
 from .roster_store import _denied, _unreadable, scan_records, topic_exists
 
 _CLIENT_ID = "staticconsumer-roster-barrier"

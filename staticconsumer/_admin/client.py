@@ -12,7 +12,7 @@ import aiokafka.errors as Errors
 from .._compat import open_admin_client
 from .._compat.auth import explain_bootstrap_failure, who
 from ..errors import ConfigurationError, GroupAdminError, StaticConsumerError
-from ..membership._reasons import ADMIN_REMOVE_REASON
+from ..membership import ADMIN_REMOVE_REASON
 from ..security import SecuritySettings
 
 #: Default bound on each request (and on connecting), in seconds.

@@ -23,7 +23,7 @@ import aiokafka.errors as Errors
 from .._compat import close_client
 from .._compat.auth import who
 from ..errors import GroupAdminError, ProtocolError, StaticConsumerError
-from ..membership._roster import DEFAULT_ROSTER_TOPIC, RosterStatus
+from ..membership import DEFAULT_ROSTER_TOPIC, RosterStatus
 from ..protocol import (
     CONSUMER_PROTOCOL_TYPE,
     DescribedTopicPartitions,

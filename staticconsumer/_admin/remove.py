@@ -15,8 +15,7 @@ import aiokafka.errors as Errors
 
 from .._compat import close_client
 from ..errors import GroupAdminError, StaticConsumerError, UnknownMemberError
-from ..membership._reasons import admin_remove_reason
-from ..membership._roster import check_instance_ids
+from ..membership import admin_remove_reason, check_instance_ids
 from ..protocol import (
     UNKNOWN_MEMBER_ID,
     ErrorCode,

@@ -19,8 +19,8 @@ from typing import Any
 from .._compat.auth import who
 from .._instance_id import InstanceId
 from ..errors import ConfigurationError, GroupAdminError, RosterFormatError, RosterUnreadableError
-from ..membership._roster import DEFAULT_ROSTER_TOPIC, DEFAULT_ROSTER_WAIT_MS, Roster
-from ..membership._roster import check_instance_ids as _check_ids
+from ..membership import DEFAULT_ROSTER_TOPIC, DEFAULT_ROSTER_WAIT_MS, Roster
+from ..membership import check_instance_ids as _check_ids
 from ..protocol import ErrorCode
 from ..security import SecuritySettings
 from .client import DEFAULT_TIMEOUT_S, check_common

@@ -35,7 +35,7 @@ from ..errors import (
     RosterUnreadableError,
     StaticConsumerError,
 )
-from ..membership._roster import DEFAULT_ROSTER_TOPIC, Roster
+from ..membership import DEFAULT_ROSTER_TOPIC, Roster
 from ..protocol import ErrorCode, error_name
 from ..security import SecuritySettings
 

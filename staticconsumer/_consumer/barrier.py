@@ -25,8 +25,7 @@ from .._admin.describe import describe_group_with_client
 from .._admin.roster_store import client_consumer
 from .._compat import client_of
 from ..drivers.roster_gate import wall_clock_ms
-from ..membership import LogIdentity, Roster
-from ..membership._barrier import BarrierDecision, barrier
+from ..membership import BarrierDecision, LogIdentity, Roster, barrier
 from .assembly import ROSTER_READ_TIMEOUT_S, RosterReader
 
 log = logging.getLogger(__name__)

@@ -31,8 +31,13 @@ from ..errors import (
     StaticConsumerError,
     UnreleasedInstanceIdError,
 )
-from ..membership import DEFAULT_ROSTER_TOPIC, Lifecycle, LogIdentity
-from ..membership._reasons import JOIN_REASON_ENFORCED_PREFIX, LEAVE_REASON_PREFIX
+from ..membership import (
+    DEFAULT_ROSTER_TOPIC,
+    JOIN_REASON_ENFORCED_PREFIX,
+    LEAVE_REASON_PREFIX,
+    Lifecycle,
+    LogIdentity,
+)
 from ..security import SecuritySettings
 from .assembly import Observability, make_driver, roster_source
 from .barrier import JoinBarrier

@@ -24,7 +24,7 @@ from aiokafka import AIOKafkaProducer
 from ..errors import ConfigurationError
 from ..events import MembershipEvent
 from ..membership import LOG_FIELDS
-from ..membership._log import prefix
+from ..membership import log_prefix as prefix
 
 log = logging.getLogger(__name__)
 

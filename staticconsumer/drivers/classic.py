@@ -22,6 +22,8 @@ from .._observability.metrics import ConsumerMetrics
 from ..errors import StaticConsumerError
 from ..events import InstanceFenced
 from ..membership import (
+    JOIN_REASON_METADATA_CHANGED,
+    JOIN_REASON_SUBSCRIPTION_CHANGED,
     Action,
     Api,
     AssignmentComputed,
@@ -43,9 +45,10 @@ from ..membership import (
     SendLeaveGroup,
     SendSyncGroup,
     SyncGroupAnswered,
+    any_member_rack,
+    subscription_bytes,
+    user_data_for,
 )
-from ..membership._plan import any_member_rack, subscription_bytes, user_data_for
-from ..membership._reasons import JOIN_REASON_METADATA_CHANGED, JOIN_REASON_SUBSCRIPTION_CHANGED
 from ..protocol import (
     CONSUMER_PROTOCOL_TYPE,
     ErrorCode,

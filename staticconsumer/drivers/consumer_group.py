@@ -23,18 +23,25 @@ from .._observability.emitter import EventEmitter
 from .._observability.metrics import ConsumerMetrics
 from ..errors import StaticConsumerError
 from ..events import InstanceFenced
-from ..membership import Api, BecomeFatal, Emit, LogIdentity, Partitions, Revoke
-from ..membership._consumer_group import (
+from ..membership import (
+    ADMIN_REMOVE_REASON,
+    Api,
+    BecomeFatal,
     ConsumerGroupConfig,
     ConsumerGroupHeartbeatAnswered,
     ConsumerGroupHeartbeatFailed,
     ConsumerGroupMember,
+    ConsumerGroupState,
+    Emit,
+    GroupProtocol,
+    LogIdentity,
+    Partitions,
+    Reaction,
+    Revoke,
     SendConsumerGroupHeartbeat,
     TakeOver,
+    reaction,
 )
-from ..membership._consumer_group_offsets import ConsumerGroupState
-from ..membership._reactions import GroupProtocol, Reaction, reaction
-from ..membership._reasons import ADMIN_REMOVE_REASON
 from ..protocol import (
     ErrorCode,
     GroupApiVersions,

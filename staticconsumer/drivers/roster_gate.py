@@ -22,13 +22,7 @@ import time
 from collections.abc import Awaitable, Callable, Collection, Mapping
 from typing import Any
 
-from ..membership import MemberLog
-from ..membership._roster_plan import (
-    RegisteredRoster,
-    RosterPlan,
-    RosterVerdict,
-    plan_under_roster,
-)
+from ..membership import MemberLog, RegisteredRoster, RosterPlan, RosterVerdict, plan_under_roster
 from ..protocol import Subscription
 
 #: Reads the group's roster now (None: the group has none); raises when it cannot.

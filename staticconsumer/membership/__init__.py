@@ -17,7 +17,23 @@
 No asyncio and no aiokafka here: the drivers (``staticconsumer.drivers``) perform the actions.
 """
 
-from ._classic import ClassicMember
+from ._barrier import (
+    BarrierDecision,
+    arrival_key,
+    arrival_value,
+    barrier,
+    read_arrival,
+)
+from ._classic import ClassicMember, MemberConfig
+from ._consumer_group import (
+    ConsumerGroupConfig,
+    ConsumerGroupHeartbeatAnswered,
+    ConsumerGroupHeartbeatFailed,
+    ConsumerGroupMember,
+    ConsumerGroupState,
+    SendConsumerGroupHeartbeat,
+    TakeOver,
+)
 from ._engine import Engine, EngineConfig
 from ._io import (
     Action,
@@ -52,6 +68,14 @@ from ._io import (
 )  # fmt: skip
 from ._log import FIELDS as LOG_FIELDS
 from ._log import LogIdentity, MemberLog
+from ._log import (
+    prefix as log_prefix,
+)
+from ._plan import (
+    any_member_rack,
+    subscription_bytes,
+    user_data_for,
+)
 from ._reactions import (
     CLASSIC_TABLE,
     CONSUMER_TABLE,
@@ -61,14 +85,28 @@ from ._reactions import (
     Reaction,
     reaction,
 )
+from ._reasons import (
+    ADMIN_REMOVE_REASON,
+    JOIN_REASON_ENFORCED_PREFIX,
+    JOIN_REASON_METADATA_CHANGED,
+    JOIN_REASON_SUBSCRIPTION_CHANGED,
+    LEAVE_REASON_PREFIX,
+    admin_remove_reason,
+)
 from ._roster import (
     DEFAULT_ROSTER_TOPIC,
     DEFAULT_ROSTER_WAIT_MS,
     ROSTER_FORMAT_VERSION,
     Roster,
     RosterStatus,
+    check_instance_ids,
 )
-from ._state import MemberConfig
+from ._roster_plan import (
+    RegisteredRoster,
+    RosterPlan,
+    RosterVerdict,
+    plan_under_roster,
+)
 from ._status import (
     CLASSIC_STATES,
     Lifecycle,
@@ -80,11 +118,16 @@ from ._status import (
 )
 
 __all__ = [
+    "ADMIN_REMOVE_REASON",
     "CLASSIC_STATES",
     "CLASSIC_TABLE",
     "CONSUMER_TABLE",
     "DEFAULT_ROSTER_TOPIC",
     "DEFAULT_ROSTER_WAIT_MS",
+    "JOIN_REASON_ENFORCED_PREFIX",
+    "JOIN_REASON_METADATA_CHANGED",
+    "JOIN_REASON_SUBSCRIPTION_CHANGED",
+    "LEAVE_REASON_PREFIX",
     "LOG_FIELDS",
     "ROSTER_FORMAT_VERSION",
     "TABLE",
@@ -94,10 +137,16 @@ __all__ = [
     "AssignmentComputed",
     "AssignmentFailed",
     "Backoff",
+    "BarrierDecision",
     "BecomeFatal",
     "ClassicMember",
     "CommitOutcome",
     "ComputeAssignment",
+    "ConsumerGroupConfig",
+    "ConsumerGroupHeartbeatAnswered",
+    "ConsumerGroupHeartbeatFailed",
+    "ConsumerGroupMember",
+    "ConsumerGroupState",
     "CoordinatorFound",
     "Emit",
     "Engine",
@@ -120,19 +169,35 @@ __all__ = [
     "RaiseError",
     "Reaction",
     "RebalanceProtocol",
+    "RegisteredRoster",
     "RequestFailed",
     "Revoke",
     "Roster",
+    "RosterPlan",
     "RosterStatus",
+    "RosterVerdict",
+    "SendConsumerGroupHeartbeat",
     "SendHeartbeat",
     "SendJoinGroup",
     "SendLeaveGroup",
     "SendSyncGroup",
     "SyncGroupAnswered",
+    "TakeOver",
     "TopicPartition",
     "Unsubscribed",
+    "admin_remove_reason",
+    "any_member_rack",
+    "arrival_key",
+    "arrival_value",
+    "barrier",
+    "check_instance_ids",
     "classic_state",
+    "log_prefix",
     "membership_state",
+    "plan_under_roster",
     "reaction",
+    "read_arrival",
     "snapshot",
+    "subscription_bytes",
+    "user_data_for",
 ]

@@ -164,6 +164,10 @@ class SendLeaveGroup:
     reason: str
 
 
+#: The reason a :class:`Revoke` of lost partitions carries.
+REVOKED_LOST = "lost"
+
+
 @dataclass(frozen=True)
 class Revoke:
     """Take ``partitions`` from the application (``on_partitions_revoked``). ``lost``: the member

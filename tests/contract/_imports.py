@@ -173,6 +173,10 @@ def _rule(imp: Import) -> str | None:
         root = _tooling_root(target)
         if root != _tooling_root(source) and _is_private(target, root):
             return f"tooling imports a private module of another tooling package ({root})"
+    membership = "staticconsumer.membership"
+    if _within(target, membership) and not _within(source, membership):
+        if _is_private(target, membership):
+            return "import from the membership package, never its private modules"
     return None
 
 

@@ -101,6 +101,10 @@ def _flagged(module: str, source: str, *, is_package: bool = False) -> list[str]
         ("staticconsumer.cli.render", "from ..membership._reasons import R", "SDK private"),
         ("staticconsumer._demo._report",
          "from ..localkafka._probe import create_topic", "another tooling package"),
+        ("staticconsumer.drivers.classic", "from ..membership._plan import user_data_for",
+         "membership package"),
+        ("staticconsumer._admin.roster", "from ..membership._roster import Roster",
+         "membership package"),
     ],
 )  # fmt: skip
 def test_each_rule_flags_a_forbidden_arrow(module: str, source: str, rule: str) -> None:
@@ -119,6 +123,8 @@ def test_each_rule_flags_a_forbidden_arrow(module: str, source: str, rule: str) 
         ("staticconsumer.cli.render", "from ..admin import DEFAULT_REMOVE_REASON, describe_group"),
         ("staticconsumer._demo", "from ..localkafka import create_topic\nfrom . import _data"),
         ("staticconsumer.analytics.job", "from ..security import SecuritySettings"),
+        ("staticconsumer.drivers.classic", "from ..membership import user_data_for"),
+        ("staticconsumer.membership._classic", "from ._plan import user_data_for"),
     ],
 )  # fmt: skip
 def test_allowed_arrows_are_not_flagged(module: str, source: str) -> None:

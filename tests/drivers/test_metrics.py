@@ -153,7 +153,7 @@ async def test_the_consumer_group_sender_ends_a_rebalance_when_it_acknowledges()
     """The hook in ConsumerGroupSender._heartbeat: an ACKNOWLEDGING engine's heartbeat ends the
     rebalance in progress before it is sent."""
     from staticconsumer.drivers import consumer_group_driver
-    from staticconsumer.membership._consumer_group_offsets import ConsumerGroupState
+    from staticconsumer.membership._consumer_group import ConsumerGroupState
     from staticconsumer.protocol import IMPLEMENTED_VERSIONS, negotiate
 
     from ._fakes import FakeCoordinator, FakeSeam
