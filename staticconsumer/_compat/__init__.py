@@ -38,9 +38,11 @@ from .consumer import (
     client_id_of,
     consumer_settings,
     coordinator_of,
+    joins_group,
     negotiate_versions,
     start_consumer,
     start_poll_timer,
+    subscribes_topics,
     wait_for_assignment,
 )
 from .helpers import (
@@ -72,6 +74,7 @@ __all__ = [
     "consumer_settings",
     "coordinator_of",
     "ensure_node_metadata",
+    "joins_group",
     "kafka_tp",
     "negotiate_versions",
     "open_admin_client",
@@ -79,6 +82,7 @@ __all__ = [
     "send_to_node",
     "start_consumer",
     "start_poll_timer",
+    "subscribes_topics",
     "topic_partition",
     "wait_for_assignment",
 ]

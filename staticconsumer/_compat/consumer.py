@@ -7,7 +7,7 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -17,12 +17,19 @@ from aiokafka.client import ConnectionGroup, CoordinationType
 from aiokafka.consumer.fetcher import Fetcher
 from aiokafka.consumer.group_coordinator import BaseCoordinator, NoGroupCoordinator
 from aiokafka.protocol.admin import ApiVersionRequest
-from aiokafka.structs import TopicPartition
+from aiokafka.structs import OffsetAndMetadata, TopicPartition
 from typing_extensions import override
 
 from ..errors import ClusterUnavailableError, StaticConsumerError
 from ..membership import LogIdentity
-from ..protocol import GroupApiVersions, api_versions_from_response, negotiate
+from ..protocol import (
+    NO_COMMITTED_OFFSET,
+    GroupApiVersions,
+    api_versions_from_response,
+    negotiate,
+)
+from .broker_config import session_timeout_bounds
+from .helpers import replica_racks
 from .log_redaction import redact_sasl_logs
 
 #: aiokafka versions whose internals this module was written against (see pyproject.toml).
@@ -138,9 +145,9 @@ class ClientSeam:
     """aiokafka's client and subscription state, as the driver needs them."""
 
     def __init__(self, client: Any, subscription: Any) -> None:
-        self.client = client
-        self.subscription = subscription
-        self.coordinator: CoordinatorSeam | None = None
+        self._client = client
+        self._subscription = subscription
+        self._coordinator: CoordinatorSeam | None = None
         self._pending_revocation: set[TopicPartition] = set()  # paused by us, not by the user
         self._all_revoked = False  # begin_reassignment: the next assignment keeps nothing
         self._polls_from: float | None = None  # when the application could first poll
@@ -148,30 +155,30 @@ class ClientSeam:
     async def send(self, node_id: int, request: Any) -> Any:
         """Send on the node's coordination connection (group requests never queue behind
         fetches). aiokafka's ``KafkaError`` (no answer) propagates."""
-        return await self.client.send(node_id, request, group=ConnectionGroup.COORDINATION)
+        return await self._client.send(node_id, request, group=ConnectionGroup.COORDINATION)
 
     async def lookup_coordinator(self, group_id: str) -> int | None:
         """The coordinator's node id once a connection to it is ready, or None (retry later).
         GroupAuthorizationFailedError and non-retriable errors propagate."""
         try:
-            node_id = await self.client.coordinator_lookup(CoordinationType.GROUP, group_id)
+            node_id = await self._client.coordinator_lookup(CoordinationType.GROUP, group_id)
         except Errors.GroupAuthorizationFailedError as err:
             raise Errors.GroupAuthorizationFailedError(group_id) from err
         except Errors.KafkaError as err:
             if not err.retriable:
                 raise
-            await self.client.force_metadata_update()
+            await self._client.force_metadata_update()
             return None
-        ready = await self.client.ready(node_id, group=ConnectionGroup.COORDINATION)
+        ready = await self._client.ready(node_id, group=ConnectionGroup.COORDINATION)
         return int(node_id) if ready else None
 
     # -- subscription state ---------------------------------------------------------------------
 
     def current_subscription(self) -> Any:
-        return self.subscription.subscription
+        return self._subscription.subscription
 
     def auto_assigned(self) -> bool:
-        return bool(self.subscription.partitions_auto_assigned())
+        return bool(self._subscription.partitions_auto_assigned())
 
     def idle_seconds(self) -> float:
         """How long the application has not polled, for ``max_poll_interval_ms``: aiokafka's
@@ -181,7 +188,7 @@ class ClientSeam:
         if self._polls_from is None:
             return 0.0
         since = time.monotonic() - self._polls_from
-        return min(float(self.subscription.fetcher_idle_time), since)
+        return min(float(self._subscription.fetcher_idle_time), since)
 
     def start_poll_timer(self) -> None:
         """``start()`` returned: the application can poll from now on (the first call counts)."""
@@ -189,13 +196,13 @@ class ClientSeam:
             self._polls_from = time.monotonic()
 
     def listener(self) -> Any:
-        return self.subscription.listener
+        return self._subscription.listener
 
     def begin_reassignment(self) -> None:
         """Eager revocation (or lost partitions): the fetcher hands out nothing until the next
         assignment, which keeps nothing of this one (its positions start from the committed
         offsets again)."""
-        self.subscription.begin_reassignment()
+        self._subscription.begin_reassignment()
         self._all_revoked = True
 
     def mark_pending_revocation(self, partitions: Iterable[TP]) -> None:
@@ -218,7 +225,7 @@ class ClientSeam:
         """Hand ``partitions`` to the fetcher. A partition it kept keeps its position and the
         application's pause (a cooperative rebalance keeps fetching it from where it was, as
         Java's ``assignFromSubscribed`` keeps its state). Returns the assignment."""
-        old = self.subscription.subscription.assignment
+        old = self._subscription.subscription.assignment
         kept: dict[TopicPartition, tuple[int | None, bool]] = {}
         if old is not None and not self._all_revoked:
             for tp in old.tps:
@@ -227,8 +234,8 @@ class ClientSeam:
                 kept[tp] = (position, state.paused and tp not in self._pending_revocation)
         self._pending_revocation.clear()
         self._all_revoked = False
-        self.subscription.assign_from_subscribed({TopicPartition(t, p) for t, p in partitions})
-        assignment = self.subscription.subscription.assignment
+        self._subscription.assign_from_subscribed({TopicPartition(t, p) for t, p in partitions})
+        assignment = self._subscription.subscription.assignment
         for tp, (position, paused) in kept.items():
             if tp in assignment.tps:
                 if position is not None:
@@ -248,24 +255,73 @@ class ClientSeam:
         return {tp: o for tp, o in offsets.items() if tp in wanted}
 
     def assignment(self) -> Any:
-        sub = self.subscription.subscription
+        sub = self._subscription.subscription
         return None if sub is None else sub.assignment
 
     def abort_waiters(self, exc: Exception) -> None:
-        self.subscription.abort_waiters(exc)
+        self._subscription.abort_waiters(exc)
 
     def watch_topics(self, topics: set[str]) -> None:
         """Leader: fetch metadata for every member's topics and watch their partition counts."""
-        if not self.subscription.subscribed_pattern:
-            self.client.set_topics(topics)
+        if not self._subscription.subscribed_pattern:
+            self._client.set_topics(topics)
 
     async def wait_metadata(self) -> None:
-        await self.client._maybe_wait_metadata()
+        await self._client._maybe_wait_metadata()
 
     def partitions_per_topic(self, topics: Iterable[str]) -> dict[str, int]:
-        cluster = self.client.cluster
+        cluster = self._client.cluster
         known = {t: cluster.partitions_for_topic(t) for t in topics}
         return {t: len(ps) for t, ps in known.items() if ps}
+
+    # -- the leader, the fatal path and committed offsets -----------------------------------------
+
+    def attach(self, coordinator: CoordinatorSeam) -> None:
+        """The consumer's coordinator seam (``start_consumer``), whose metadata watch the leader
+        drives."""
+        self._coordinator = coordinator
+
+    def watch_partition_counts(self, topics: Iterable[str]) -> None:
+        """A change of these topics' partition counts makes the member re-join (aiokafka's
+        metadata listener, as its leader does)."""
+        if self._coordinator is not None:
+            self._coordinator.watch_topics(set(topics))
+
+    def replica_racks(self, topics: Iterable[str]) -> dict[tuple[str, int], frozenset[str]]:
+        """The racks of each partition's replicas, from the client's metadata (KIP-881)."""
+        return replica_racks(self._client.cluster, topics)
+
+    async def session_timeout_bounds(self, node: int | None) -> tuple[int, int] | None:
+        """The broker's group.min/max.session.timeout.ms, when it tells them."""
+        return await session_timeout_bounds(self._client, node)
+
+    async def serve_committed_offsets(
+        self, assignment: Any, fetch: Callable[[list[Any]], Awaitable[dict[Any, Any] | None]],
+        stopped: Callable[[], bool],
+    ) -> None:  # fmt: skip
+        """Answer the fetcher's requests for committed offsets of ``assignment`` (aiokafka's
+        ``TopicPartitionState.fetch_committed``) with ``fetch(partitions)`` (None: ask again),
+        until the assignment ends or ``stopped()``. A partition ``fetch`` has no row for gets
+        "no committed offset"."""
+        needed = assignment.commit_refresh_needed
+        while assignment.active and not stopped():
+            needed.clear()
+            wanted = assignment.requesting_committed()
+            if wanted:
+                offsets = await fetch(wanted)
+                if offsets is None:
+                    continue
+                for tp in wanted:
+                    assignment.state_value(tp).update_committed(
+                        offsets.get(tp, OffsetAndMetadata(NO_COMMITTED_OFFSET, ""))
+                    )
+            waiter = asyncio.ensure_future(needed.wait())
+            try:
+                await asyncio.wait([waiter, assignment.unassign_future],
+                                   return_when=asyncio.FIRST_COMPLETED)  # fmt: skip
+            finally:
+                waiter.cancel()
+
 
 
 async def start_consumer(
@@ -308,15 +364,29 @@ async def start_consumer(
     )
     seam = ClientSeam(consumer._client, subscription)
     driver = make_driver(seam, versions)
-    seam.coordinator = CoordinatorSeam(
+    coordinator = CoordinatorSeam(
         consumer._client, subscription, driver,
         exclude_internal_topics=consumer._exclude_internal_topics,
     )  # fmt: skip
-    consumer._coordinator = seam.coordinator
+    seam.attach(coordinator)
+    consumer._coordinator = coordinator
     sub = subscription.subscription
     if sub is not None and not subscription.partitions_auto_assigned():
         driver.start_commit_offsets_refresh_task(sub.assignment)
     driver.start()
+
+
+def joins_group(consumer: Any) -> bool:
+    """Whether ``start()`` joins a group: a group id and a subscription to topics or a pattern
+    (as aiokafka, a consumer without a group has its partitions once started)."""
+    sub = consumer._subscription
+    return bool(consumer._group_id is not None and sub.subscription is not None
+                and sub.partitions_auto_assigned())  # fmt: skip
+
+
+def subscribes_topics(consumer: Any) -> bool:
+    """Whether ``subscribe()`` was called (not ``assign()``, not nothing)."""
+    return bool(consumer._subscription.subscription)
 
 
 async def wait_for_assignment(consumer: Any) -> None:

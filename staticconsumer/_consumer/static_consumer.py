@@ -314,9 +314,7 @@ class StaticConsumer(Observability, AIOKafkaConsumer):  # type: ignore[misc]  # 
             PROCESS_BRIDGE.register(self._metrics)  # OpenTelemetry, when installed
             await self._wait_at_barrier()
             await _compat.start_consumer(self, self._make_driver, self._identity)
-            if self._group_id is not None and self._subscription.subscription is not None and (
-                self._subscription.partitions_auto_assigned()
-            ):  # as aiokafka: a consumer without a group has its partitions once started
+            if _compat.joins_group(self):  # without a group: its partitions once started
                 await self._wait_for_assignment()
             _compat.start_poll_timer(self)  # as Java's: from when the application can poll
         except BaseException as exc:
@@ -335,7 +333,7 @@ class StaticConsumer(Observability, AIOKafkaConsumer):  # type: ignore[misc]  # 
         join (``_consumer/barrier.py``): ``waiting`` (ready) meanwhile."""
         if not (self._roster_barrier and self._roster is not None and self._group_instance_id):
             return
-        if not self._subscription.subscription:  # assign() or nothing subscribed: no group join
+        if not _compat.subscribes_topics(self):  # assign() or nothing subscribed: no group join
             return
 
         def on_wait(waiting: bool) -> None:

@@ -256,8 +256,7 @@ class ClassicSender:
             "before Kafka 3.2, KIP-814): this member leads; watching the partition counts of "
             "%s", old_leader, ", ".join(topics) or "its topics",
         )  # fmt: skip
-        if self._seam.coordinator is not None:
-            self._seam.coordinator.watch_topics(set(topics))
+        self._seam.watch_partition_counts(topics)
 
     async def _leader_step(self, action: ComputeAssignment) -> list[Action]:
         """Plan; an assignor that raises is the application's error (raised once, as Java's
@@ -285,8 +284,7 @@ class ClassicSender:
             topics.update(sub.topics)
         self._seam.watch_topics(topics)
         await self._seam.wait_metadata()
-        assert self._seam.coordinator is not None
-        self._seam.coordinator.watch_topics(topics)
+        self._seam.watch_partition_counts(topics)
         if action.skip:
             return ()
         assignor = next((a for a in self._assignors if a.name == action.protocol), None)
@@ -294,7 +292,7 @@ class ClassicSender:
             raise StaticConsumerError(f"the coordinator chose unknown protocol {action.protocol}")
         partitions = self._seam.partitions_per_topic(topics)
         racks = (
-            _compat.replica_racks(self._seam.client.cluster, partitions)
+            self._seam.replica_racks(partitions)
             if any_member_rack(decoded) else None
         )  # fmt: skip
         cooperative = self._engine.rebalance_protocol is RebalanceProtocol.COOPERATIVE
@@ -355,7 +353,7 @@ class ClassicSender:
         engine = self._engine
         if action.error_code == ErrorCode.INVALID_SESSION_TIMEOUT:
             return await session_timeout_error(
-                self._seam.client, engine.coordinator, self._session_timeout_ms
+                self._seam, engine.coordinator, self._session_timeout_ms
             )
         if not action.fenced:
             return StaticConsumerError(

@@ -10,7 +10,6 @@ import logging
 from typing import Any
 
 from .. import _compat
-from .._compat.broker_config import session_timeout_bounds
 from ..errors import SessionTimeoutOutOfRangeError
 from ..membership import ClassicMember
 from ..protocol import (
@@ -84,10 +83,10 @@ async def consumer_group_holder(
 
 
 async def session_timeout_error(
-    client: Any, node: int | None, session_timeout_ms: int
+    seam: _compat.ClientSeam, node: int | None, session_timeout_ms: int
 ) -> SessionTimeoutOutOfRangeError:
     """INVALID_SESSION_TIMEOUT, with the broker's bounds when it tells them."""
-    bounds = await session_timeout_bounds(client, node)
+    bounds = await seam.session_timeout_bounds(node)
     where = (
         f"the broker allows group.min.session.timeout.ms={bounds[0]} to "
         f"group.max.session.timeout.ms={bounds[1]}"

@@ -225,29 +225,19 @@ class OffsetKeeper:
         self._refresh_task = asyncio.get_running_loop().create_task(self._refresh(assignment))
 
     async def _refresh(self, assignment: Any) -> None:
-        """Answer the fetcher's requests for committed offsets of ``assignment`` (aiokafka's
-        TopicPartitionState.fetch_committed), until the assignment ends."""
-        needed = assignment.commit_refresh_needed
-        while assignment.active and not self._engine.terminal:
-            needed.clear()
-            wanted = assignment.requesting_committed()
-            if wanted:
-                try:
-                    offsets = await self.fetch_committed_offsets(wanted)
-                except Exception as exc:
-                    if self._engine.fatal_error is not None:
-                        return  # the fatal path woke every waiter already
-                    # The fetcher waits for these offsets: the application hears why, and the
-                    # fetch is asked for again (never answered with "no committed offset").
-                    await self._host.raise_to_user(exc)
-                    continue
-                for tp in wanted:
-                    assignment.state_value(tp).update_committed(
-                        offsets.get(tp, _compat.committed(NO_COMMITTED_OFFSET, ""))
-                    )
-            waiter = asyncio.ensure_future(needed.wait())
-            try:
-                await asyncio.wait([waiter, assignment.unassign_future],
-                                   return_when=asyncio.FIRST_COMPLETED)  # fmt: skip
-            finally:
-                waiter.cancel()
+        """Answer the fetcher's requests for committed offsets of ``assignment``, until the
+        assignment ends or the member is finished (``ClientSeam.serve_committed_offsets``)."""
+        await self._seam.serve_committed_offsets(
+            assignment, self._committed_for_fetcher, lambda: self._engine.terminal
+        )
+
+    async def _committed_for_fetcher(self, wanted: list[Any]) -> dict[Any, Any] | None:
+        """The committed offsets the fetcher waits for; None (asked for again) after an error,
+        which the application hears (never answered with "no committed offset")."""
+        try:
+            offsets: dict[Any, Any] = await self.fetch_committed_offsets(wanted)
+            return offsets
+        except Exception as exc:
+            if self._engine.fatal_error is None:  # the fatal path woke every waiter already
+                await self._host.raise_to_user(exc)
+            return None

@@ -3,6 +3,8 @@ stops handing out, and what a new assignment keeps of the partitions that stay."
 
 from __future__ import annotations
 
+import asyncio
+
 from aiokafka.consumer.subscription_state import SubscriptionState
 from aiokafka.structs import OffsetAndMetadata, TopicPartition
 
@@ -67,3 +69,28 @@ async def test_the_poll_timer_starts_when_the_application_can_first_poll() -> No
     with subscription.fetch_context():  # the application waits in getmany()
         assert seam.idle_seconds() == 0.0
     assert seam.idle_seconds() < 1.0
+
+
+async def test_the_fetchers_requests_for_committed_offsets_are_answered_until_it_ends() -> None:
+    """``serve_committed_offsets`` over aiokafka's real assignment: a request of the fetcher is
+    answered with what ``fetch`` found, "no committed offset" for what it did not; an error
+    (None) asks again; the loop ends with the assignment."""
+    seam, subscription = seam_holding(0, 1)
+    assignment = seam.assignment()
+    tp0, tp1 = TopicPartition(T, 0), TopicPartition(T, 1)
+    asked: list[list[TopicPartition]] = []
+    answers: list[dict[TopicPartition, OffsetAndMetadata] | None] = [
+        None, {tp0: OffsetAndMetadata(7, "m")}
+    ]
+
+    async def fetch(wanted: list[TopicPartition]) -> dict[TopicPartition, OffsetAndMetadata] | None:
+        asked.append(sorted(wanted))
+        return answers.pop(0)
+
+    waiting = [assignment.state_value(tp).fetch_committed() for tp in (tp0, tp1)]
+    serving = asyncio.create_task(seam.serve_committed_offsets(assignment, fetch, lambda: False))
+    got = await asyncio.wait_for(asyncio.gather(*waiting), 5)
+    assert got == [OffsetAndMetadata(7, "m"), OffsetAndMetadata(-1, "")]
+    assert asked == [[tp0, tp1], [tp0, tp1]], "asked again after the error"
+    subscription.unsubscribe()  # the assignment ends
+    await asyncio.wait_for(serving, 5)

@@ -75,7 +75,8 @@ class FakeSeam:
         self.reassignments = 0
         #: What stopped being handed out, with the commits sent and listener calls made before.
         self.stops: list[tuple[frozenset[tuple[str, int]] | None, int, int]] = []
-        self.coordinator = _CoordinatorView()
+        #: Topics whose partition counts the member watches, as a leader (None: none).
+        self.watched: set[str] | None = None
 
     async def send(self, node_id: int, request: Any) -> Any:
         return await self.group_coordinator.answer(request)
@@ -134,15 +135,18 @@ class FakeSeam:
     def partitions_per_topic(self, topics: Iterable[str]) -> dict[str, int]:
         return {t: self.partitions for t in topics}
 
-
-class _CoordinatorView:
-    """aiokafka's coordinator as the leader uses it: the topics whose partition counts it
-    watches (None: none)."""
-
-    watched: set[str] | None = None
-
-    def watch_topics(self, topics: set[str]) -> None:
+    def watch_partition_counts(self, topics: Iterable[str]) -> None:
         self.watched = set(topics)
+
+    def replica_racks(self, topics: Iterable[str]) -> dict[tuple[str, int], frozenset[str]]:
+        return {}
+
+    async def session_timeout_bounds(self, node: int | None) -> tuple[int, int] | None:
+        return None
+
+    async def serve_committed_offsets(self, assignment: Any, fetch: Any, stopped: Any) -> None:
+        """A fake assignment asks for no committed offset (``FakeAssignment.active``)."""
+        assert not assignment.active
 
 
 @dataclass

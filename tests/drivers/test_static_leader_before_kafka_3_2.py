@@ -45,7 +45,7 @@ async def test_an_unannounced_static_leader_watches_its_topics_and_leads_on_a_ch
     h.driver.start()
     await wait_for(lambda: h.driver.membership_state() is MembershipState.STABLE, "stable")
     assert not h.driver.sender.is_leader
-    assert h.seam.coordinator.watched == {TOPIC}, "watches as the leader would"
+    assert h.seam.watched == {TOPIC}, "watches as the leader would"
     h.driver.on_metadata_change()  # aiokafka: a watched topic's partition count changed
     await wait_for(lambda: len(h.coordinator.sent("JOIN_GROUP")) == 2, "a re-join")
     await wait_for(lambda: h.driver.sender.is_leader, "named leader by the rebalance")
@@ -57,5 +57,5 @@ async def test_a_follower_watches_nothing() -> None:
     h = classic_harness(ScriptedAssignor((0, 1, 2)), coordinator=another)
     h.driver.start()
     await wait_for(lambda: h.driver.membership_state() is MembershipState.STABLE, "stable")
-    assert h.seam.coordinator.watched is None
+    assert h.seam.watched is None
     await h.driver.close()
