@@ -49,6 +49,7 @@ from ..membership import (
 )
 from ..protocol import GroupApiVersions
 from .handover import Handover
+from .mailbox import Mailbox
 from .offsets import OffsetKeeper
 
 log = logging.getLogger(__name__)
@@ -104,16 +105,16 @@ class Driver:
         self._events = events
         self._retry_backoff = retry_backoff_ms / 1000
         self._on_fatal = on_fatal
-        #: Something for the application's next poll (the engine's fatal error, a pending error,
-        #: a dead loop): a cache of those facts, so that ``check_errors`` is one attribute test.
-        self._attention = False
-        self._pending: Exception | None = None  # raised to the application once
-        self._pending_consumed: asyncio.Future[None] | None = None
         self._wake = asyncio.Event()
         self._closing = False
         self._committing_on_close = False  # close() may look the coordinator up for its commit
         self._task: asyncio.Task[None] | None = None
         self.leave_reason: str | None = None
+        #: What the application's next poll raises (``mailbox``).
+        self.mailbox = Mailbox(engine, seam, self._log, loop_failure=self._loop_failure,
+                               closing=self._wait_closing)  # fmt: skip
+        # aiokafka calls check_errors() once per getone/getmany: the mailbox's, bound once.
+        self.check_errors = self.mailbox.check
         self.offsets = OffsetKeeper(
             engine, seam, versions, self, enable_auto_commit=enable_auto_commit,
             auto_commit_interval_ms=auto_commit_interval_ms, retry_backoff_s=self._retry_backoff,
@@ -178,8 +179,14 @@ class Driver:
                                             handing_over=self.handover.active)  # fmt: skip
 
     def _loop_failed(self) -> bool:
+        return self._loop_failure() is not None
+
+    def _loop_failure(self) -> BaseException | None:
+        """What ended the coordination loop, if an error did."""
         task = self._task
-        return task is not None and task.done() and not task.cancelled() and bool(task.exception())
+        if task is None or not task.done() or task.cancelled():
+            return None
+        return task.exception()
 
     def logger(self, logger: logging.Logger) -> MemberLog:
         """``logger``, naming this consumer in each line (``membership._log``)."""
@@ -222,25 +229,6 @@ class Driver:
                 await leave
             except Exception as exc:  # a minimal-effort leave, as aiokafka's
                 self._log.warning("LeaveGroup on unsubscribe failed: %r", exc)
-
-    def check_errors(self) -> None:
-        """Raise the fatal error, or a pending error once. aiokafka calls this on every
-        ``getone``/``getmany``, so the usual case is one attribute test."""
-        if self._attention:
-            self._raise_for_attention()
-
-    def _raise_for_attention(self) -> None:
-        if self.engine.fatal_error is not None:
-            raise self.engine.fatal_error
-        if self._loop_failed():
-            assert self._task is not None
-            raise self._task.exception()  # type: ignore[misc]
-        self._attention = False
-        if self._pending is not None:
-            error, self._pending = self._pending, None
-            if self._pending_consumed is not None and not self._pending_consumed.done():
-                self._pending_consumed.set_result(None)
-            raise error
 
     def wake(self) -> None:
         """Wake the coordination loop (metadata change, join requested, close)."""
@@ -318,17 +306,7 @@ class Driver:
 
     async def raise_to_user(self, error: Exception) -> None:
         """Hand ``error`` to the application's next poll; wait until it was raised (or close)."""
-        self._log.warning("%r (raised to the application)", error)
-        self._pending = error
-        self._attention = True
-        self.seam.abort_waiters(WakeMarker(repr(error)))
-        self._pending_consumed = asyncio.get_running_loop().create_future()
-        closing = asyncio.ensure_future(self._wait_closing())
-        try:
-            await asyncio.wait([self._pending_consumed, closing],
-                               return_when=asyncio.FIRST_COMPLETED)  # fmt: skip
-        finally:
-            closing.cancel()
+        await self.mailbox.post(error)
 
     async def _wait_closing(self) -> None:
         while not self._closing:
@@ -341,9 +319,8 @@ class Driver:
         if self.engine.fatal_error is not None:
             return
         self.engine.fatal(error)
-        self._attention = True
         self._log.error("%s", error)
-        self.seam.abort_waiters(WakeMarker(str(error)))
+        self.mailbox.alarm(WakeMarker(str(error)))
         self.wake()
         self._on_fatal(error)
 
@@ -355,9 +332,8 @@ class Driver:
         try:
             await self._coordination_loop()
         except Exception as exc:
-            self._attention = True
             self._log.exception("the coordination loop failed")
-            self.seam.abort_waiters(_compat.KafkaError(f"group coordination failed: {exc!r}"))
+            self.mailbox.alarm(_compat.KafkaError(f"group coordination failed: {exc!r}"))
             raise
 
     async def _coordination_loop(self) -> None:

@@ -1,0 +1,69 @@
+"""What the application's next poll must raise, kept for it by the driver: the engine's fatal
+error (every time), the death of the coordination loop (every time), or one pending error at a
+time (raised once, then the coordination goes on). aiokafka calls :meth:`Mailbox.check` on every
+``getone``/``getmany``, so ``attention`` caches "something is there": the usual case is one
+attribute test. A waiter blocked in aiokafka (``start``, ``getone``, ``getmany``) is woken with
+:class:`~staticconsumer._compat.WakeMarker`, which the consumer replaces with the error."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+
+from .. import _compat
+from .._compat import WakeMarker
+from ..membership import Engine, MemberLog
+
+
+class Mailbox:
+    """Errors for the application's next poll (module docstring)."""
+
+    def __init__(
+        self, engine: Engine, seam: _compat.ClientSeam, member_log: MemberLog, *,
+        loop_failure: Callable[[], BaseException | None],
+        closing: Callable[[], Awaitable[None]],
+    ) -> None:  # fmt: skip
+        self._engine = engine
+        self._seam = seam
+        self._log = member_log
+        self._loop_failure = loop_failure
+        self._closing = closing
+        #: Something is there for the next poll (a cache of the facts :meth:`check` reads).
+        self.attention = False
+        self._pending: Exception | None = None
+        self._consumed: asyncio.Future[None] | None = None
+
+    def check(self) -> None:
+        """Raise the fatal error or the loop's death, or the pending error once."""
+        if self.attention:
+            self._raise()
+
+    def _raise(self) -> None:
+        if self._engine.fatal_error is not None:
+            raise self._engine.fatal_error
+        failure = self._loop_failure()
+        if failure is not None:
+            raise failure
+        self.attention = False
+        if self._pending is not None:
+            error, self._pending = self._pending, None
+            if self._consumed is not None and not self._consumed.done():
+                self._consumed.set_result(None)
+            raise error
+
+    def alarm(self, wake_with: Exception) -> None:
+        """A fatal error or a dead loop: every waiter wakes, every poll raises."""
+        self.attention = True
+        self._seam.abort_waiters(wake_with)
+
+    async def post(self, error: Exception) -> None:
+        """Hand ``error`` to the application's next poll; wait until it was raised (or close)."""
+        self._log.warning("%r (raised to the application)", error)
+        self._pending = error
+        self.alarm(WakeMarker(repr(error)))
+        self._consumed = asyncio.get_running_loop().create_future()
+        closing = asyncio.ensure_future(self._closing())
+        try:
+            await asyncio.wait([self._consumed, closing], return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            closing.cancel()
