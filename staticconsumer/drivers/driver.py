@@ -71,6 +71,7 @@ class Sender(Protocol):
         """Perform one of this protocol's actions; None when ``action`` is not one of them."""
         ...
 
+    def fatal_now(self, action: BecomeFatal) -> StaticConsumerError: ...
     async def fatal_error(self, action: BecomeFatal) -> StaticConsumerError: ...
     def stops_fetching(self, action: Revoke) -> bool: ...
     def after_revoke(self, action: Revoke) -> None: ...
@@ -259,7 +260,7 @@ class Driver:
         elif isinstance(action, Assign | Revoke):
             await self.handover.perform(action)
         elif isinstance(action, BecomeFatal):
-            self.fail(await self.sender.fatal_error(action))
+            await self._become_fatal(action)
         elif isinstance(action, RaiseError):
             error = kafka_error(action.error_code, group_id=self.group_id, detail=action.detail,
                                 topics=action.topics)  # fmt: skip
@@ -313,15 +314,22 @@ class Driver:
             await self._wake.wait()
             self._wake.clear()
 
-    def fail(self, error: StaticConsumerError) -> None:
-        """The one fatal path: the engine records it; every waiter wakes; the application is
-        told once."""
+    async def _become_fatal(self, action: BecomeFatal) -> None:
+        """The one fatal path. From the engine's verdict on, every call raises the error (the
+        sender's, at once: nothing is handed out or committed meanwhile, STYLE rule 7); the
+        sender's diagnosis (who holds the instance id, the broker's bounds) then completes that
+        same error, which is logged and told to the application once."""
         if self.engine.fatal_error is not None:
             return
+        error = self.sender.fatal_now(action)
         self.engine.fatal(error)
-        self._log.error("%s", error)
         self.mailbox.alarm(WakeMarker(str(error)))
         self.wake()
+        diagnosed = await self.sender.fatal_error(action)
+        if type(diagnosed) is type(error):  # the same error object, said in full
+            error.args = diagnosed.args
+            vars(error).update(vars(diagnosed))
+        self._log.error("%s", error)
         self._on_fatal(error)
 
     # -- the coordination loop --------------------------------------------------------------------
