@@ -42,7 +42,12 @@ from aiokafka import AIOKafkaConsumer
 
 from assignors import RangeAssignor
 from staticconsumer import StaticConsumer
-from staticconsumer.admin import GroupDescription, describe_group, remove_members
+from staticconsumer.admin import (
+    GroupDescription,
+    describe_group,
+    removal_reason,
+    remove_members,
+)
 from staticconsumer.localkafka import (
     ExternalCluster,
     KafkaCluster,
@@ -234,7 +239,7 @@ async def run(cluster: KafkaCluster, topic: str | None) -> bool:
     if isinstance(cluster, LocalKafkaCluster):
         # The coordinator logs each leave with its reason (KIP-800); give the log a moment.
         wanted = (f"client reason: {LEAVE_REASON_PREFIX}: {LEAVE_REASON}",
-                  f"client reason: {REMOVE_REASON}")  # fmt: skip
+                  f"client reason: {removal_reason(REMOVE_REASON)}")  # fmt: skip
         for _ in range(40):
             lines = reason_log_lines(cluster, group)
             if all(any(w in line for line in lines) for w in wanted):
