@@ -225,6 +225,8 @@ async def describe_group_with_client(
         description: GroupDescription = await with_coordinator(
             client, group_id, _describe_request(group_id, timeout_s, client), timeout_s=timeout_s
         )
+    except StaticConsumerError:  # ours are KafkaErrors too: already what the caller gets
+        raise
     except Errors.KafkaError as exc:  # e.g. a metadata refresh failing under us
         raise GroupAdminError(f"DescribeGroups for group {group_id!r} failed: {exc!r}") from exc
     log.debug(

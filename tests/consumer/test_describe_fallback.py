@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from staticconsumer._admin import describe
-from staticconsumer.errors import GroupAdminError
+from staticconsumer.errors import GroupAdminAuthorizationError, GroupAdminError
 from staticconsumer.protocol import ApiKey, ErrorCode, GroupApiVersions
 from staticconsumer.protocol._messages import response_class
 from staticconsumer.protocol._wire import to_values
@@ -90,3 +90,18 @@ async def test_a_broker_without_consumer_group_describe_asks_describe_groups_onl
     run = describe._describe_request("orders", 5.0, client=None)
     await run(1, dataclasses.replace(KAFKA_3_9, broker={ApiKey.DESCRIBE_GROUPS: (0, 5)}))
     assert sent == ["DescribeGroups"]
+
+
+async def test_our_own_error_passes_through_unwrapped(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every StaticConsumerError is an aiokafka KafkaError too (issue 28): the wrapper that turns
+    aiokafka's failures into GroupAdminError must let ours through as they are (a missing group
+    ACL stayed a GroupAdminAuthorizationError only so; found by tests/security)."""
+    refused = GroupAdminAuthorizationError("no ACL", error_name="GROUP_AUTHORIZATION_FAILED")
+
+    async def refuse(*args: object, **kwargs: object) -> object:
+        raise refused
+
+    monkeypatch.setattr(describe, "with_coordinator", refuse)
+    with pytest.raises(GroupAdminAuthorizationError) as raised:
+        await describe.describe_group_with_client(object(), "orders", timeout_s=1)
+    assert raised.value is refused
