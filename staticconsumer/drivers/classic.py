@@ -65,11 +65,7 @@ from ..protocol import (
     parse_sync_group,
 )
 from .driver import Driver, FatalCallback
-from .fence_diagnosis import (
-    holder_of_instance_id,
-    session_timeout_error,
-    session_timeout_error_now,
-)
+from .fence_diagnosis import holder_of_instance_id, session_timeout_error
 from .roster_gate import RosterGate, RosterSource
 
 log = logging.getLogger(__name__)
@@ -351,15 +347,6 @@ class ClassicSender:
 
     # -- fatal errors ------------------------------------------------------------------------------
 
-    def fatal_now(self, action: BecomeFatal) -> StaticConsumerError:
-        """The error for the engine's fatal verdict, at once, before any diagnosis: every call
-        raises it from the verdict on (``fatal_error`` then says more)."""
-        if action.error_code == ErrorCode.INVALID_SESSION_TIMEOUT:
-            return session_timeout_error_now(self._session_timeout_ms)
-        if action.fenced:
-            return fenced_error(self._driver.context(), action.api.value)
-        return StaticConsumerError(f"{action.api.value} failed fatally: code {action.error_code}")
-
     async def fatal_error(self, action: BecomeFatal) -> StaticConsumerError:
         """The error for the engine's fatal verdict, diagnosed: a fence names the member holding
         our instance id now (best effort), a bad session timeout the broker's bounds."""
@@ -369,7 +356,9 @@ class ClassicSender:
                 self._seam, engine.coordinator, self._session_timeout_ms
             )
         if not action.fenced:
-            return self.fatal_now(action)
+            return StaticConsumerError(
+                f"{action.api.value} failed fatally: code {action.error_code}"
+            )
         context = self._driver.context()
         holder = await holder_of_instance_id(self._seam, self._versions, engine)
         fields = {"api": action.api.value, "other_holder": holder and holder[0]}

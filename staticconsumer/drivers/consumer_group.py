@@ -214,21 +214,15 @@ class ConsumerGroupSender:
         self._log.warning("takeover removed the previous holder of instance id %s: %s",
                           action.group_instance_id, error_name(code))  # fmt: skip
 
-    def fatal_now(self, action: BecomeFatal) -> StaticConsumerError:
-        """The error for the engine's fatal verdict, at once (``fatal_error`` says more)."""
-        if action.fenced:
-            return fenced_error(self._driver.context(), action.api.value)
-        return StaticConsumerError(
-            f"{action.api.value} for group {self._engine.config.group_id!r} failed fatally: "
-            f"{error_name(action.error_code)}"
-        )
-
     async def fatal_error(self, action: BecomeFatal) -> StaticConsumerError:
         """The error for the engine's fatal verdict; a fence names the member holding our
         instance id now (best effort)."""
         engine = self._engine
         if not action.fenced:
-            return self.fatal_now(action)
+            return StaticConsumerError(
+                f"{action.api.value} for group {engine.config.group_id!r} failed fatally: "
+                f"{error_name(action.error_code)}"
+            )
         holder = await consumer_group_holder(self._seam, self._driver.versions, engine)
         fields = {"api": action.api.value, "other_holder": holder and holder[0]}
         self._driver.emit(Emit(InstanceFenced, engine.member_id, engine.member_epoch, fields))

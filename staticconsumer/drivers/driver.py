@@ -71,7 +71,6 @@ class Sender(Protocol):
         """Perform one of this protocol's actions; None when ``action`` is not one of them."""
         ...
 
-    def fatal_now(self, action: BecomeFatal) -> StaticConsumerError: ...
     async def fatal_error(self, action: BecomeFatal) -> StaticConsumerError: ...
     def stops_fetching(self, action: Revoke) -> bool: ...
     def after_revoke(self, action: Revoke) -> None: ...
@@ -126,6 +125,7 @@ class Driver:
                                  after_revoke=self.sender.after_revoke,
                                  metrics=self.metrics)  # fmt: skip
         self._unsubscribe_leave: asyncio.Task[None] | None = None
+        self._fatal_pending: asyncio.Future[None] | None = None  # a fatal verdict diagnosed
         # aiokafka's consumer calls these (through _compat.CoordinatorSeam): bound once.
         self.raise_if_fatal = self.offsets.raise_if_fatal
         self.fetch_committed_offsets = self.offsets.fetch_committed_offsets
@@ -219,7 +219,10 @@ class Driver:
         return self._unsubscribe_leave
 
     async def commit_offsets(self, assignment: Any, offsets: Any) -> None:
-        """The application's commit (through aiokafka), after an ``unsubscribe()``'s leave."""
+        """The application's commit (through aiokafka), after an ``unsubscribe()``'s leave; a
+        commit made while a fatal verdict is diagnosed waits for its error (and raises it)."""
+        if self._fatal_pending is not None:
+            await asyncio.shield(self._fatal_pending)
         await self._settle_unsubscribe()
         await self.offsets.commit_offsets(assignment, offsets)
 
@@ -315,21 +318,23 @@ class Driver:
             self._wake.clear()
 
     async def _become_fatal(self, action: BecomeFatal) -> None:
-        """The one fatal path. From the engine's verdict on, every call raises the error (the
-        sender's, at once: nothing is handed out or committed meanwhile, STYLE rule 7); the
-        sender's diagnosis (who holds the instance id, the broker's bounds) then completes that
-        same error, which is logged and told to the application once."""
+        """The one fatal path. From the engine's verdict on nothing more is handed out (the
+        fetcher stops, as for an eager revocation) and an application's commit waits; the
+        sender's diagnosis (who holds the instance id, the broker's bounds) makes the error,
+        which the engine records; every waiter wakes, and the application is told once."""
         if self.engine.fatal_error is not None:
             return
-        error = self.sender.fatal_now(action)
+        self._fatal_pending = asyncio.get_running_loop().create_future()
+        self.seam.begin_reassignment()
+        try:
+            error = await self.sender.fatal_error(action)
+        finally:
+            pending, self._fatal_pending = self._fatal_pending, None
+            pending.set_result(None)
         self.engine.fatal(error)
+        self._log.error("%s", error)
         self.mailbox.alarm(WakeMarker(str(error)))
         self.wake()
-        diagnosed = await self.sender.fatal_error(action)
-        if type(diagnosed) is type(error):  # the same error object, said in full
-            error.args = diagnosed.args
-            vars(error).update(vars(diagnosed))
-        self._log.error("%s", error)
         self._on_fatal(error)
 
     # -- the coordination loop --------------------------------------------------------------------

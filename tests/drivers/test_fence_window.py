@@ -39,19 +39,30 @@ class SlowDiagnosis(FakeCoordinator):
         return await super().answer(request)
 
 
-async def test_a_commit_while_the_fence_is_diagnosed_raises_the_fence() -> None:
+async def test_nothing_is_handed_out_or_committed_while_the_fence_is_diagnosed() -> None:
+    """From the heartbeat's FENCED_INSTANCE_ID on, the fetcher hands out nothing (it stops as
+    for an eager revocation), and a commit made meanwhile waits for the diagnosed fence and
+    raises it, naming the new holder (it raised CommitFailedError before)."""
     coordinator = SlowDiagnosis()
     h = classic_harness(ScriptedAssignor((0, 1, 2)), coordinator=coordinator,
                         enable_auto_commit=False)  # fmt: skip
     h.driver.start()
     try:
         await wait_for(lambda: h.seam.assigned is not None, "the assignment")
+        stops = len(h.seam.stops)
         h.coordinator.heartbeat_errors.append(ErrorCode.FENCED_INSTANCE_ID)
         await wait_for(coordinator.describing.is_set, "the fence's diagnosis")
+        assert [stopped for stopped, _, _ in h.seam.stops[stops:]] == [None], "all of it stops"
+        commit = asyncio.ensure_future(h.driver.commit_offsets(h.seam.assigned, FIVE))
+        await asyncio.sleep(0.05)
+        assert not commit.done(), "the commit waits for the diagnosis"
+        coordinator.release.set()
+        with pytest.raises(FencedInstanceIdError) as raised:
+            await asyncio.wait_for(commit, 5)
+        assert raised.value is h.driver.fatal_error
+        assert h.coordinator.commits == []
         with pytest.raises(FencedInstanceIdError):
-            h.driver.check_errors()  # what getmany asks before it hands records out
-        with pytest.raises(FencedInstanceIdError):
-            await h.driver.commit_offsets(h.seam.assigned, FIVE)
+            h.driver.check_errors()
     finally:
         coordinator.release.set()
         await h.driver.close()
