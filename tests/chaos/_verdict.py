@@ -1,0 +1,217 @@
+"""The chaos suite's verdict, read from Kafka after the chaos stopped and the group settled.
+
+What Jepsen's Kafka checker and franz-go's ``TestGroupETL`` ask, for an ETL group (input topic ->
+members -> output topic, ``_etl_member.py``):
+
+* **lost** -- input records with no copy in the output;
+* **duplicates** -- input records with more than one copy. A copy is *explained* when the
+  incarnation that wrote it had a crash window (it was SIGKILLed, or frozen) and the record lies at
+  or after that incarnation's last reported commit of its partition before the window began:
+  the batch in flight, written but not committed. Every copy but one must be explained;
+  the rest are ``unexplained`` (a defect), the explained ones are counted per fault kind;
+* **order** -- in each output partition, the source offsets seen for the first time increase
+  (a duplicate repeats; a new record never comes before an older one); every output record is in
+  the partition it came from (``misrouted``);
+* **committed** -- the group's committed offsets equal the input's end offsets;
+* **lag** -- end-to-end lag of each record's first copy (output timestamp minus input timestamp),
+  and per fault: how long until every partition had written the first record produced after it.
+
+The judging is a pure function (``judge``) over plain data, tested without a broker
+(``test_verdict_units.py``); ``read_topic`` and ``committed_and_ends`` read the data from Kafka.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter, defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from aiokafka import AIOKafkaConsumer, TopicPartition
+
+from tests.reliability._harness import committed_offsets
+
+
+@dataclass(frozen=True)
+class Copy:
+    """One output record: where it is, which input record it copies, who wrote it when."""
+
+    partition: int
+    offset: int
+    src_partition: int
+    src_offset: int
+    name: str
+    incarnation: int
+    src_ts: int  # ms, the input record's timestamp
+    ts: int  # ms, the output record's timestamp
+
+
+@dataclass(frozen=True)
+class Window:
+    """A crash window of one incarnation (``kind``: the fault that opened it), with the positions
+    the incarnation had reported committed before the window began."""
+
+    name: str
+    incarnation: int
+    kind: str
+    marks: dict[int, int]
+
+
+@dataclass
+class Verdict:
+    inputs: int = 0
+    outputs: int = 0
+    lost: list[tuple[int, int]] = field(default_factory=list)
+    duplicates: int = 0
+    explained: Counter[str] = field(default_factory=Counter)
+    unexplained: list[tuple[int, int, list[str]]] = field(default_factory=list)
+    order_violations: list[tuple[int, int, int]] = field(default_factory=list)
+    misrouted: int = 0
+    committed: dict[int, int] = field(default_factory=dict)
+    ends: dict[int, int] = field(default_factory=dict)
+    max_lag_s: float = 0.0
+    median_lag_s: float = 0.0
+    recovery_s: list[tuple[str, float]] = field(default_factory=list)
+
+    @property
+    def committed_at_end(self) -> bool:
+        partitions = self.committed.keys() | self.ends.keys()
+        return all(self.committed.get(p, 0) == self.ends.get(p, 0) for p in partitions)
+
+    def problems(self) -> list[str]:
+        """What breaks the contract (empty: the run held)."""
+        out = []
+        if self.lost:
+            out.append(f"{len(self.lost)} lost, e.g. {self.lost[:5]}")
+        if self.unexplained:
+            out.append(f"{len(self.unexplained)} duplicates outside a crash window, "
+                       f"e.g. {self.unexplained[:3]}")  # fmt: skip
+        if self.order_violations:
+            out.append(f"order broken (partition, offset, after): {self.order_violations[:5]}")
+        if self.misrouted:
+            out.append(f"{self.misrouted} records in another partition than their source's")
+        if not self.committed_at_end:
+            out.append(f"committed {self.committed} != end of input {self.ends}")
+        return out
+
+
+def judge(inputs: dict[tuple[int, int], int], copies: list[Copy], windows: list[Window],
+          committed: dict[int, int], ends: dict[int, int],
+          faults: Sequence[tuple[str, float]] = ()) -> Verdict:  # fmt: skip
+    """``inputs``: (partition, offset) -> timestamp (ms) of every input record; ``copies``: the
+    output topic; ``faults``: (kind, wall-clock seconds) of each fault applied."""
+    verdict = Verdict(inputs=len(inputs), outputs=len(copies), committed=dict(committed),
+                      ends=dict(ends))  # fmt: skip
+    by_source: dict[tuple[int, int], list[Copy]] = defaultdict(list)
+    for copy in copies:
+        by_source[(copy.src_partition, copy.src_offset)].append(copy)
+    verdict.lost = sorted(set(inputs) - set(by_source))
+    windows_of: dict[tuple[str, int], list[Window]] = defaultdict(list)
+    for window in windows:
+        windows_of[(window.name, window.incarnation)].append(window)
+    for (partition, offset), found in sorted(by_source.items()):
+        if len(found) < 2:
+            continue
+        verdict.duplicates += len(found) - 1
+        kinds = [_window_kind(c, windows_of) for c in found]
+        explained = [k for k in kinds if k is not None]
+        verdict.explained.update(explained[: len(found) - 1])
+        if len(explained) < len(found) - 1:
+            who = [f"{c.name}#{c.incarnation}@{c.partition}:{c.offset}" for c in found]
+            verdict.unexplained.append((partition, offset, who))
+    _check_order(verdict, copies)
+    firsts = {}
+    for copy in sorted(copies, key=lambda c: (c.partition, c.offset)):
+        firsts.setdefault((copy.src_partition, copy.src_offset), copy)
+    lags = sorted((c.ts - c.src_ts) / 1000 for c in firsts.values())
+    if lags:
+        verdict.max_lag_s, verdict.median_lag_s = lags[-1], lags[len(lags) // 2]
+    verdict.recovery_s = [(kind, s) for kind, at in faults
+                          if (s := recovery_after(at, inputs, firsts)) is not None]  # fmt: skip
+    return verdict
+
+
+def _window_kind(copy: Copy, windows_of: dict[tuple[str, int], list[Window]]) -> str | None:
+    for window in windows_of.get((copy.name, copy.incarnation), []):
+        if copy.src_offset >= window.marks.get(copy.src_partition, 0):
+            return window.kind
+    return None
+
+
+def _check_order(verdict: Verdict, copies: list[Copy]) -> None:
+    highest: dict[int, int] = {}
+    seen: set[tuple[int, int]] = set()
+    for copy in sorted(copies, key=lambda c: (c.partition, c.offset)):
+        if copy.src_partition != copy.partition:
+            verdict.misrouted += 1
+        key = (copy.src_partition, copy.src_offset)
+        if key in seen:
+            continue
+        seen.add(key)
+        top = highest.get(copy.partition, -1)
+        if copy.src_offset < top:
+            verdict.order_violations.append((copy.partition, copy.src_offset, top))
+        highest[copy.partition] = max(top, copy.src_offset)
+
+
+def recovery_after(at_s: float, inputs: dict[tuple[int, int], int],
+                   firsts: dict[tuple[int, int], Copy]) -> float | None:  # fmt: skip
+    """Seconds from ``at_s`` (wall clock) until every partition had written the first input
+    record produced at or after it; None when some partition had no such record."""
+    at_ms = at_s * 1000
+    first_after: dict[int, tuple[int, int]] = {}
+    for (partition, offset), ts in inputs.items():
+        if ts >= at_ms and (partition not in first_after or offset < first_after[partition][0]):
+            first_after[partition] = (offset, ts)
+    worst = None
+    for partition, (offset, _) in first_after.items():
+        copy = firsts.get((partition, offset))
+        if copy is None:
+            return None
+        worst = max(worst or 0.0, (copy.ts - at_ms) / 1000)
+    return worst
+
+
+# -- reading Kafka ------------------------------------------------------------------------------
+
+
+async def read_topic(bootstrap: str, topic: str) -> list[Any]:
+    """Every record of ``topic``, read from the beginning to its end offsets (no group)."""
+    consumer = AIOKafkaConsumer(bootstrap_servers=bootstrap, enable_auto_commit=False,
+                                auto_offset_reset="earliest")  # fmt: skip
+    await consumer.start()
+    try:
+        tps = [TopicPartition(topic, p) for p in sorted(consumer.partitions_for_topic(topic) or ())]
+        consumer.assign(tps)
+        ends = await consumer.end_offsets(tps)
+        await consumer.seek_to_beginning(*tps)
+        out: list[Any] = []
+        while any(await consumer.position(tp) < ends[tp] for tp in tps):
+            for records in (await consumer.getmany(timeout_ms=1000)).values():
+                out.extend(records)
+        return out
+    finally:
+        await consumer.stop()
+
+
+def copies_of(records: list[Any]) -> list[Copy]:
+    out = []
+    for r in records:
+        v = json.loads(r.value)
+        out.append(Copy(r.partition, r.offset, v["p"], v["o"], v["i"], v["n"], v["ts"],
+                        r.timestamp))  # fmt: skip
+    return out
+
+
+async def committed_and_ends(bootstrap: str, group: str,
+                             topic: str) -> tuple[dict[int, int], dict[int, int]]:  # fmt: skip
+    committed = await committed_offsets(bootstrap, group)  # the group reads one topic
+    consumer = AIOKafkaConsumer(bootstrap_servers=bootstrap)
+    await consumer.start()
+    try:
+        tps = [TopicPartition(topic, p) for p in sorted(consumer.partitions_for_topic(topic) or ())]
+        ends = {tp.partition: o for tp, o in (await consumer.end_offsets(tps)).items()}
+    finally:
+        await consumer.stop()
+    return committed, ends

@@ -1,0 +1,85 @@
+"""The chaos verdict and schedule without a broker: each rule shown to hold and to fail."""
+
+from __future__ import annotations
+
+import itertools
+
+from tests.chaos._nemesis import KINDS, schedule
+from tests.chaos._verdict import Copy, Window, judge
+
+
+def copy(partition: int, offset: int, src: int, name: str = "m0", n: int = 1,
+         ts: int = 2000) -> Copy:  # fmt: skip
+    return Copy(partition, offset, partition, src, name, n, src_ts=1000 + src, ts=ts + offset)
+
+
+INPUTS = {(0, o): 1000 + o for o in range(4)}
+ENDS = {0: 4}
+
+
+def test_a_clean_copy_holds() -> None:
+    copies = [copy(0, i, i) for i in range(4)]
+    verdict = judge(INPUTS, copies, [], {0: 4}, ENDS)
+    assert verdict.problems() == []
+    assert verdict.duplicates == 0 and verdict.max_lag_s == (2003 - 1003) / 1000
+
+
+def test_a_record_without_a_copy_is_lost() -> None:
+    verdict = judge(INPUTS, [copy(0, i, i) for i in range(3)], [], {0: 4}, ENDS)
+    assert verdict.lost == [(0, 3)]
+
+
+def test_a_duplicate_from_a_killed_incarnations_uncommitted_batch_is_explained() -> None:
+    # m0#1 committed 2, wrote 2 and 3, was killed; m0#2 wrote 2 and 3 again.
+    copies = [copy(0, 0, 0), copy(0, 1, 1), copy(0, 2, 2), copy(0, 3, 3),
+              copy(0, 4, 2, n=2), copy(0, 5, 3, n=2)]  # fmt: skip
+    verdict = judge(INPUTS, copies, [Window("m0", 1, "kill", {0: 2})], {0: 4}, ENDS)
+    assert verdict.problems() == []
+    assert verdict.duplicates == 2 and verdict.explained == {"kill": 2}
+
+
+def test_a_duplicate_before_the_last_commit_is_not_explained() -> None:
+    copies = [copy(0, 0, 0), copy(0, 1, 1), copy(0, 2, 1, n=2), copy(0, 3, 2, n=2),
+              copy(0, 4, 3, n=2)]  # fmt: skip
+    verdict = judge(INPUTS, copies, [Window("m0", 1, "kill", {0: 2})], {0: 4}, ENDS)
+    assert [u[:2] for u in verdict.unexplained] == [(0, 1)]
+
+
+def test_a_duplicate_without_a_crash_window_is_not_explained() -> None:
+    copies = [copy(0, i, i) for i in range(4)] + [copy(0, 4, 3, name="m1")]
+    verdict = judge(INPUTS, copies, [], {0: 4}, ENDS)
+    assert len(verdict.unexplained) == 1 and verdict.problems()
+
+
+def test_a_zombies_late_copy_is_explained_whichever_comes_first() -> None:
+    # The frozen m0#1 writes its batch after its replacement m0#2 already did.
+    copies = [copy(0, 0, 0), copy(0, 1, 1, n=2), copy(0, 2, 1), copy(0, 3, 2, n=2),
+              copy(0, 4, 3, n=2)]  # fmt: skip
+    verdict = judge(INPUTS, copies, [Window("m0", 1, "freeze_replace", {0: 1})], {0: 4}, ENDS)
+    assert verdict.problems() == [] and verdict.explained == {"freeze_replace": 1}
+
+
+def test_a_new_record_before_an_older_one_breaks_order() -> None:
+    copies = [copy(0, 0, 0), copy(0, 1, 2), copy(0, 2, 1), copy(0, 3, 3)]
+    verdict = judge(INPUTS, copies, [], {0: 4}, ENDS)
+    assert verdict.order_violations == [(0, 1, 2)]
+
+
+def test_committed_short_of_the_end_is_reported() -> None:
+    verdict = judge(INPUTS, [copy(0, i, i) for i in range(4)], [], {0: 3}, ENDS)
+    assert not verdict.committed_at_end and verdict.problems()
+    assert judge({}, [], [], {}, {1: 0}).committed_at_end  # nothing to commit, nothing committed
+
+
+def test_recovery_is_the_time_until_the_first_record_after_the_fault_is_written() -> None:
+    copies = [copy(0, i, i) for i in range(4)]  # record i written at 2000 + i ms
+    verdict = judge(INPUTS, copies, [], {0: 4}, ENDS, faults=[("kill", 1.0015)])
+    assert verdict.recovery_s == [("kill", (2002 - 1001.5) / 1000)]
+
+
+def test_the_schedule_is_the_seeds_and_has_every_kind() -> None:
+    assert schedule(7, 5) == schedule(7, 5) != schedule(8, 5)
+    short = schedule(7, 0.1)
+    assert sorted(f.kind for f in short) == sorted(KINDS)
+    long = schedule(7, 60)
+    assert long[-1].at_s >= 60 and all(a.at_s < b.at_s for a, b in itertools.pairwise(long))
