@@ -29,7 +29,7 @@ from staticconsumer.localkafka import create_topic
 
 from ..reliability._harness import PARTITIONS, Producer, Settings, rebalances_of, settled
 from ._nemesis import CRASH_KINDS, KINDS, Applied, EtlMember, Fault, Group, Nemesis
-from ._verdict import Verdict, Window, committed_and_ends, copies_of, judge, read_topic
+from ._verdict import KafkaView, Verdict, Window, copies_of, judge
 
 
 @dataclass(frozen=True)
@@ -95,42 +95,49 @@ async def run_chaos(bootstrap: str, config: ChaosConfig, faults: list[Fault],
     replace_timeout_s = 2 * max(config.session_timeout_ms, 10000) / 1000 + 30
     nemesis = Nemesis(group, _ports(bootstrap), config.static, replace_timeout_s)
     result = ChaosResult(config, applied=nemesis.applied)
-    try:
-        for _ in range(config.members):
-            await group.spawn(group.new_name())
-        for member in group.all:
-            await member.wait_for(lambda e: e["ev"] == "started", 120)
-        await settled(list(group.running.values()), 90)
-        await producer.start()
-        await asyncio.sleep(1)
-        chaos_began = time.monotonic()
-        await nemesis.run(faults)
-        chaos_ended = time.monotonic()
-        await producer.stop()
-        result.liveness_s = await _liveness(group, settings, config.liveness_s, chaos_ended)
-        result.problems += nemesis.problems
-        await asyncio.gather(*(m.stop() for m in group.running.values()))
-        result.problems += _member_problems(group)
-        result.rebalances = sum(rebalances_of(m, chaos_began) for m in group.all)
-        for member in group.all:
-            result.events.update(e["ev"] for e in member.events)
-        committed, ends = await committed_and_ends(bootstrap, settings.group, source)
-        inputs = {(r.partition, r.offset): r.timestamp for r in await read_topic(bootstrap, source)}
-        missing = producer.acked - inputs.keys()
-        if missing:
-            result.problems.append(f"{len(missing)} acknowledged input records not in the topic")
-        copies = copies_of(await read_topic(bootstrap, sink))
-        faulted = [(a.fault.kind, a.wall) for a in nemesis.applied if not a.skipped]
-        result.verdict = judge(inputs, copies, windows_of(group), committed, ends, faulted)
-        return result
-    finally:
-        result.seconds = time.monotonic() - began
-        with (log_dir / "chaos-events.json").open("w") as out:  # the post-mortem of a failure
-            json.dump({f"{m.name}#{m.incarnation}": m.events for m in group.all}, out)
-        for member in group.all:
-            await member.kill()
-        if producer.started_at and not producer.stopped_at:
-            await producer.stop()
+    async with KafkaView(bootstrap) as view:
+        try:
+            await _run(view, settings, sink, group, producer, nemesis, faults, result)
+        finally:
+            result.seconds = time.monotonic() - began
+            with (log_dir / "chaos-events.json").open("w") as out:  # a failure's post-mortem
+                json.dump({f"{m.name}#{m.incarnation}": m.events for m in group.all}, out)
+            for member in group.all:
+                await member.kill()
+            if producer.started_at and not producer.stopped_at:
+                await producer.stop()
+    return result
+
+
+async def _run(view: KafkaView, settings: Settings, sink: str, group: Group, producer: Producer,
+               nemesis: Nemesis, faults: list[Fault], result: ChaosResult) -> None:  # fmt: skip
+    config = result.config
+    for _ in range(config.members):
+        await group.spawn(group.new_name())
+    for member in group.all:
+        await member.wait_for(lambda e: e["ev"] == "started", 120)
+    await settled(list(group.running.values()), 90)
+    await producer.start()
+    await asyncio.sleep(1)
+    chaos_began = time.monotonic()
+    await nemesis.run(faults)
+    chaos_ended = time.monotonic()
+    await producer.stop()
+    result.liveness_s = await _liveness(view, group, settings, config.liveness_s, chaos_ended)
+    result.problems += nemesis.problems
+    await asyncio.gather(*(m.stop() for m in group.running.values()))
+    result.problems += _member_problems(group)
+    result.rebalances = sum(rebalances_of(m, chaos_began) for m in group.all)
+    for member in group.all:
+        result.events.update(e["ev"] for e in member.events)
+    committed, ends = await view.committed_and_ends(settings.group, settings.topic)
+    inputs = {(r.partition, r.offset): r.timestamp for r in await view.read(settings.topic)}
+    missing = producer.acked - inputs.keys()
+    if missing:
+        result.problems.append(f"{len(missing)} acknowledged input records not in the topic")
+    copies = copies_of(await view.read(sink))
+    faulted = [(a.fault.kind, a.wall) for a in nemesis.applied if not a.skipped]
+    result.verdict = judge(inputs, copies, windows_of(group), committed, ends, faulted)
 
 
 def summary(result: ChaosResult) -> str:
@@ -152,21 +159,19 @@ def summary(result: ChaosResult) -> str:
     return "\n".join(lines)
 
 
-async def _liveness(group: Group, settings: Settings, bound_s: float, since: float) -> float:
+async def _liveness(view: KafkaView, group: Group, settings: Settings, bound_s: float,
+                    since: float) -> float:  # fmt: skip
     """Seconds from ``since`` until the group is settled and caught up; the bound breaks it."""
     await settled(list(group.running.values()), bound_s)
-
-    async def caught_up() -> bool:
-        committed, ends = await committed_and_ends(settings.bootstrap, settings.group,
-                                                   settings.topic)  # fmt: skip
-        return all(committed.get(p, 0) == end for p, end in ends.items())
-
     deadline = since + bound_s
-    while not await caught_up():
+    while True:
+        committed, ends = await view.committed_and_ends(settings.group, settings.topic)
+        if all(committed.get(p, 0) == end for p, end in ends.items()):
+            return time.monotonic() - since
         if time.monotonic() > deadline:
-            raise AssertionError(f"not caught up {bound_s} s after the chaos: liveness broken")
+            raise AssertionError(f"not caught up {bound_s} s after the chaos: {committed} of "
+                                 f"{ends}")  # fmt: skip
         await asyncio.sleep(0.5)
-    return time.monotonic() - since
 
 
 def windows_of(group: Group) -> list[Window]:

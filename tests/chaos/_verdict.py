@@ -17,11 +17,12 @@ members -> output topic, ``_etl_member.py``):
   and per fault: how long until every partition had written the first record produced after it.
 
 The judging is a pure function (``judge``) over plain data, tested without a broker
-(``test_verdict_units.py``); ``read_topic`` and ``committed_and_ends`` read the data from Kafka.
+(``test_verdict_units.py``); ``KafkaView`` reads the data from Kafka.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections import Counter, defaultdict
 from collections.abc import Sequence
@@ -29,6 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from aiokafka import AIOKafkaConsumer, TopicPartition
+from aiokafka.admin import AIOKafkaAdminClient
 
 from tests.reliability._harness import committed_offsets
 
@@ -176,23 +178,59 @@ def recovery_after(at_s: float, inputs: dict[tuple[int, int], int],
 # -- reading Kafka ------------------------------------------------------------------------------
 
 
-async def read_topic(bootstrap: str, topic: str) -> list[Any]:
-    """Every record of ``topic``, read from the beginning to its end offsets (no group)."""
-    consumer = AIOKafkaConsumer(bootstrap_servers=bootstrap, enable_auto_commit=False,
-                                auto_offset_reset="earliest")  # fmt: skip
-    await consumer.start()
-    try:
-        tps = [TopicPartition(topic, p) for p in sorted(consumer.partitions_for_topic(topic) or ())]
-        consumer.assign(tps)
-        ends = await consumer.end_offsets(tps)
-        await consumer.seek_to_beginning(*tps)
+class KafkaView:
+    """What Kafka holds, read by one plain consumer (no group) for a whole run: a consumer
+    started and stopped at once can raise CancelledError from ``stop()`` (aiokafka 0.14's
+    NoGroupCoordinator cancels a task that never ran)."""
+
+    def __init__(self, bootstrap: str) -> None:
+        self.bootstrap = bootstrap
+        self._partitions_of: dict[str, list[int]] = {}
+        self._consumer = AIOKafkaConsumer(bootstrap_servers=bootstrap, enable_auto_commit=False,
+                                          auto_offset_reset="earliest")  # fmt: skip
+
+    async def __aenter__(self) -> KafkaView:
+        await self._consumer.start()
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await asyncio.sleep(0.1)  # let the coordinator's task start (class docstring)
+        await self._consumer.stop()
+
+    async def _partitions(self, topic: str) -> list[TopicPartition]:
+        if topic not in self._partitions_of:
+            admin = AIOKafkaAdminClient(bootstrap_servers=self.bootstrap)
+            await admin.start()
+            try:
+                (described,) = await admin.describe_topics([topic])
+            finally:
+                await admin.close()
+            self._partitions_of[topic] = sorted(p["partition"] for p in described["partitions"])
+        if not self._partitions_of[topic]:
+            raise AssertionError(f"{topic} has no partitions")
+        return [TopicPartition(topic, p) for p in self._partitions_of[topic]]
+
+    async def ends(self, topic: str) -> dict[int, int]:
+        tps = await self._partitions(topic)
+        return {tp.partition: o for tp, o in (await self._consumer.end_offsets(tps)).items()}
+
+    async def committed_and_ends(self, group: str,
+                                 topic: str) -> tuple[dict[int, int], dict[int, int]]:  # fmt: skip
+        """The group's committed offsets (it reads one topic) and ``topic``'s end offsets."""
+        return await committed_offsets(self.bootstrap, group), await self.ends(topic)
+
+    async def read(self, topic: str) -> list[Any]:
+        """Every record of ``topic``, from the beginning to its end offsets."""
+        tps = await self._partitions(topic)
+        self._consumer.assign(tps)
+        ends = await self._consumer.end_offsets(tps)
+        await self._consumer.seek_to_beginning(*tps)
         out: list[Any] = []
-        while any(await consumer.position(tp) < ends[tp] for tp in tps):
-            for records in (await consumer.getmany(timeout_ms=1000)).values():
+        while any([await self._consumer.position(tp) < ends[tp] for tp in tps]):
+            for records in (await self._consumer.getmany(timeout_ms=1000)).values():
                 out.extend(records)
+        self._consumer.unsubscribe()
         return out
-    finally:
-        await consumer.stop()
 
 
 def copies_of(records: list[Any]) -> list[Copy]:
@@ -202,16 +240,3 @@ def copies_of(records: list[Any]) -> list[Copy]:
         out.append(Copy(r.partition, r.offset, v["p"], v["o"], v["i"], v["n"], v["ts"],
                         r.timestamp))  # fmt: skip
     return out
-
-
-async def committed_and_ends(bootstrap: str, group: str,
-                             topic: str) -> tuple[dict[int, int], dict[int, int]]:  # fmt: skip
-    committed = await committed_offsets(bootstrap, group)  # the group reads one topic
-    consumer = AIOKafkaConsumer(bootstrap_servers=bootstrap)
-    await consumer.start()
-    try:
-        tps = [TopicPartition(topic, p) for p in sorted(consumer.partitions_for_topic(topic) or ())]
-        ends = {tp.partition: o for tp, o in (await consumer.end_offsets(tps)).items()}
-    finally:
-        await consumer.stop()
-    return committed, ends
