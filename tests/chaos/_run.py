@@ -175,16 +175,27 @@ async def _liveness(view: KafkaView, group: Group, settings: Settings, bound_s: 
 
 
 def windows_of(group: Group) -> list[Window]:
-    """Each incarnation's crash windows: killed, or frozen (by a freeze or a replacement)."""
+    """Each incarnation's crash windows: killed, or frozen (by a freeze or a replacement); a
+    window closes, per partition, at the incarnation's first commit after it was thawed."""
     out = []
     for member in group.all:
         commits: dict[int, int] = {}
+        open_windows: list[Window] = []
+        thawed = False
         for event in member.events:
             if event["ev"] == "commit":
-                commits.update({int(p): o for p, o in event["positions"].items()})
+                positions = {int(p): o for p, o in event["positions"].items()}
+                for window in open_windows if thawed else ():
+                    for p, o in positions.items():
+                        window.until.setdefault(p, o)
+                commits.update(positions)
             elif event["ev"] in ("killed", "frozen"):
-                kind = event.get("fault", "kill")
-                out.append(Window(member.name, member.incarnation, kind, dict(commits)))
+                window = Window(member.name, member.incarnation, event.get("fault", "kill"),
+                                dict(commits))  # fmt: skip
+                out.append(window)
+                open_windows, thawed = [window], False
+            elif event["ev"] == "thawed":
+                thawed = True
     return out
 
 

@@ -7,7 +7,8 @@ members -> output topic, ``_etl_member.py``):
 * **duplicates** -- input records with more than one copy. A copy is *explained* when the
   incarnation that wrote it had a crash window (it was SIGKILLed, or frozen) and the record lies at
   or after that incarnation's last reported commit of its partition before the window began:
-  the batch in flight, written but not committed. Every copy but one must be explained;
+  the batch in flight, written but not committed (up to its first commit after the window, for
+  a member that was thawed and went on). Every copy but one must be explained;
   the rest are ``unexplained`` (a defect), the explained ones are counted per fault kind;
 * **order** -- in each output partition, the source offsets seen for the first time increase
   (a duplicate repeats; a new record never comes before an older one); every output record is in
@@ -51,13 +52,16 @@ class Copy:
 
 @dataclass(frozen=True)
 class Window:
-    """A crash window of one incarnation (``kind``: the fault that opened it), with the positions
-    the incarnation had reported committed before the window began."""
+    """A crash window of one incarnation (``kind``: the fault that opened it): per partition,
+    from the position it had reported committed before the window began (``marks``) to the
+    first position it committed after it (``until``; none: the incarnation never committed
+    that partition again, it was killed or fenced)."""
 
     name: str
     incarnation: int
     kind: str
     marks: dict[int, int]
+    until: dict[int, int] = field(default_factory=dict)
 
 
 @dataclass
@@ -136,7 +140,8 @@ def judge(inputs: dict[tuple[int, int], int], copies: list[Copy], windows: list[
 
 def _window_kind(copy: Copy, windows_of: dict[tuple[str, int], list[Window]]) -> str | None:
     for window in windows_of.get((copy.name, copy.incarnation), []):
-        if copy.src_offset >= window.marks.get(copy.src_partition, 0):
+        p = copy.src_partition
+        if window.marks.get(p, 0) <= copy.src_offset < window.until.get(p, copy.src_offset + 1):
             return window.kind
     return None
 

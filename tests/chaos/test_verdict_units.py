@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import itertools
+from pathlib import Path
 
-from tests.chaos._nemesis import KINDS, schedule
+from tests.chaos._nemesis import KINDS, EtlMember, Group, schedule
+from tests.chaos._run import windows_of
 from tests.chaos._verdict import Copy, Window, judge
+from tests.reliability._harness import Settings
 
 
 def copy(partition: int, offset: int, src: int, name: str = "m0", n: int = 1,
@@ -83,3 +86,28 @@ def test_the_schedule_is_the_seeds_and_has_every_kind() -> None:
     assert sorted(f.kind for f in short) == sorted(KINDS)
     long = schedule(7, 60)
     assert long[-1].at_s >= 60 and all(a.at_s < b.at_s for a, b in itertools.pairwise(long))
+
+
+def test_a_thawed_members_window_closes_at_its_next_commit() -> None:
+    # m0#1 frozen after committing 1, thawed, committed 3: a copy of 1 or 2 is the batch it
+    # had in flight; one of 3 is not.
+    window = Window("m0", 1, "freeze", {0: 1}, until={0: 3})
+    inflight = [copy(0, 0, 0), copy(0, 1, 1), copy(0, 2, 2), copy(0, 3, 1, name="m1"),
+                copy(0, 4, 2, name="m1"), copy(0, 5, 3)]  # fmt: skip
+    assert judge(INPUTS, inflight, [window], {0: 4}, ENDS).problems() == []
+    later = [copy(0, 0, 0), copy(0, 1, 1), copy(0, 2, 2), copy(0, 3, 3), copy(0, 4, 3, name="m1")]
+    assert [u[:2] for u in judge(INPUTS, later, [window], {0: 4}, ENDS).unexplained] == [(0, 3)]
+
+
+def test_windows_are_read_from_the_members_events(tmp_path: Path) -> None:
+    settings = Settings("staticconsumer", "127.0.0.1:9092", "in", "g")
+    group = Group(lambda name, n: EtlMember(name, n, settings, tmp_path, "out", "range"))
+    frozen, killed = group.make("m0", 1), group.make("m1", 1)
+    group.all += [frozen, killed]
+    frozen.events = [{"ev": "commit", "positions": {"0": 5, "1": 7}}, {"ev": "frozen", "fault":
+                     "freeze"}, {"ev": "commit", "positions": {"0": 9}}, {"ev": "thawed"},
+                     {"ev": "commit", "positions": {"0": 12, "1": 8}},
+                     {"ev": "commit", "positions": {"1": 20}}]  # fmt: skip
+    killed.events = [{"ev": "commit", "positions": {"2": 3}}, {"ev": "killed"}]
+    assert windows_of(group) == [Window("m0", 1, "freeze", {0: 5, 1: 7}, until={0: 12, 1: 8}),
+                                 Window("m1", 1, "kill", {2: 3})]  # fmt: skip
