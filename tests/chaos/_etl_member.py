@@ -19,7 +19,9 @@ Signals: SIGTERM is a clean stop (the batch in hand is written and committed, th
 staying in the group when static); SIGUSR1 is a scale-down (the same, then ``stop(leave_group=True,
 reason=...)``; plain aiokafka's dynamic member leaves on any stop). FencedInstanceIdError prints
 ``fenced`` and exits with status 4 (``stop()`` after it commits nothing). Events added to the
-reliability member's: ``produced`` (count per batch), ``commit_failed``, ``stale``, ``fenced``.
+reliability member's: ``signals`` (the handlers are in place: the nemesis waits for it before it
+sends SIGTERM or SIGUSR1), ``produced`` (count per batch), ``commit_failed``, ``stale``,
+``fenced``.
 """
 
 from __future__ import annotations
@@ -98,6 +100,7 @@ async def run(args: argparse.Namespace) -> int:
     loop = asyncio.get_running_loop()
     loop.add_signal_handler(signal.SIGTERM, stopping.set)
     loop.add_signal_handler(signal.SIGUSR1, lambda: (leave.set(), stopping.set()))
+    emit("signals")  # from now on SIGTERM and SIGUSR1 are ours, not the default's (exit)
     lock = asyncio.Lock()
     consumer = make_consumer(args)
     listener = EtlListener(lock)

@@ -172,6 +172,8 @@ class Nemesis:
             return
         victim = group.pick(fault.target)
         applied.victim = f"{victim.name}#{victim.incarnation}"
+        if fault.kind in ("scale_down", "bounce"):  # a member just spawned: its handlers first
+            await victim.wait_for(lambda e: e["ev"] == "signals", 60)
         if fault.kind == "scale_down":
             if len(group.running) <= MIN_MEMBERS:
                 applied.skipped = f"{MIN_MEMBERS} members run"

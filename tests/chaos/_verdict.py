@@ -15,7 +15,8 @@ members -> output topic, ``_etl_member.py``):
   the partition it came from (``misrouted``);
 * **committed** -- the group's committed offsets equal the input's end offsets;
 * **lag** -- end-to-end lag of each record's first copy (output timestamp minus input timestamp),
-  and per fault: how long until every partition had written the first record produced after it.
+  and per fault the time to recover: the longest lag of a record produced between that fault and
+  the next.
 
 The judging is a pure function (``judge``) over plain data, tested without a broker
 (``test_verdict_units.py``); ``KafkaView`` reads the data from Kafka.
@@ -133,8 +134,8 @@ def judge(inputs: dict[tuple[int, int], int], copies: list[Copy], windows: list[
     lags = sorted((c.ts - c.src_ts) / 1000 for c in firsts.values())
     if lags:
         verdict.max_lag_s, verdict.median_lag_s = lags[-1], lags[len(lags) // 2]
-    verdict.recovery_s = [(kind, s) for kind, at in faults
-                          if (s := recovery_after(at, inputs, firsts)) is not None]  # fmt: skip
+    verdict.recovery_s = recovery(faults, [(c.src_ts, (c.ts - c.src_ts) / 1000)
+                                           for c in firsts.values()])  # fmt: skip
     return verdict
 
 
@@ -162,22 +163,18 @@ def _check_order(verdict: Verdict, copies: list[Copy]) -> None:
         highest[copy.partition] = max(top, copy.src_offset)
 
 
-def recovery_after(at_s: float, inputs: dict[tuple[int, int], int],
-                   firsts: dict[tuple[int, int], Copy]) -> float | None:  # fmt: skip
-    """Seconds from ``at_s`` (wall clock) until every partition had written the first input
-    record produced at or after it; None when some partition had no such record."""
-    at_ms = at_s * 1000
-    first_after: dict[int, tuple[int, int]] = {}
-    for (partition, offset), ts in inputs.items():
-        if ts >= at_ms and (partition not in first_after or offset < first_after[partition][0]):
-            first_after[partition] = (offset, ts)
-    worst = None
-    for partition, (offset, _) in first_after.items():
-        copy = firsts.get((partition, offset))
-        if copy is None:
-            return None
-        worst = max(worst or 0.0, (copy.ts - at_ms) / 1000)
-    return worst
+def recovery(faults: Sequence[tuple[str, float]], lags: Sequence[tuple[int, float]]) -> list[
+        tuple[str, float]]:  # fmt: skip
+    """Per fault (kind, wall-clock seconds, in order): the longest end-to-end lag of a record
+    produced between it and the next fault (``lags``: input timestamp in ms, lag in seconds). A
+    partition the fault stalled holds its records back that long: the time to recover."""
+    out: list[tuple[str, float]] = []
+    bounds = [at for _, at in faults[1:]] + [float("inf")] * bool(faults)
+    for (kind, at), until in zip(faults, bounds, strict=True):
+        window = [lag for ts, lag in lags if at * 1000 <= ts < until * 1000]
+        if window:
+            out.append((kind, max(window)))
+    return out
 
 
 # -- reading Kafka ------------------------------------------------------------------------------
