@@ -10,10 +10,11 @@ by its source coordinate ``"<partition>:<offset>"``, its value saying who wrote 
 (source partition and offset, the member's name and process incarnation, the source record's
 timestamp), by an idempotent ``acks=all`` producer; once every record of the batch is
 acknowledged, the batch's offsets are committed (explicitly: what was written, never merely
-what was fetched). A batch is processed under a lock that the rebalance listener also takes, so a
-revocation waits for the batch in hand (Java's "commit in onPartitionsRevoked"); records of a
-partition the member no longer owns are not written (``stale`` event: the consumer handed out a
-revoked partition's records, which it must not).
+what was fetched; a commit refused during a rebalance stays pending). A batch is processed under
+a lock that the rebalance listener also takes, so a revocation waits for the batch in hand and
+commits what is pending of the partitions it takes (Java's "commit in onPartitionsRevoked"), as
+does a clean stop; records of a partition the member no longer owns are not written (``stale``
+event: the consumer handed out a revoked partition's records, which it must not).
 
 Signals: SIGTERM is a clean stop (the batch in hand is written and committed, then ``stop()``,
 staying in the group when static); SIGUSR1 is a scale-down (the same, then ``stop(leave_group=True,
@@ -45,22 +46,49 @@ LEAVE_REASON = "chaos: scale down"
 
 
 class EtlListener(ConsumerRebalanceListener):  # type: ignore[misc]
-    """Keeps the set of owned partitions; a revocation waits for the batch in hand."""
+    """Keeps the owned partitions and what was written but not yet committed (``pending``); a
+    revocation waits for the batch in hand, then commits what is pending of the partitions it
+    takes (Java's pattern: a commit refused while the group rebalances is made up for here, or
+    the next owner writes those records again); a loss drops it (there is nothing to commit
+    with)."""
 
     def __init__(self, lock: asyncio.Lock) -> None:
         self.lock = lock
         self.owned: set[int] = set()
+        self.pending: dict[TopicPartition, int] = {}
         self.consumer: Any = None
+
+    async def commit_pending(self, partitions: set[TopicPartition] | None = None) -> None:
+        """Commit what is pending (of ``partitions``); raises what the commit raises."""
+        offsets = {tp: o for tp, o in self.pending.items()
+                   if partitions is None or tp in partitions}  # fmt: skip
+        if not offsets:
+            return
+        await self.consumer.commit(offsets)
+        for tp, o in offsets.items():
+            if self.pending.get(tp) == o:
+                del self.pending[tp]
+        emit("commit", positions={tp.partition: o for tp, o in offsets.items()})
 
     async def on_partitions_revoked(self, revoked: Any) -> None:
         async with self.lock:
-            self.owned -= {tp.partition for tp in revoked}
+            try:
+                await self.commit_pending(set(revoked))
+            except Exception as exc:
+                emit("commit_failed", error=type(exc).__name__, detail=repr(exc)[:300],
+                     on_revoke=True)  # fmt: skip
+            self._drop(revoked)
             emit("revoked", partitions=sorted(tp.partition for tp in revoked))
 
     async def on_partitions_lost(self, lost: Any) -> None:
         async with self.lock:
-            self.owned -= {tp.partition for tp in lost}
+            self._drop(lost)
             emit("revoked", partitions=sorted(tp.partition for tp in lost), lost=True)
+
+    def _drop(self, partitions: Any) -> None:
+        self.owned -= {tp.partition for tp in partitions}
+        for tp in partitions:
+            self.pending.pop(tp, None)
 
     async def on_partitions_assigned(self, assigned: Any) -> None:
         async with self.lock:
@@ -146,18 +174,22 @@ async def run(args: argparse.Namespace) -> int:
                     emit("records", partition=tp.partition, offsets=[r.offset for r in records])
                 try:
                     async with asyncio.timeout(BATCH_TIMEOUT_S):
-                        offsets = await write(producer, args, batch)
+                        listener.pending.update(await write(producer, args, batch))
                         emit("produced", count=sum(len(rs) for rs in batch.values()))
-                        await consumer.commit(offsets)
+                        await listener.commit_pending()
                 except fenced as exc:
                     emit("fenced", where="commit", detail=repr(exc)[:300])
                     status = 4
                     break
+                except Exception as exc:  # pending: the next commit, or the revocation's
+                    emit("commit_failed", error=type(exc).__name__, detail=repr(exc)[:300])
+        emit("stopping", leave=leave.is_set())
+        if status == 0:
+            async with lock:
+                try:
+                    await listener.commit_pending()
                 except Exception as exc:
                     emit("commit_failed", error=type(exc).__name__, detail=repr(exc)[:300])
-                    continue
-                emit("commit", positions={tp.partition: o for tp, o in offsets.items()})
-        emit("stopping", leave=leave.is_set())
         positions: dict[int, int] = {}
         if status == 0:
             for tp in consumer.assignment():

@@ -24,6 +24,7 @@ import uuid
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from staticconsumer.localkafka import create_topic
 
@@ -175,28 +176,38 @@ async def _liveness(view: KafkaView, group: Group, settings: Settings, bound_s: 
 
 
 def windows_of(group: Group) -> list[Window]:
-    """Each incarnation's crash windows: killed, or frozen (by a freeze or a replacement); a
-    window closes, per partition, at the incarnation's first commit after it was thawed."""
+    """Each incarnation's crash windows: killed, or frozen (by a freeze or a replacement). A
+    window closes, per partition, at the first commit of a batch written after the thaw (a
+    commit sent before the freeze may be answered after it: it closes nothing)."""
     out = []
     for member in group.all:
         commits: dict[int, int] = {}
-        open_windows: list[Window] = []
-        thawed = False
-        for event in member.events:
-            if event["ev"] == "commit":
+        window: Window | None = None
+        thawed = wrote = False
+        for event in in_order(member):
+            kind = event["ev"]
+            if kind == "commit":
                 positions = {int(p): o for p, o in event["positions"].items()}
-                for window in open_windows if thawed else ():
+                if window is not None and wrote:
                     for p, o in positions.items():
                         window.until.setdefault(p, o)
                 commits.update(positions)
-            elif event["ev"] in ("killed", "frozen"):
+            elif kind in ("killed", "frozen"):
                 window = Window(member.name, member.incarnation, event.get("fault", "kill"),
                                 dict(commits))  # fmt: skip
                 out.append(window)
-                open_windows, thawed = [window], False
-            elif event["ev"] == "thawed":
+                thawed = wrote = False
+            elif kind == "thawed":
                 thawed = True
+            elif kind == "produced" and thawed:
+                wrote = True
     return out
+
+
+def in_order(member: EtlMember) -> list[dict[str, Any]]:
+    """A member's events by time: the nemesis's marks (``frozen``) and the member's own lines
+    (read from its pipe a little later) on one clock, CLOCK_MONOTONIC."""
+    return sorted(member.events, key=lambda e: float(e.get("t", 0.0)))
 
 
 def _member_problems(group: Group) -> list[str]:
@@ -204,7 +215,7 @@ def _member_problems(group: Group) -> list[str]:
     expected_exit = {"": 0, "stop": 0, "leave": 0, "kill": -9, "fence": 4}
     for member in group.all:
         who = f"{member.name}#{member.incarnation}"
-        kinds = [e["ev"] for e in member.events]
+        kinds = [e["ev"] for e in in_order(member)]
         code = member.process.returncode if member.process else None
         if code != expected_exit[member.ended_by]:
             problems.append(f"{who} (ended by {member.ended_by or 'the final stop'}) exited "
@@ -215,8 +226,11 @@ def _member_problems(group: Group) -> list[str]:
         if "fenced" in kinds and member.ended_by != "fence":
             problems.append(f"{who} fenced unasked")
         if member.ended_by == "fence":
+            # A commit sent before the freeze may be answered after the thaw; a batch written
+            # after the thaw must not be committed.
             thawed = max(i for i, k in enumerate(kinds) if k == "thawed")
-            if "commit" in kinds[thawed:]:
+            after = kinds[thawed:]
+            if "produced" in after and "commit" in after[after.index("produced"):]:
                 problems.append(f"{who} committed after it was replaced and thawed")
     return problems
 

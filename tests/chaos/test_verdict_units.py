@@ -106,8 +106,9 @@ def test_windows_are_read_from_the_members_events(tmp_path: Path) -> None:
     frozen, killed = group.make("m0", 1), group.make("m1", 1)
     group.all += [frozen, killed]
     frozen.events = [{"ev": "commit", "positions": {"0": 5, "1": 7}}, {"ev": "frozen", "fault":
-                     "freeze"}, {"ev": "commit", "positions": {"0": 9}}, {"ev": "thawed"},
-                     {"ev": "commit", "positions": {"0": 12, "1": 8}},
+                     "freeze"}, {"ev": "thawed"},
+                     {"ev": "commit", "positions": {"0": 9}},  # sent before the freeze
+                     {"ev": "produced"}, {"ev": "commit", "positions": {"0": 12, "1": 8}},
                      {"ev": "commit", "positions": {"1": 20}}]  # fmt: skip
     killed.events = [{"ev": "commit", "positions": {"2": 3}}, {"ev": "killed"}]
     assert windows_of(group) == [Window("m0", 1, "freeze", {0: 5, 1: 7}, until={0: 12, 1: 8}),
