@@ -13,10 +13,10 @@ rebalance delay, a 10 s consumer-protocol session). Members use a 10 s classic s
 Printed per variant: records, lost, duplicates per fault kind (only crash windows may have any;
 ``outside`` must be 0), member rebalances (assignments heard by members that stayed up), liveness
 (seconds from the last fault until the group is settled and committed to the end), end-to-end
-lag (max, median), and per fault kind the time until every partition wrote the first record
-produced after the fault (median / max). Plain aiokafka runs dynamic members (no
-group_instance_id; aiokafka's own static membership fences a restarted member's replacement
-instead of handing its partitions back) on eager ``range``; it cannot be fenced, so its
+lag (max, median), and per fault kind the time to recover: the longest end-to-end lag of a
+record produced between that fault and the next (median / max over the faults of that kind).
+Plain aiokafka runs dynamic members (no group_instance_id: the difference is static membership)
+on eager ``range`` (it has no cooperative protocol); a dynamic member cannot be fenced, so its
 "replacement while frozen" is a new member beside the thawed one, which is then stopped.
 """
 

@@ -16,7 +16,7 @@ members -> output topic, ``_etl_member.py``):
 * **committed** -- the group's committed offsets equal the input's end offsets;
 * **lag** -- end-to-end lag of each record's first copy (output timestamp minus input timestamp),
   and per fault the time to recover: the longest lag of a record produced between that fault and
-  the next.
+  the next (but the last ``RECOVERY_MARGIN_S`` before it).
 
 The judging is a pure function (``judge``) over plain data, tested without a broker
 (``test_verdict_units.py``); ``KafkaView`` reads the data from Kafka.
@@ -35,6 +35,10 @@ from aiokafka import AIOKafkaConsumer, TopicPartition
 from aiokafka.admin import AIOKafkaAdminClient
 
 from tests.reliability._harness import committed_offsets
+
+#: Records produced this close before a fault are not counted for the fault before (a median
+#: record is written ~10 ms after it is produced; the next fault may hold it back).
+RECOVERY_MARGIN_S = 0.5
 
 
 @dataclass(frozen=True)
@@ -105,7 +109,8 @@ class Verdict:
 
 def judge(inputs: dict[tuple[int, int], int], copies: list[Copy], windows: list[Window],
           committed: dict[int, int], ends: dict[int, int],
-          faults: Sequence[tuple[str, float]] = ()) -> Verdict:  # fmt: skip
+          faults: Sequence[tuple[str, float]] = (),
+          margin_s: float = RECOVERY_MARGIN_S) -> Verdict:  # fmt: skip
     """``inputs``: (partition, offset) -> timestamp (ms) of every input record; ``copies``: the
     output topic; ``faults``: (kind, wall-clock seconds) of each fault applied."""
     verdict = Verdict(inputs=len(inputs), outputs=len(copies), committed=dict(committed),
@@ -135,7 +140,7 @@ def judge(inputs: dict[tuple[int, int], int], copies: list[Copy], windows: list[
     if lags:
         verdict.max_lag_s, verdict.median_lag_s = lags[-1], lags[len(lags) // 2]
     verdict.recovery_s = recovery(faults, [(c.src_ts, (c.ts - c.src_ts) / 1000)
-                                           for c in firsts.values()])  # fmt: skip
+                                           for c in firsts.values()], margin_s)  # fmt: skip
     return verdict
 
 
@@ -163,13 +168,14 @@ def _check_order(verdict: Verdict, copies: list[Copy]) -> None:
         highest[copy.partition] = max(top, copy.src_offset)
 
 
-def recovery(faults: Sequence[tuple[str, float]], lags: Sequence[tuple[int, float]]) -> list[
-        tuple[str, float]]:  # fmt: skip
+def recovery(faults: Sequence[tuple[str, float]], lags: Sequence[tuple[int, float]],
+             margin_s: float = RECOVERY_MARGIN_S) -> list[tuple[str, float]]:  # fmt: skip
     """Per fault (kind, wall-clock seconds, in order): the longest end-to-end lag of a record
-    produced between it and the next fault (``lags``: input timestamp in ms, lag in seconds). A
-    partition the fault stalled holds its records back that long: the time to recover."""
+    produced after it and more than ``margin_s`` before the next fault (``lags``: input timestamp
+    in ms, lag in seconds). A partition the fault stalled holds its records back that long: the
+    time to recover. (A record produced just before the next fault is that fault's to delay.)"""
     out: list[tuple[str, float]] = []
-    bounds = [at for _, at in faults[1:]] + [float("inf")] * bool(faults)
+    bounds = [at - margin_s for _, at in faults[1:]] + [float("inf")] * bool(faults)
     for (kind, at), until in zip(faults, bounds, strict=True):
         window = [lag for ts, lag in lags if at * 1000 <= ts < until * 1000]
         if window:

@@ -77,8 +77,12 @@ def test_committed_short_of_the_end_is_reported() -> None:
 def test_recovery_is_the_longest_lag_of_a_record_produced_before_the_next_fault() -> None:
     # record i produced at 1000 + i ms; written at 2000 + i ms, but record 2 at 2500 ms
     copies = [copy(0, 0, 0), copy(0, 1, 1), Copy(0, 2, 0, 2, "m0", 1, 1002, 2500), copy(0, 3, 3)]
-    verdict = judge(INPUTS, copies, [], {0: 4}, ENDS, faults=[("kill", 1.0005), ("bounce", 1.003)])
+    faults = [("kill", 1.0005), ("bounce", 1.003)]
+    verdict = judge(INPUTS, copies, [], {0: 4}, ENDS, faults=faults, margin_s=0)
     assert verdict.recovery_s == [("kill", 1.498), ("bounce", 1.0)]
+    # record 2 produced within 1.5 ms before the bounce: the bounce's to delay
+    verdict = judge(INPUTS, copies, [], {0: 4}, ENDS, faults=faults, margin_s=0.0015)
+    assert verdict.recovery_s == [("kill", 1.0), ("bounce", 1.0)]
 
 
 def test_the_schedule_is_the_seeds_and_has_every_kind() -> None:
