@@ -68,14 +68,20 @@ class MemberProcess:
         self._changed = asyncio.Event()
         self.stop_requested_at: float | None = None
 
-    async def start(self, *, pause_on_assign: bool = False) -> None:
+    def member_argv(self, module: str = "tests.reliability._member") -> list[str]:
+        """The member's command line: ``python -m module`` with the settings' options (the
+        chaos suite's ETL member takes these and adds its own)."""
         s = self.settings
-        argv = [
-            sys.executable, "-m", "tests.reliability._member", "--kind", s.kind,
+        return [
+            sys.executable, "-m", module, "--kind", s.kind,
             "--bootstrap", s.bootstrap, "--topic", s.topic, "--group", s.group,
             "--instance-id", self.name if s.static else "",
             "--session-timeout-ms", str(s.session_timeout_ms), "--group-protocol", s.group_protocol,
         ]  # fmt: skip
+
+    async def start(self, *, pause_on_assign: bool = False) -> None:
+        s = self.settings
+        argv = self.member_argv()
         if s.auto_commit:
             argv.append("--auto-commit")
         if pause_on_assign:

@@ -61,13 +61,23 @@ def make_consumer(args: argparse.Namespace) -> Any:
         request_timeout_ms=30000,
         retry_backoff_ms=200,
     )
+    strategy = getattr(args, "strategy", "")  # the chaos suite's ETL member sets it
     if args.kind == "staticconsumer":
         from staticconsumer import StaticConsumer
+
+        if strategy:
+            common["partition_assignment_strategy"] = strategy
 
         if args.group_protocol == "consumer":  # KIP-848: the broker owns these two
             del common["session_timeout_ms"], common["heartbeat_interval_ms"]
             common["group_protocol"] = "consumer"
         return StaticConsumer(group_instance_id=args.instance_id or None, **common)
+    if strategy:  # aiokafka has no cooperative protocol: its eager range or roundrobin
+        from aiokafka.coordinator.assignors.range import RangePartitionAssignor
+        from aiokafka.coordinator.assignors.roundrobin import RoundRobinPartitionAssignor
+
+        by_name = {"range": RangePartitionAssignor, "roundrobin": RoundRobinPartitionAssignor}
+        common["partition_assignment_strategy"] = (by_name[strategy],)
     return AIOKafkaConsumer(group_instance_id=args.instance_id or None, **common)
 
 
@@ -112,7 +122,9 @@ async def consume(args: argparse.Namespace) -> int:
     return 0
 
 
-def main() -> int:
+def member_parser() -> argparse.ArgumentParser:
+    """The options the harness gives every member (``MemberProcess.member_argv``); logging set
+    up on stderr (the parent reads stdout)."""
     logging.basicConfig(
         level=logging.INFO, stream=sys.stderr,
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
@@ -124,10 +136,15 @@ def main() -> int:
     parser.add_argument("--topic", required=True)
     parser.add_argument("--group", required=True)
     parser.add_argument("--instance-id", default="")
-    parser.add_argument("--auto-commit", action="store_true")
     parser.add_argument("--session-timeout-ms", type=int, default=45000)
-    parser.add_argument("--pause-on-assign", action="store_true")
     parser.add_argument("--group-protocol", choices=["classic", "consumer"], default="classic")
+    return parser
+
+
+def main() -> int:
+    parser = member_parser()
+    parser.add_argument("--auto-commit", action="store_true")
+    parser.add_argument("--pause-on-assign", action="store_true")
     return asyncio.run(consume(parser.parse_args()))
 
 
