@@ -86,13 +86,7 @@ async def session_timeout_error(
     seam: _compat.ClientSeam, node: int | None, session_timeout_ms: int
 ) -> SessionTimeoutOutOfRangeError:
     """INVALID_SESSION_TIMEOUT, with the broker's bounds when it tells them."""
-    return session_timeout_error_now(session_timeout_ms, await seam.session_timeout_bounds(node))
-
-
-def session_timeout_error_now(
-    session_timeout_ms: int, bounds: tuple[int, int] | None = None
-) -> SessionTimeoutOutOfRangeError:
-    """INVALID_SESSION_TIMEOUT, with ``bounds`` (the broker's, when it told them)."""
+    bounds = await seam.session_timeout_bounds(node)
     where = (
         f"the broker allows group.min.session.timeout.ms={bounds[0]} to "
         f"group.max.session.timeout.ms={bounds[1]}"
