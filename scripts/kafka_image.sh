@@ -49,8 +49,12 @@ from staticconsumer.localkafka._java import kafka_coordinates
 for jar in resolve_jars(kafka_coordinates(sys.argv[1])):
     shutil.copy2(jar, sys.argv[2])
 EOF
-"$VENV/bin/python" -c 'from staticconsumer.localkafka._cluster import _LOG4J2; print(_LOG4J2, end="")' \
-  >"$rootfs/opt/kafka/config/log4j2.properties"
+"$VENV/bin/python" - "$version" "$rootfs/opt/kafka/config" <<'EOF'
+import pathlib, sys
+from staticconsumer.localkafka._java import log_config
+config = log_config(sys.argv[1])
+(pathlib.Path(sys.argv[2]) / config.file_name).write_text(config.text)
+EOF
 install -m 0755 "$root/scripts/kafka_image_run.sh" "$rootfs/etc/kafka/docker/run"
 
 echo "docker import $tag" >&2
