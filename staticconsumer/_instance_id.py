@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Iterable
 
-from .errors import InvalidInstanceIdError
+from .errors import ConfigurationError, InvalidInstanceIdError
 
 #: Kafka validates group.instance.id like a topic name (JoinGroupRequest.validateGroupInstanceId).
 MAX_LENGTH = 249
@@ -105,3 +106,22 @@ class InstanceId:
         if isinstance(n, bool) or not isinstance(n, int) or n < 0:
             raise InvalidInstanceIdError(f"thread number must be an int >= 0, got {n!r}")
         return cls.validate(f"{cls.validate(base, field='base')}-thread-{n}")
+
+
+def check_instance_ids(instance_ids: object, *, allow_empty: bool = False) -> tuple[str, ...]:
+    """``instance_ids`` as a tuple, each valid as :meth:`InstanceId.validate` says, no
+    duplicates; a str (one id spelled as a list of characters) is refused."""
+    if isinstance(instance_ids, str) or not isinstance(instance_ids, Iterable):
+        raise ConfigurationError(
+            "instance_ids must be a list of group.instance.id strings (KIP-345), "
+            f"got {instance_ids!r}"
+        )
+    ids = tuple(instance_ids)
+    if not ids and not allow_empty:
+        raise ConfigurationError("instance_ids must name at least one group.instance.id")
+    for value in ids:
+        InstanceId.validate(value, field="instance_ids")
+    duplicates = sorted({i for i in ids if ids.count(i) > 1})
+    if duplicates:
+        raise ConfigurationError(f"instance_ids lists {', '.join(duplicates)} more than once")
+    return ids

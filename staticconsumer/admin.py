@@ -41,9 +41,10 @@ consumer group's static member by instance id too.
 Coordinator lookup and retries (NOT_COORDINATOR, COORDINATOR_NOT_AVAILABLE,
 COORDINATOR_LOAD_IN_PROGRESS) are described in :mod:`staticconsumer._admin.coordinator`.
 
-Pre-registration (KIP-469's promise, kept by the client; docs/scaling.md): a group's roster is
-the set of instance ids it should have, stored in a compacted topic (default
-``_staticconsumer_rosters``) and changed while the group runs, no member restarted::
+Pre-registration (KIP-469's promise, kept by the client; docs/scaling.md; its code is
+:mod:`staticconsumer.roster`): a group's roster is the set of instance ids it should have, stored
+in a compacted topic (default ``_staticconsumer_rosters``) and changed while the group runs, no
+member restarted. Members read it only when built with ``roster_topic`` (default None: off)::
 
     await register_members("localhost:9092", "orders", ["orders-4", "orders-5"])
     roster = await describe_roster("localhost:9092", "orders")   # Roster | None
@@ -55,38 +56,34 @@ takes ids off (``remove=True`` also removes those static members from the group 
 leader does while it plans (None: no roster; ``RosterUnreadableError``: it could not be read).
 
 This module is the public face only: the calls live in :mod:`staticconsumer._admin`
-(``describe``, ``remove``, ``reconcile``, ``coordinator``), which never import it back.
+(``describe``, ``remove``, ``reconcile``, ``coordinator``) and :mod:`staticconsumer.roster`
+(the roster calls, and ``describe_group`` with the roster beside the members), which never
+import it back.
 """
 
 from __future__ import annotations
 
 from ._admin.client import DEFAULT_TIMEOUT_S
-from ._admin.describe import (
-    GroupDescription,
-    GroupMemberDescription,
-    describe_group,
-    describe_group_with_client,
-)
+from ._admin.describe import GroupDescription, GroupMemberDescription, describe_group_with_client
 from ._admin.reconcile import ReconcilePlan, desired_count_ids, reconcile
 from ._admin.remove import RemovalOutcome, RemoveMembersResult, remove_members, try_remove_members
-from ._admin.roster import (
+from .membership import ADMIN_REMOVE_REASON
+from .membership import admin_remove_reason as removal_reason
+from .roster import DEFAULT_READ_TIMEOUT_S as DEFAULT_ROSTER_READ_TIMEOUT_S
+from .roster import (
+    DEFAULT_ROSTER_TOPIC,
+    DEFAULT_ROSTER_WAIT_MS,
     UNREGISTER_REASON,
+    Roster,
+    RosterStatus,
     delete_roster,
+    describe_group,
     describe_roster,
+    read_roster,
     register_members,
     set_roster,
     unregister_members,
 )
-from ._admin.roster_store import DEFAULT_READ_TIMEOUT_S as DEFAULT_ROSTER_READ_TIMEOUT_S
-from ._admin.roster_store import read_roster
-from .membership import (
-    ADMIN_REMOVE_REASON,
-    DEFAULT_ROSTER_TOPIC,
-    DEFAULT_ROSTER_WAIT_MS,
-    Roster,
-    RosterStatus,
-)
-from .membership import admin_remove_reason as removal_reason
 
 __all__ = [
     "DEFAULT_REMOVE_REASON",

@@ -11,19 +11,15 @@ Internal: the public face is :mod:`staticconsumer.admin` (its docstring says mor
 
 from __future__ import annotations
 
-import asyncio
 import logging
-import time
 from collections.abc import Iterable
-from dataclasses import dataclass, replace
-from typing import Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import aiokafka.errors as Errors
 
 from .._compat import close_client
-from .._compat.auth import who
 from ..errors import GroupAdminError, ProtocolError, StaticConsumerError
-from ..membership import DEFAULT_ROSTER_TOPIC, RosterStatus
 from ..protocol import (
     CONSUMER_PROTOCOL_TYPE,
     DescribedTopicPartitions,
@@ -40,7 +36,9 @@ from ..protocol import (
 from ..security import SecuritySettings
 from .client import DEFAULT_TIMEOUT_S, check_common, check_group, open_client
 from .coordinator import check_code, send, with_coordinator
-from .roster_store import read_with, roster_consumer
+
+if TYPE_CHECKING:  # the roster reads this module: its value type only, for mypy
+    from ..roster import RosterStatus
 
 log = logging.getLogger(__name__)
 
@@ -100,7 +98,8 @@ class GroupDescription:
     #: Consumer groups only: the group epoch (it moves on every membership change).
     group_epoch: int | None = None
     #: The group's roster beside its members (registered ids, who is missing, since when, and
-    #: whether the wait ran out), when it has one and :func:`describe_group` read it.
+    #: whether the wait ran out), when it has one and :func:`staticconsumer.admin.describe_group`
+    #: read it.
     roster: RosterStatus | None = None
 
     def to_dict(self) -> dict[str, Any]:
@@ -242,47 +241,15 @@ async def describe_group(
     *,
     timeout_s: float = DEFAULT_TIMEOUT_S,
     security: SecuritySettings | None = None,
-    roster_topic: str | None = DEFAULT_ROSTER_TOPIC,
     **security_kwargs: Any,
 ) -> GroupDescription:
-    """Describe ``group_id``: state, selected protocol and every member with its
-    ``group_instance_id``, client id, host and decoded assignment (DescribeGroups v4+).
-
-    When the group has a roster in ``roster_topic`` (None: do not look), ``roster`` shows it
-    beside the members; a roster that cannot be read is logged as a WARNING and left out.
-
-    An unknown group comes back as state ``"Dead"`` with no members. Raises
-    :class:`~staticconsumer.errors.GroupAdminError` when the broker refuses (e.g.
-    GROUP_AUTHORIZATION_FAILED: :class:`~staticconsumer.errors.GroupAdminAuthorizationError`) or
-    cannot be reached; :class:`~staticconsumer.errors.AuthenticationError` when the login fails.
-    """
+    """:func:`staticconsumer.admin.describe_group` (its docstring tells the answer and the
+    errors) without the roster: the members only, on a client opened and closed here. The
+    roster beside them is ``staticconsumer.roster``'s part; reconcile needs only the members."""
     check_common(bootstrap_servers, group_id, timeout_s)
     settings = SecuritySettings.coerce(security, **security_kwargs)
     client = await open_client(bootstrap_servers, timeout_s, settings)
     try:
-        description = await describe_group_with_client(client, group_id, timeout_s)
+        return await describe_group_with_client(client, group_id, timeout_s)
     finally:
         await close_client(client)
-    if roster_topic is None:
-        return description
-    status = await _roster_status(bootstrap_servers, description, settings, roster_topic, timeout_s)
-    return description if status is None else replace(description, roster=status)
-
-
-async def _roster_status(
-    bootstrap_servers: str | list[str], description: GroupDescription,
-    settings: SecuritySettings, topic: str, timeout_s: float,
-) -> RosterStatus | None:  # fmt: skip
-    group_id = description.group_id
-    try:
-        async with roster_consumer(bootstrap_servers, settings, timeout_s) as consumer:
-            roster = await asyncio.wait_for(
-                read_with(consumer, group_id, topic, who(settings)), timeout_s
-            )
-    except (StaticConsumerError, TimeoutError) as exc:
-        log.warning("group %r: its roster is not shown: %s", group_id, exc or "timed out")
-        return None
-    if roster is None:
-        return None
-    present = [m.group_instance_id for m in description.members]
-    return roster.status(present, time.time_ns() // 1_000_000)

@@ -14,8 +14,9 @@ from typing import Any
 import aiokafka.errors as Errors
 
 from .._compat import close_client
+from .._instance_id import check_instance_ids
 from ..errors import GroupAdminError, StaticConsumerError, UnknownMemberError
-from ..membership import admin_remove_reason, check_instance_ids
+from ..membership import admin_remove_reason
 from ..protocol import (
     UNKNOWN_MEMBER_ID,
     ErrorCode,

@@ -31,6 +31,7 @@ from ..protocol import (
 from .broker_config import session_timeout_bounds
 from .helpers import replica_racks
 from .log_redaction import redact_sasl_logs
+from .roster import PartitionLog, read_partition_log
 
 #: aiokafka versions whose internals this module was written against (see pyproject.toml).
 SUPPORTED_AIOKAFKA = ("0.14.",)
@@ -156,6 +157,11 @@ class ClientSeam:
         """Send on the node's coordination connection (group requests never queue behind
         fetches). aiokafka's ``KafkaError`` (no answer) propagates."""
         return await self._client.send(node_id, request, group=ConnectionGroup.COORDINATION)
+
+    async def read_partition_log(self, topic: str) -> PartitionLog:
+        """Every record of ``topic``'s partition 0 up to its high watermark, read with this
+        consumer's own client (:func:`.roster.read_partition_log`; the roster's read)."""
+        return await read_partition_log(self._client, topic)
 
     async def lookup_coordinator(self, group_id: str) -> int | None:
         """The coordinator's node id once a connection to it is ready, or None (retry later).
@@ -327,8 +333,11 @@ class ClientSeam:
 async def start_consumer(
     consumer: Any, make_driver: Callable[[ClientSeam, GroupApiVersions | None], Driver],
     identity: LogIdentity | None = None,
+    before_join: Callable[[ClientSeam], Awaitable[None]] | None = None,
 ) -> None:
-    """``AIOKafkaConsumer.start`` (aiokafka 0.14 layout) with our coordinator seam."""
+    """``AIOKafkaConsumer.start`` (aiokafka 0.14 layout) with our coordinator seam.
+    ``before_join`` (the roster's join barrier) runs with the seam once the client is
+    bootstrapped and versions negotiated, before the driver is made and joins."""
     check_aiokafka_version()
     if consumer._fetcher is not None:
         raise StaticConsumerError("start() was called twice")
@@ -363,6 +372,8 @@ async def start_consumer(
         identity,
     )
     seam = ClientSeam(consumer._client, subscription)
+    if before_join is not None:
+        await before_join(seam)
     driver = make_driver(seam, versions)
     coordinator = CoordinatorSeam(
         consumer._client, subscription, driver,

@@ -1,22 +1,47 @@
-"""The roster store's touch points with aiokafka's client internals: a topic's Metadata without
-creating it, CreateTopics for the compacted roster topic, and the broker count.
+"""The roster's touch points with aiokafka's client internals (``staticconsumer.roster``): a
+topic's Metadata without creating it, CreateTopics for the compacted roster topic, the broker
+count, and :func:`read_partition_log`, the read a member does with its *own* client.
 
-The records themselves move through aiokafka's public ``AIOKafkaConsumer`` and
-``AIOKafkaProducer`` (``staticconsumer._admin.roster_store``); only these requests need the
-client underneath (:func:`~staticconsumer._compat.client_of`).
+The admin writes records through aiokafka's public ``AIOKafkaProducer``; a member reads them
+here, on the connection it already has (:meth:`ClientSeam.read_partition_log
+<staticconsumer._compat.ClientSeam.read_partition_log>`), so that reading a roster costs no second
+client, no second login and no second metadata bootstrap.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
+import aiokafka.errors as Errors
+from aiokafka.client import ConnectionGroup
 from aiokafka.protocol.admin import CreateTopicsRequest
+from aiokafka.protocol.fetch import FetchRequest
 from aiokafka.protocol.metadata import MetadataRequest
+from aiokafka.protocol.offset import OffsetRequest
+from aiokafka.record.memory_records import MemoryRecords
 
 from .log_redaction import redact_sasl_logs
 
 #: Kafka's NOT_CONTROLLER: CreateTopics went to a broker that no longer is the controller.
 _NOT_CONTROLLER = 41
+_UNKNOWN_TOPIC_OR_PARTITION = 3
+_LEADER_NOT_AVAILABLE = 5
+#: ListOffsets' special timestamps: the log start offset and the high watermark.
+_EARLIEST, _LATEST = -2, -1
+#: One Fetch's byte bound (a roster record is a few hundred bytes; KIP-74: a bigger first batch
+#: still comes whole).
+_FETCH_MAX_BYTES = 1 << 20
+
+
+@dataclass(frozen=True)
+class PartitionLog:
+    """What :func:`read_partition_log` found: Kafka's error code (0: read; 3
+    UNKNOWN_TOPIC_OR_PARTITION: no such topic; 29 TOPIC_AUTHORIZATION_FAILED; ...) and, when 0,
+    every ``(key, value)`` from the log start up to the high watermark, in offset order."""
+
+    error_code: int
+    records: tuple[tuple[bytes | None, bytes | None], ...] = ()
 
 
 def prepare_security_logs(security: dict[str, Any]) -> None:
@@ -61,3 +86,103 @@ async def create_topic(
             return code, message
         await client.force_metadata_update()
     raise AssertionError("unreachable")  # pragma: no cover
+
+
+async def read_partition_log(client: Any, topic: str, partition: int = 0) -> PartitionLog:
+    """Every record of ``topic``-``partition`` from its log start to the high watermark read
+    first, with ``client`` (the consumer's own ``AIOKafkaClient``, on its coordination
+    connections: the read never queues behind a long-polling Fetch). Metadata (never creating the
+    topic) finds the leader, ListOffsets its log start and high watermark, Fetch reads up to it;
+    aiokafka's record readers decode the batches, control batches are skipped.
+
+    Not bounded here (the caller bounds it); a request with no answer raises aiokafka's
+    ``KafkaError``."""
+    code, leader = await _leader(client, topic, partition)
+    if code:
+        return PartitionLog(code)
+    code, start = await _list_offset(client, leader, topic, partition, _EARLIEST)
+    if not code:
+        code, end = await _list_offset(client, leader, topic, partition, _LATEST)
+    if code:
+        return PartitionLog(code)
+    records: list[tuple[bytes | None, bytes | None]] = []
+    while start < end:
+        code, batch_records, start = await _fetch(client, leader, topic, partition, start, end)
+        if code:
+            return PartitionLog(code)
+        records += batch_records
+    return PartitionLog(0, tuple(records))
+
+
+async def _send(client: Any, node_id: int, request: Any) -> Any:
+    return await client.send(node_id, request, group=ConnectionGroup.COORDINATION)
+
+
+async def _leader(client: Any, topic: str, partition: int) -> tuple[int, int]:
+    """``(error code, leader node id)`` of the partition, from a Metadata that never creates."""
+    request = MetadataRequest([topic], allow_auto_topic_creation=False)
+    answer = (await _send(client, client.get_random_node(), request)).to_object()
+    for row in answer["topics"]:
+        if row["topic"] != topic:
+            continue
+        if row["error_code"]:
+            return int(row["error_code"]), -1
+        for part in row["partitions"]:
+            if part["partition"] == partition:
+                leader = int(part["leader"])
+                return (0, leader) if leader >= 0 else (_LEADER_NOT_AVAILABLE, -1)
+    return _UNKNOWN_TOPIC_OR_PARTITION, -1
+
+
+async def _list_offset(
+    client: Any, node_id: int, topic: str, partition: int, timestamp: int
+) -> tuple[int, int]:
+    """``(error code, offset)`` of ListOffsets at ``timestamp`` (:data:`_EARLIEST`, ...)."""
+    request = OffsetRequest(-1, 0, [(topic, [(partition, timestamp)])])
+    answer = (await _send(client, node_id, request)).to_object()
+    for row in answer["topics"]:
+        for part in row["partitions"]:
+            if row["topic"] == topic and part["partition"] == partition:
+                offsets = part.get("offsets")  # ListOffsets v0 answers a list
+                offset = part["offset"] if offsets is None else (offsets or [-1])[0]
+                return int(part["error_code"]), int(offset)
+    return _UNKNOWN_TOPIC_OR_PARTITION, -1
+
+
+async def _fetch(
+    client: Any, node_id: int, topic: str, partition: int, offset: int, end: int
+) -> tuple[int, list[tuple[bytes | None, bytes | None]], int]:
+    """One Fetch from ``offset``: ``(error code, records below end, next offset)``."""
+    request = FetchRequest(0, 1, _FETCH_MAX_BYTES, 0,
+                           [(topic, [(partition, offset, _FETCH_MAX_BYTES)])])  # fmt: skip
+    answer = await _send(client, node_id, request)
+    for name, partitions in answer.topics:
+        for index, error_code, _highwater, *rest in partitions:
+            if name != topic or index != partition:
+                continue
+            if error_code:
+                return int(error_code), [], offset
+            found, next_offset = decode_records(rest[-1], offset, end)
+            if next_offset <= offset:
+                why = f"Fetch of {topic}-{partition} made no progress at offset {offset}"
+                raise Errors.KafkaError(why)
+            return 0, found, next_offset
+    return _UNKNOWN_TOPIC_OR_PARTITION, [], offset
+
+
+def decode_records(
+    data: bytes | None, offset: int, end: int
+) -> tuple[list[tuple[bytes | None, bytes | None]], int]:
+    """The ``(key, value)`` of every data record in ``data`` (a Fetch's record set) from
+    ``offset`` up to ``end``, and the offset to fetch next."""
+    found: list[tuple[bytes | None, bytes | None]] = []
+    records = MemoryRecords(bytes(data or b""))
+    next_offset = offset
+    while records.has_next():
+        batch: Any = records.next_batch()
+        if batch is None:  # a partial batch at the end of the answer: the next Fetch has it
+            break
+        if not batch.is_control_batch:
+            found += [(r.key, r.value) for r in batch if offset <= r.offset < end]
+        next_offset = max(next_offset, batch.next_offset)
+    return found, next_offset

@@ -4,21 +4,16 @@ health endpoint, event counters)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass, field
-from types import SimpleNamespace
 from typing import Any
 
 from .. import _compat
-from .._admin.roster_store import read_roster_as
-from .._compat.auth import who
-from .._observability.emitter import SHARED_CLIENT_KEYS, EventEmitter
+from .._observability.emitter import EventEmitter
 from .._observability.health import HealthServer
 from .._observability.metrics import ConsumerMetrics, MetricValues
 from .._observability.publisher import EventPublisher
 from ..drivers import Driver, FatalCallback, classic_driver, consumer_group_driver
-from ..drivers.roster_gate import RosterSource
-from ..membership import Lifecycle, Membership, Roster, membership_state, snapshot
+from ..membership import Lifecycle, Membership, membership_state, snapshot
+from ..roster import RosterReader
 from .options import GroupProtocolOptions
 
 
@@ -26,9 +21,10 @@ def make_driver(
     settings: _compat.ConsumerSettings, group_protocol: GroupProtocolOptions,
     seam: _compat.ClientSeam, versions: Any, *, on_fatal: FatalCallback,
     events: EventEmitter | None, unreleased_wait_ms: int, metrics: ConsumerMetrics | None = None,
-    roster: RosterSource | None = None,
+    roster: RosterReader | None = None,
 ) -> Driver:  # fmt: skip
-    """The driver of ``group_protocol``, from the consumer's settings (read by ``_compat``)."""
+    """The driver of ``group_protocol``, from the consumer's settings (read by ``_compat``).
+    With ``roster`` (pre-registration on), a classic leader reads it on ``seam``."""
     s = settings
     common: dict[str, Any] = dict(
         group_id=s.group_id, group_instance_id=s.group_instance_id, client_rack=s.client_rack,
@@ -46,41 +42,9 @@ def make_driver(
     return classic_driver(
         seam, versions, assignors=s.assignors, session_timeout_ms=s.session_timeout_ms,
         heartbeat_interval_ms=s.heartbeat_interval_ms,
-        rebalance_timeout_ms=s.rebalance_timeout_ms, roster=roster, **common,
+        rebalance_timeout_ms=s.rebalance_timeout_ms,
+        roster=roster.source(seam.read_partition_log) if roster is not None else None, **common,
     )  # fmt: skip
-
-
-#: The bound on the leader's roster read (it plans while the group waits in SyncGroup).
-ROSTER_READ_TIMEOUT_S = 3.0
-
-
-@dataclass(frozen=True)
-class RosterReader:
-    """How this consumer's leader reads its group's roster (a ``RosterSource``): connected as the
-    consumer is (its bootstrap servers and security arguments; never in the repr), bounded by
-    :data:`ROSTER_READ_TIMEOUT_S`."""
-
-    group_id: str
-    roster_topic: str
-    client_kwargs: Mapping[str, Any] = field(repr=False)
-    principal: str
-
-    async def __call__(self) -> Roster | None:
-        return await read_roster_as(
-            self.client_kwargs, self.principal, self.group_id, roster_topic=self.roster_topic,
-            timeout_s=ROSTER_READ_TIMEOUT_S,
-        )  # fmt: skip
-
-
-def roster_source(
-    roster_topic: str | None, group_id: str | None, consumer_kwargs: Mapping[str, Any]
-) -> RosterReader | None:
-    """The consumer's :class:`RosterReader`; None without a roster topic or a group."""
-    if roster_topic is None or not group_id:
-        return None
-    client_kwargs = {k: consumer_kwargs[k] for k in SHARED_CLIENT_KEYS if k in consumer_kwargs}
-    principal = who(SimpleNamespace(**client_kwargs))
-    return RosterReader(group_id, roster_topic, client_kwargs, principal)
 
 
 class Observability:

@@ -7,8 +7,11 @@ where one applies, the KIP.
   ConsumerGroupHeartbeat, the coordinator assigns with ``group_remote_assignor``).
 * ``partition_assignment_strategy`` (Java ``partition.assignment.strategy``): assignor objects,
   classes, protocol names or Java class names, one or a list.
-* ``roster_topic`` (no Java key; KIP-469 pre-registration, ``docs/scaling.md``): where the
-  classic leader reads the group's roster, or None not to.
+* ``roster_topic`` (default None; no Java key; KIP-469 pre-registration, ``docs/scaling.md``):
+  the compacted topic of the group's roster (``staticconsumer roster register`` writes to
+  ``_staticconsumer_rosters`` by default), or None: pre-registration off, no roster request.
+* ``roster_barrier`` (default True; no Java key; KIP-469 pre-registration): with
+  ``roster_topic``, a registered new member waits in ``start()`` for the other arrivals.
 * aiokafka's arguments: numbers (type and range), ``auto_offset_reset``, ``isolation_level``,
   ``heartbeat_interval_ms`` below ``session_timeout_ms``, and the security arguments (raw, or
   ``security=SecuritySettings(...)``, not both).
@@ -396,7 +399,8 @@ _TOPIC_NAME = re.compile(r"^[a-zA-Z0-9._-]{1,249}$")
 
 
 def roster_topic_option(roster_topic: Any) -> str | None:
-    """``roster_topic`` checked: a Kafka topic name, or None (plan without a roster)."""
+    """``roster_topic`` checked: a Kafka topic name, or None (the default: pre-registration off,
+    no roster request)."""
     if roster_topic is None:
         return None
     if (
@@ -407,7 +411,7 @@ def roster_topic_option(roster_topic: Any) -> str | None:
         raise ConfigurationError(
             "roster_topic (staticconsumer option, no Java equivalent; KIP-469 pre-registration, "
             "docs/scaling.md) must be a Kafka topic name (1 to 249 ASCII letters, digits, '.', "
-            f"'_', '-'), or None for a leader that plans without a roster; got {roster_topic!r}"
+            f"'_', '-'), or None to leave pre-registration off; got {roster_topic!r}"
         )
     return roster_topic
 

@@ -32,15 +32,14 @@ from ..errors import (
     UnreleasedInstanceIdError,
 )
 from ..membership import (
-    DEFAULT_ROSTER_TOPIC,
     JOIN_REASON_ENFORCED_PREFIX,
     LEAVE_REASON_PREFIX,
     Lifecycle,
     LogIdentity,
 )
+from ..roster import JoinBarrier, roster_reader
 from ..security import SecuritySettings
-from .assembly import Observability, make_driver, roster_source
-from .barrier import JoinBarrier
+from .assembly import Observability, make_driver
 from .options import (
     CLIENT_ID,
     HEARTBEAT_INTERVAL_MS,
@@ -133,14 +132,17 @@ class StaticConsumer(Observability, AIOKafkaConsumer):  # type: ignore[misc]  # 
       ``instance_takeover`` (default None: on when ``group_instance_id`` is this pod's own
       StatefulSet identity, ``InstanceId.is_statefulset_identity``; False opts out; see
       ``docs/consumer-protocol.md``).
-    * A classic-protocol leader plans under the group's roster (KIP-469 pre-registration,
-      ``docs/scaling.md``): while members registered with ``staticconsumer roster register``
-      are missing, nothing owned moves and arrivals get nothing, so a scale-up moves each
-      partition once. ``roster_topic`` (default ``_staticconsumer_rosters``) is where rosters
-      live; None: plan without one. A roster that cannot be read is logged and planned without.
-      With ``roster_barrier`` (default True) a registered new member waits in :meth:`start`
-      (state ``waiting``, ready) until the other registered arrivals have started too, or the
-      roster's deadline passes, so that they join in one rebalance.
+    * Pre-registration (KIP-469's promise, kept by the client; no Java key;
+      ``docs/scaling.md``) is opt-in: ``roster_topic`` (default None: off) names the compacted
+      topic of the group's roster, ``"_staticconsumer_rosters"`` where ``staticconsumer roster
+      register`` writes by default. Off, the consumer sends no roster request, logs no roster
+      line and needs no ACL on a roster topic. On, a classic-protocol leader plans under the
+      roster, read on the consumer's own connection: while registered members are missing,
+      nothing owned moves and arrivals get nothing, so a scale-up moves each partition once; a
+      roster that cannot be read is logged and planned without. With ``roster_barrier``
+      (default True; only with ``roster_topic``) a registered new member waits in
+      :meth:`start` (state ``waiting``, ready) until the other registered arrivals have started
+      too, or the roster's deadline passes, so that they join in one rebalance.
     """
 
     def __init__(
@@ -158,7 +160,7 @@ class StaticConsumer(Observability, AIOKafkaConsumer):  # type: ignore[misc]  # 
         group_protocol: str = "classic",
         group_remote_assignor: str | None = None,
         instance_takeover: bool | None = None,
-        roster_topic: str | None = DEFAULT_ROSTER_TOPIC,
+        roster_topic: str | None = None,
         roster_barrier: bool = True,
         security: SecuritySettings | None = None,
         # aiokafka's arguments, with aiokafka's defaults (partition_assignment_strategy: ours)
@@ -225,7 +227,7 @@ class StaticConsumer(Observability, AIOKafkaConsumer):  # type: ignore[misc]  # 
         )  # fmt: skip
         check_aiokafka_options(values, classic=not self._group_protocol.consumer)
         kwargs.update(security_options(security, kwargs))
-        self._roster = roster_source(
+        self._roster = roster_reader(
             roster_topic_option(roster_topic), kwargs.get("group_id"),
             {"bootstrap_servers": bootstrap_servers, **kwargs},
         )  # fmt: skip
@@ -312,8 +314,9 @@ class StaticConsumer(Observability, AIOKafkaConsumer):  # type: ignore[misc]  # 
             if self._events_publisher is not None:
                 await self._events_publisher.start()  # returns at once; events are buffered
             PROCESS_BRIDGE.register(self._metrics)  # OpenTelemetry, when installed
-            await self._wait_at_barrier()
-            await _compat.start_consumer(self, self._make_driver, self._identity)
+            await _compat.start_consumer(
+                self, self._make_driver, self._identity, before_join=self._wait_at_barrier
+            )
             if _compat.joins_group(self):  # without a group: its partitions once started
                 await self._wait_for_assignment()
             _compat.start_poll_timer(self)  # as Java's: from when the application can poll
@@ -328,9 +331,10 @@ class StaticConsumer(Observability, AIOKafkaConsumer):  # type: ignore[misc]  # 
                 raise ClusterUnavailableError(f"start() reached no broker: {exc}") from exc
             raise
 
-    async def _wait_at_barrier(self) -> None:
+    async def _wait_at_barrier(self, seam: _compat.ClientSeam) -> None:
         """A registered new member waits for the other registered arrivals before its first
-        join (``_consumer/barrier.py``): ``waiting`` (ready) meanwhile."""
+        join (``staticconsumer.roster``'s JoinBarrier), reading on the consumer's own client:
+        ``waiting`` (ready) meanwhile."""
         if not (self._roster_barrier and self._roster is not None and self._group_instance_id):
             return
         if not _compat.subscribes_topics(self):  # assign() or nothing subscribed: no group join
@@ -340,7 +344,8 @@ class StaticConsumer(Observability, AIOKafkaConsumer):  # type: ignore[misc]  # 
             if self._lifecycle in (Lifecycle.STARTED, Lifecycle.AT_BARRIER):
                 self._lifecycle = Lifecycle.AT_BARRIER if waiting else Lifecycle.STARTED
 
-        await JoinBarrier(self._roster, self._group_instance_id, self._identity).wait(on_wait)
+        barrier = JoinBarrier(self._roster, self._group_instance_id, self._identity)
+        await barrier.wait(seam.read_partition_log, _compat.client_of(self), on_wait)
 
     async def _wait_for_assignment(self) -> None:
         """Until the first assignment. A consumer-protocol member refused with

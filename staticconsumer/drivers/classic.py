@@ -64,9 +64,9 @@ from ..protocol import (
     parse_leave_group,
     parse_sync_group,
 )
+from ..roster import RosterGate, RosterSource
 from .driver import Driver, FatalCallback
 from .fence_diagnosis import holder_of_instance_id, session_timeout_error
-from .roster_gate import RosterGate, RosterSource
 
 log = logging.getLogger(__name__)
 
@@ -81,7 +81,7 @@ def classic_driver(
     roster: RosterSource | None = None,
 ) -> Driver:  # fmt: skip
     """A driver holding a :class:`ClassicMember` and its :class:`ClassicSender`. ``roster``
-    reads the group's roster when this member leads (``roster_gate``); None: never."""
+    reads the group's roster when this member leads (``staticconsumer.roster``); None: never."""
     cooperative = all("cooperative" in a.supported_protocols for a in assignors)
     protocol = RebalanceProtocol.COOPERATIVE if cooperative else RebalanceProtocol.EAGER
     engine = ClassicMember(

@@ -7,8 +7,6 @@
   actions (send, assign, revoke, raise, become fatal) as plain data;
 * :mod:`._classic` — :class:`ClassicMember`, the JoinGroup/SyncGroup member, eager and
   cooperative (KIP-429);
-* :mod:`._roster` — :class:`Roster`, the instance ids registered ahead of a scale-up, and its
-  versioned record format (the admin calls in ``staticconsumer.admin`` read and write it);
 * :mod:`._log` — :class:`LogIdentity`, who a member is in its log lines (the ``extra`` fields
   and the message prefix every line a consumer logs carries, ``docs/logging.md``);
 * :mod:`._status` — :class:`Membership`, the member's state as the application sees it, and the
@@ -17,13 +15,6 @@
 No asyncio and no aiokafka here: the drivers (``staticconsumer.drivers``) perform the actions.
 """
 
-from ._barrier import (
-    BarrierDecision,
-    arrival_key,
-    arrival_value,
-    barrier,
-    read_arrival,
-)
 from ._classic import ClassicMember, MemberConfig
 from ._consumer_group import (
     ConsumerGroupConfig,
@@ -73,6 +64,8 @@ from ._log import (
 )
 from ._plan import (
     any_member_rack,
+    encode_assignments,
+    plain_members,
     subscription_bytes,
     user_data_for,
 )
@@ -93,20 +86,6 @@ from ._reasons import (
     LEAVE_REASON_PREFIX,
     admin_remove_reason,
 )
-from ._roster import (
-    DEFAULT_ROSTER_TOPIC,
-    DEFAULT_ROSTER_WAIT_MS,
-    ROSTER_FORMAT_VERSION,
-    Roster,
-    RosterStatus,
-    check_instance_ids,
-)
-from ._roster_plan import (
-    RegisteredRoster,
-    RosterPlan,
-    RosterVerdict,
-    plan_under_roster,
-)
 from ._status import (
     CLASSIC_STATES,
     Lifecycle,
@@ -122,14 +101,11 @@ __all__ = [
     "CLASSIC_STATES",
     "CLASSIC_TABLE",
     "CONSUMER_TABLE",
-    "DEFAULT_ROSTER_TOPIC",
-    "DEFAULT_ROSTER_WAIT_MS",
     "JOIN_REASON_ENFORCED_PREFIX",
     "JOIN_REASON_METADATA_CHANGED",
     "JOIN_REASON_SUBSCRIPTION_CHANGED",
     "LEAVE_REASON_PREFIX",
     "LOG_FIELDS",
-    "ROSTER_FORMAT_VERSION",
     "TABLE",
     "Action",
     "Api",
@@ -137,7 +113,6 @@ __all__ = [
     "AssignmentComputed",
     "AssignmentFailed",
     "Backoff",
-    "BarrierDecision",
     "BecomeFatal",
     "ClassicMember",
     "CommitOutcome",
@@ -169,13 +144,8 @@ __all__ = [
     "RaiseError",
     "Reaction",
     "RebalanceProtocol",
-    "RegisteredRoster",
     "RequestFailed",
     "Revoke",
-    "Roster",
-    "RosterPlan",
-    "RosterStatus",
-    "RosterVerdict",
     "SendConsumerGroupHeartbeat",
     "SendHeartbeat",
     "SendJoinGroup",
@@ -187,16 +157,12 @@ __all__ = [
     "Unsubscribed",
     "admin_remove_reason",
     "any_member_rack",
-    "arrival_key",
-    "arrival_value",
-    "barrier",
-    "check_instance_ids",
     "classic_state",
+    "encode_assignments",
     "log_prefix",
     "membership_state",
-    "plan_under_roster",
+    "plain_members",
     "reaction",
-    "read_arrival",
     "snapshot",
     "subscription_bytes",
     "user_data_for",

@@ -26,7 +26,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from assignors import CooperativeStickyAssignor, Member, assign_roster
-from staticconsumer.membership._roster_plan import (
+from staticconsumer.roster._plan import (
     RosterVerdict,
     RosterWait,
     plan_members_under_roster,

@@ -9,7 +9,7 @@ import pytest
 
 import staticconsumer.cli.roster as roster_cli
 from staticconsumer.cli import EXIT_OK, EXIT_USAGE, main
-from staticconsumer.membership import Roster
+from staticconsumer.roster import Roster
 
 T0 = 1_732_400_000_000
 

@@ -8,6 +8,8 @@ Layers, each importing only what is below it (the README's "Layout" draws them):
     ─────────────────────────────── the wall ───────────────────────────────
     SDK: StaticConsumer (_consumer/), drivers/, _compat/, _observability/, _admin/, admin ...
         membership/   sans-IO engines: no asyncio, no aiokafka, nothing above it
+        roster/       pre-registration, one package; its record, plan and barrier modules
+                      are sans-IO as membership is, and import no I/O module of roster
         protocol/     wire structs: staticconsumer.errors and aiokafka.protocol only
         assignors     pure: the standard library only (aiokafka_adapter.py may use aiokafka)
 
@@ -37,6 +39,12 @@ MEMBERSHIP_MAY_NOT_IMPORT = (
     "staticconsumer._consumer", "staticconsumer._observability", "staticconsumer._admin",
     "staticconsumer.admin", *TOOLING,
 )  # fmt: skip
+#: The pre-registration modules that are sans-IO (record format, plan, barrier decision): they
+#: obey :data:`MEMBERSHIP_MAY_NOT_IMPORT` and import, of their own package, only each other
+#: (never the package itself, whose ``__init__`` loads the I/O modules).
+ROSTER_PURE = frozenset(
+    f"staticconsumer.roster.{name}" for name in ("_record", "_plan", "_barrier")
+)
 #: The only assignors module that may import aiokafka: the adapter for plain aiokafka.
 ASSIGNORS_AIOKAFKA_ADAPTER = "assignors.aiokafka_adapter"
 #: SDK -> tooling arrows that are allowed, with why. ``staticconsumer.errors`` re-exports the
@@ -163,6 +171,10 @@ def _rule(imp: Import) -> str | None:
     if _within(source, "staticconsumer.membership"):
         if any(_within(target, bad) for bad in MEMBERSHIP_MAY_NOT_IMPORT):
             return "membership is sans-IO: no asyncio, aiokafka, drivers, seams or tooling"
+    if source in ROSTER_PURE:
+        io_of_roster = _within(target, "staticconsumer.roster") and target not in ROSTER_PURE
+        if io_of_roster or any(_within(target, bad) for bad in MEMBERSHIP_MAY_NOT_IMPORT):
+            return "roster's record, plan and barrier are sans-IO: no asyncio, aiokafka, I/O"
     if _within(source, "staticconsumer") and not is_tooling(source) and is_tooling(target):
         if (source, target) not in SDK_TO_TOOLING_ALLOWED:
             return "an SDK module imports a tooling package"

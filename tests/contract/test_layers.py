@@ -52,7 +52,9 @@ def test_the_launchers_old_error_names_still_import_and_are_the_same_classes() -
         _ = errors.NoSuchError
 
 
-@pytest.mark.parametrize("module", ["staticconsumer.admin", "staticconsumer.localkafka"])
+@pytest.mark.parametrize(
+    "module", ["staticconsumer.admin", "staticconsumer.localkafka", "staticconsumer.roster"]
+)
 def test_public_names_are_sorted_and_resolve(module: str) -> None:
     import importlib
 
@@ -71,6 +73,8 @@ KNOWN = {
     "staticconsumer.localkafka._probe",
     "staticconsumer.protocol", "staticconsumer.protocol.group", "staticconsumer.membership",
     "staticconsumer.membership._classic", "assignors", "assignors._range",
+    "staticconsumer.roster", "staticconsumer.roster._record", "staticconsumer.roster._plan",
+    "staticconsumer.roster._barrier", "staticconsumer.roster._reader",
 }  # fmt: skip
 
 
@@ -103,8 +107,15 @@ def _flagged(module: str, source: str, *, is_package: bool = False) -> list[str]
          "from ..localkafka._probe import create_topic", "another tooling package"),
         ("staticconsumer.drivers.classic", "from ..membership._plan import user_data_for",
          "membership package"),
-        ("staticconsumer._admin.roster", "from ..membership._roster import Roster",
+        ("staticconsumer.roster._store", "from ..membership._plan import encode_assignments",
          "membership package"),
+        ("staticconsumer.roster._plan", "import asyncio", "sans-IO"),
+        ("staticconsumer.roster._record", "from aiokafka import TopicPartition", "sans-IO"),
+        ("staticconsumer.roster._barrier", "from .._compat.roster import PartitionLog",
+         "sans-IO"),
+        ("staticconsumer.roster._barrier", "from ._reader import RosterReader", "sans-IO"),
+        ("staticconsumer.roster._plan", "from . import Roster", "sans-IO"),
+        ("staticconsumer.roster._plan", "from ..drivers import classic", "sans-IO"),
     ],
 )  # fmt: skip
 def test_each_rule_flags_a_forbidden_arrow(module: str, source: str, rule: str) -> None:
@@ -125,6 +136,9 @@ def test_each_rule_flags_a_forbidden_arrow(module: str, source: str, rule: str) 
         ("staticconsumer.analytics.job", "from ..security import SecuritySettings"),
         ("staticconsumer.drivers.classic", "from ..membership import user_data_for"),
         ("staticconsumer.membership._classic", "from ._plan import user_data_for"),
+        ("staticconsumer.roster._barrier", "from ._record import Roster"),
+        ("staticconsumer.roster._plan", "from ..membership import encode_assignments"),
+        ("staticconsumer.roster._reader", "import asyncio\nfrom .._compat.roster import X"),
     ],
 )  # fmt: skip
 def test_allowed_arrows_are_not_flagged(module: str, source: str) -> None:

@@ -13,7 +13,7 @@ from staticconsumer import StaticConsumer
 from staticconsumer.admin import register_members
 from staticconsumer.localkafka import create_topic
 from staticconsumer.localkafka._acls import Acl, create_acls
-from staticconsumer.membership import DEFAULT_ROSTER_TOPIC
+from staticconsumer.roster import DEFAULT_ROSTER_TOPIC
 
 from .conftest import SecuredKafka
 

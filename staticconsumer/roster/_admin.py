@@ -16,16 +16,16 @@ import time
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from .._admin.client import DEFAULT_TIMEOUT_S, check_common
+from .._admin.remove import try_remove_members
 from .._compat.auth import who
 from .._instance_id import InstanceId
+from .._instance_id import check_instance_ids as _check_ids
 from ..errors import ConfigurationError, GroupAdminError, RosterFormatError, RosterUnreadableError
-from ..membership import DEFAULT_ROSTER_TOPIC, DEFAULT_ROSTER_WAIT_MS, Roster
-from ..membership import check_instance_ids as _check_ids
 from ..protocol import ErrorCode
 from ..security import SecuritySettings
-from .client import DEFAULT_TIMEOUT_S, check_common
-from .remove import try_remove_members
-from .roster_store import ensure_topic, read_with, roster_consumer, topic_exists, write_value
+from ._record import DEFAULT_ROSTER_TOPIC, DEFAULT_ROSTER_WAIT_MS, Roster
+from ._store import ensure_topic, read_with, roster_consumer, topic_exists, write_value
 
 log = logging.getLogger(__name__)
 #: The reason :func:`unregister_members` sends with ``remove=True`` (LeaveGroup v5+, KIP-800).

@@ -1,17 +1,19 @@
-"""Reading and writing rosters in their compacted topic (the record format is
-:mod:`staticconsumer.membership._roster`).
+"""Reading and writing rosters in their compacted topic from the admin's side (the record format
+is :mod:`._record`; a *member* reads with its own client, :mod:`._reader`).
 
-* Reading (:func:`read_roster`, what the classic leader calls while planning): a group-less
-  ``AIOKafkaConsumer`` assigned partition 0 reads from the log start to the high watermark; the
-  last value under the group's key wins, a tombstone (null value) deletes. Bounded by a timeout.
+* Reading (:func:`read_roster`, the admin's bounded read): a group-less ``AIOKafkaConsumer``
+  assigned partition 0 reads from the log start to the high watermark; the last value under the
+  group's key wins, a tombstone (null value) deletes. Bounded by a timeout.
   No topic → no roster (None); anything else that stops the read →
   :class:`~staticconsumer.errors.RosterUnreadableError` (a missing ACL:
   :class:`~staticconsumer.errors.RosterAuthorizationError`).
 * Writing: the topic is created on first use (``cleanup.policy=compact``, 1 partition,
   replication factor ``min(3, brokers)``; TOPIC_ALREADY_EXISTS is fine), then one record is
-  produced with ``acks=all`` by an idempotent producer.
+  produced with ``acks=all`` by an idempotent producer. A registered member at the join barrier
+  writes its arrival the same way (:func:`write_arrival`): a write needs a producer, and only a
+  member configured for pre-registration, registered and new to its group, ever writes one.
 
-Internal: the public face is :mod:`staticconsumer.admin`.
+Internal: the public faces are :mod:`staticconsumer.roster` and :mod:`staticconsumer.admin`.
 """
 
 from __future__ import annotations
@@ -35,9 +37,10 @@ from ..errors import (
     RosterUnreadableError,
     StaticConsumerError,
 )
-from ..membership import DEFAULT_ROSTER_TOPIC, Roster
 from ..protocol import ErrorCode, error_name
 from ..security import SecuritySettings
+from ._barrier import arrival_key, arrival_value
+from ._record import DEFAULT_ROSTER_TOPIC, Roster
 
 log = logging.getLogger(__name__)
 
@@ -45,6 +48,7 @@ log = logging.getLogger(__name__)
 DEFAULT_READ_TIMEOUT_S = 2.0
 _TOPIC_ALREADY_EXISTS = 36
 _CLIENT_ID = "staticconsumer-roster"
+_ARRIVAL_CLIENT_ID = "staticconsumer-roster-barrier"
 _ACLS = (
     "members need DESCRIBE and READ on topic {topic}; the admin also WRITE on it, and CREATE "
     "(on the topic or the cluster) once, to create it"
@@ -271,5 +275,33 @@ async def write_value(
         raise GroupAdminError(
             f"writing the roster of group {group_id!r} to topic {topic!r} failed: {exc!r}"
         ) from exc
+    finally:
+        await producer.stop()
+
+
+async def write_arrival(
+    client_kwargs: Mapping[str, Any], principal: str, group_id: str, instance_id: str,
+    topic: str, arrived_at_ms: int, timeout_s: float,
+) -> None:  # fmt: skip
+    """Produce ``instance_id``'s arrival in ``group_id`` (acks=all), bounded by ``timeout_s``."""
+    kwargs = dict(client_kwargs)
+    prepare_security_logs(kwargs)
+    kwargs.update(client_id=_ARRIVAL_CLIENT_ID, acks="all",
+                  request_timeout_ms=max(1, int(timeout_s * 1000)))  # fmt: skip
+    producer = AIOKafkaProducer(**kwargs)
+    try:
+        async with asyncio.timeout(timeout_s):
+            await producer.start()
+            await producer.send_and_wait(
+                topic, arrival_value(group_id, instance_id, arrived_at_ms),
+                key=arrival_key(group_id, instance_id), partition=0,
+            )  # fmt: skip
+    except TimeoutError:
+        why = f"writing an arrival: no answer in {timeout_s:g}s"
+        raise _unreadable(group_id, topic, why) from None
+    except (Errors.TopicAuthorizationFailedError, Errors.ClusterAuthorizationFailedError):
+        raise _denied(
+            group_id, topic, "writing an arrival to", "TOPIC_AUTHORIZATION_FAILED", principal
+        ) from None
     finally:
         await producer.stop()

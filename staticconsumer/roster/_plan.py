@@ -57,8 +57,8 @@ from typing import Any, Protocol
 
 from assignors import Member, MemberAssignment, decode_sticky_user_data
 
+from ..membership import encode_assignments, plain_members
 from ..protocol import Subscription, truncate_reason
-from ._plan import encode_assignments, plain_members
 
 TopicPartition = tuple[str, int]
 PartitionRacks = Mapping[TopicPartition, Collection[str]]

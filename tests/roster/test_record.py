@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from staticconsumer.errors import ConfigurationError, InvalidInstanceIdError, RosterFormatError
-from staticconsumer.membership import ROSTER_FORMAT_VERSION, Roster
+from staticconsumer.roster import ROSTER_FORMAT_VERSION, Roster
 
 T0 = 1_732_400_000_000
 

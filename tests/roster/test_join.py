@@ -1,27 +1,34 @@
-"""The roster barrier's runner (``_consumer/barrier.py``) never blocks a member: when it cannot
-run (here: no cluster at the address), one WARNING, and the member goes on to join."""
+"""The roster barrier's runner (``staticconsumer.roster._join``) never blocks a member: when it
+cannot run (here: the consumer's connection to the cluster fails), one WARNING, and the member
+goes on to join."""
 
 from __future__ import annotations
 
 import logging
 
 import pytest
+from aiokafka.errors import KafkaConnectionError
 
 from staticconsumer import ConfigurationError, StaticConsumer
-from staticconsumer._consumer.assembly import roster_source
-from staticconsumer._consumer.barrier import JoinBarrier
+from staticconsumer._compat.roster import PartitionLog
 from staticconsumer.membership import LogIdentity
+from staticconsumer.roster import JoinBarrier, roster_reader
+
+
+async def _unreachable(topic: str) -> PartitionLog:
+    raise KafkaConnectionError("Unable to connect to 127.0.0.1:1")
 
 
 async def test_a_barrier_that_cannot_run_warns_once_and_lets_the_member_join(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     caplog.set_level(logging.DEBUG, logger="staticconsumer")
-    reader = roster_source("_rosters", "g", {"bootstrap_servers": "127.0.0.1:1"})
+    reader = roster_reader("_rosters", "g", {"bootstrap_servers": "127.0.0.1:1"})
     assert reader is not None
     calls: list[bool] = []
     identity = LogIdentity("g", "svc-6", "c", lambda: "")
-    assert await JoinBarrier(reader, "svc-6", identity).wait(calls.append) is None
+    barrier = JoinBarrier(reader, "svc-6", identity)
+    assert await barrier.wait(_unreachable, None, calls.append) is None
     assert calls == [False]  # never waited; told that the wait is over
     ours = [r for r in caplog.records if r.name.startswith("staticconsumer.")]
     (warning,) = [r for r in ours if r.levelno >= logging.WARNING]

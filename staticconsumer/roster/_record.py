@@ -30,7 +30,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from .._instance_id import InstanceId
+from .._instance_id import check_instance_ids
 from ..errors import ConfigurationError, RosterFormatError
 
 #: The compacted topic that holds every group's roster (``roster_topic`` changes it).
@@ -45,25 +45,6 @@ def _check_ms(value: object, name: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
         raise ConfigurationError(f"{name} must be an int >= 0 (milliseconds), got {value!r}")
     return value
-
-
-def check_instance_ids(instance_ids: object, *, allow_empty: bool = False) -> tuple[str, ...]:
-    """``instance_ids`` as a tuple, each valid as :meth:`InstanceId.validate` says, no
-    duplicates; a str (one id spelled as a list of characters) is refused."""
-    if isinstance(instance_ids, str) or not isinstance(instance_ids, Iterable):
-        raise ConfigurationError(
-            "instance_ids must be a list of group.instance.id strings (KIP-345), "
-            f"got {instance_ids!r}"
-        )
-    ids = tuple(instance_ids)
-    if not ids and not allow_empty:
-        raise ConfigurationError("instance_ids must name at least one group.instance.id")
-    for value in ids:
-        InstanceId.validate(value, field="instance_ids")
-    duplicates = sorted({i for i in ids if ids.count(i) > 1})
-    if duplicates:
-        raise ConfigurationError(f"instance_ids lists {', '.join(duplicates)} more than once")
-    return ids
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,7 @@
 """The classic leader's roster (issue 21: KIP-469's pre-registration, kept by the client;
 ``docs/scaling.md``). Each time this member leads a rebalance it reads the group's roster (the
 ``group.instance.id``\\ s registered ahead of a scale-up) and plans under it
-(:func:`~staticconsumer.membership._roster_plan.plan_under_roster`):
+(:func:`._plan.plan_under_roster`):
 
 * no roster, or every registered member present: the configured assignor's plan, as without one;
 * registered members missing, the wait not over: the *hold plan* (nothing owned moves, arrivals
@@ -12,6 +12,12 @@
 
 A roster that cannot be read (no ACL, a timeout, a newer format) is "no roster": a WARNING when
 reading starts failing, then DEBUG until it reads again. It never blocks a group.
+
+This is the one thing the classic driver holds of pre-registration: ``plan`` and ``cancel``. A
+consumer without ``roster_topic`` gets a gate without a source, which plans as the configured
+assignor does and never reads, logs or schedules anything. Every line goes to the driver's own
+:class:`~staticconsumer.membership.MemberLog`, so it names the consumer it serves
+(``docs/logging.md``).
 """
 
 from __future__ import annotations
@@ -22,8 +28,9 @@ import time
 from collections.abc import Awaitable, Callable, Collection, Mapping
 from typing import Any
 
-from ..membership import MemberLog, RegisteredRoster, RosterPlan, RosterVerdict, plan_under_roster
+from ..membership import MemberLog
 from ..protocol import Subscription
+from ._plan import RegisteredRoster, RosterPlan, RosterVerdict, plan_under_roster
 
 #: Reads the group's roster now (None: the group has none); raises when it cannot.
 RosterSource = Callable[[], Awaitable[RegisteredRoster | None]]

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from staticconsumer.errors import RosterFormatError
-from staticconsumer.membership import Roster
-from staticconsumer.membership._barrier import (
+from staticconsumer.roster import Roster
+from staticconsumer.roster._barrier import (
     BarrierVerdict,
     arrival_key,
     arrival_value,

@@ -13,9 +13,8 @@ import pytest
 
 from staticconsumer import MembershipState
 from staticconsumer.errors import RosterUnreadableError
-from staticconsumer.membership._roster_plan import RosterWait
-
-from ._fakes import Harness, ScriptedAssignor, classic_harness, owned, wait_for
+from staticconsumer.roster._plan import RosterWait
+from tests.drivers._fakes import Harness, ScriptedAssignor, classic_harness, owned, wait_for
 
 
 def _now_ms() -> int:

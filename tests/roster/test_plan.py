@@ -13,15 +13,15 @@ from assignors import (
     encode_sticky_user_data,
 )
 from staticconsumer.membership._plan import plan_with_group_assignor
-from staticconsumer.membership._roster import Roster
-from staticconsumer.membership._roster_plan import (
+from staticconsumer.protocol import Subscription, group_partitions
+from staticconsumer.roster._plan import (
     RosterPlan,
     RosterVerdict,
     RosterWait,
     plan_under_roster,
     roster_wait_reason,
 )
-from staticconsumer.protocol import Subscription, group_partitions
+from staticconsumer.roster._record import Roster
 
 Decoded = dict[str, tuple[str | None, Subscription]]
 DEADLINE = 10_000

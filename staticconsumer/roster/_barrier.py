@@ -33,12 +33,12 @@ from __future__ import annotations
 
 import enum
 import json
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from ..errors import RosterFormatError
-from ._roster import Roster
+from ._record import Roster
 
 ARRIVAL_FORMAT_VERSION = 1
 #: Everyone joins this long after the latest arrival (longer than a waiting member's poll).
@@ -152,3 +152,23 @@ def read_arrival(key: bytes | None, value: bytes | None, group_id: str) -> tuple
     if instance != ident.get("arrival") or isinstance(at, bool) or not isinstance(at, int):
         raise RosterFormatError(f"an arrival record of group {group_id!r} is malformed")
     return str(instance), at
+
+
+def scan_log(
+    records: Iterable[tuple[bytes | None, bytes | None]], group_id: str, *, arrivals: bool = True
+) -> tuple[Roster | None, dict[str, int]]:
+    """``group_id``'s roster and its arrivals (instance id -> arrived_at_ms) in the roster
+    topic's ``(key, value)`` records, oldest first: the last value under the group id wins and a
+    tombstone (null value) deletes, as compaction will. :class:`RosterFormatError` when the
+    roster (or, with ``arrivals``, an arrival of this group) is not one this version reads;
+    without ``arrivals`` (the leader's read) arrival records are not looked at."""
+    key = group_id.encode()
+    value: bytes | None = None
+    arrived: dict[str, int] = {}
+    for record_key, record_value in records:
+        if record_key == key:
+            value = record_value
+        elif arrivals and (arrival := read_arrival(record_key, record_value, group_id)):
+            arrived[arrival[0]] = arrival[1]
+    roster = None if value is None else Roster.from_json(value, group_id=group_id)
+    return roster, arrived
