@@ -56,7 +56,7 @@ from cooperative_bench import stable as settled_group
 from scaleup_java import JAVA_SCENARIOS, java_command, java_run, owners_at, take
 
 from staticconsumer import StaticConsumer
-from staticconsumer.admin import describe_group, register_members
+from staticconsumer.admin import DEFAULT_ROSTER_TOPIC, describe_group, register_members
 
 PARTITIONS = 16
 RUNNING, ARRIVING = 4, 4
@@ -157,7 +157,9 @@ class Scenario:
         return what + (" + roster" if self.roster else "") + (" + barrier" if self.barrier else "")
 
     def consumer_args(self) -> dict[str, Any]:
-        common: dict[str, Any] = {"roster_barrier": self.barrier}
+        # Pre-registration is opt-in (issue 31): only the roster scenarios read a roster.
+        common: dict[str, Any] = {"roster_barrier": self.barrier,
+                                  "roster_topic": DEFAULT_ROSTER_TOPIC if self.roster else None}
         if self.assignor == CONSUMER:
             return {**common, "group_protocol": "consumer"}
         return {**common, "partition_assignment_strategy": self.assignor,

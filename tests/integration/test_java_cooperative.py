@@ -13,7 +13,7 @@ from aiokafka import ConsumerRebalanceListener
 
 from assignors import CooperativeStickyAssignor
 from staticconsumer import StaticConsumer
-from staticconsumer.admin import register_members
+from staticconsumer.admin import DEFAULT_ROSTER_TOPIC, register_members
 
 from ._group import FAST, wait_until
 from .test_java_interop import JavaPeers, interop_command, java_peers  # noqa: F401 (fixture)
@@ -37,6 +37,7 @@ class PythonSide:
         consumer = StaticConsumer(
             bootstrap_servers=self.bootstrap, group_id=self.group, group_instance_id=instance,
             partition_assignment_strategy=(CooperativeStickyAssignor(),), **FAST,
+            roster_topic=DEFAULT_ROSTER_TOPIC,  # pre-registration is opt-in (issue 31)
             roster_barrier=False,  # the roster test starts Java's arrival after ours joined
         )  # fmt: skip
 

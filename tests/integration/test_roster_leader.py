@@ -18,10 +18,12 @@ from aiokafka import AIOKafkaProducer
 from staticconsumer import StaticConsumer
 from staticconsumer.admin import register_members
 from staticconsumer.localkafka import KafkaCluster
+from staticconsumer.roster import DEFAULT_ROSTER_TOPIC
 
 from ._group import FAST, Member, Revocations, owned, start_member, wait_stable, wait_until
 
-LONG_SESSION = {"session_timeout_ms": 60000}
+#: Pre-registration is opt-in (issue 31): every member here reads the CLI's default roster topic.
+LONG_SESSION = {"session_timeout_ms": 60000, "roster_topic": DEFAULT_ROSTER_TOPIC}
 COOPERATIVE = {**LONG_SESSION, "partition_assignment_strategy": "cooperative-sticky"}
 #: The leader's hold plan alone: each arrival's start() returns once it joined (the barrier would
 #: hold it until the next one starts, which these tests do only after start() returned).

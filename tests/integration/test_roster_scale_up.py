@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 
 from staticconsumer.admin import describe_group, register_members
+from staticconsumer.roster import DEFAULT_ROSTER_TOPIC
 
 from ._group import Member, owned, start_member, wait_until
 from .test_consumer_protocol import start as start_consumer_protocol_member
@@ -26,7 +27,10 @@ from .test_consumer_protocol import start as start_consumer_protocol_member
 PARTITIONS = 16
 RUNNING = [f"s-{i}" for i in range(4)]
 ARRIVING = [f"s-{i}" for i in range(4, 8)]
-COOPERATIVE = {"session_timeout_ms": 60000, "partition_assignment_strategy": "cooperative-sticky"}
+#: Pre-registration is opt-in (issue 31): every member reads the CLI's default roster topic.
+ROSTER = {"roster_topic": DEFAULT_ROSTER_TOPIC}
+COOPERATIVE = {"session_timeout_ms": 60000, "partition_assignment_strategy": "cooperative-sticky",
+               **ROSTER}  # fmt: skip
 Starter = Callable[..., Coroutine[Any, Any, Member]]
 
 
@@ -35,7 +39,7 @@ async def _classic(topic: str, bootstrap: str, group: str, name: str) -> Member:
 
 
 async def _consumer_protocol(topic: str, bootstrap: str, group: str, name: str) -> Member:
-    return await start_consumer_protocol_member(topic, bootstrap, group, name)
+    return await start_consumer_protocol_member(topic, bootstrap, group, name, **ROSTER)
 
 
 def _snapshot(members: dict[str, Member]) -> dict[int, str]:

@@ -27,7 +27,12 @@ from aiokafka import AIOKafkaProducer, TopicPartition
 from aiokafka.admin import AIOKafkaAdminClient, NewPartitions
 
 from staticconsumer import FencedInstanceIdError, StaticConsumer, UnsupportedBrokerError
-from staticconsumer.admin import describe_group, register_members, remove_members
+from staticconsumer.admin import (
+    DEFAULT_ROSTER_TOPIC,
+    describe_group,
+    register_members,
+    remove_members,
+)
 from staticconsumer.localkafka import KafkaCluster
 from staticconsumer.localkafka._java import parse_kafka_version
 
@@ -158,14 +163,16 @@ async def test_the_roster_barrier_holds_a_registered_member_until_the_others_com
     topic, group = topic_factory(partitions=4), unique_group_id()
     await register_members(kafka_bootstrap, group, ["b-0", "b-1"], wait_ms=60_000)
     first = StaticConsumer(topic, bootstrap_servers=kafka_bootstrap, group_id=group,
-                           group_instance_id="b-0", **FAST)  # fmt: skip
+                           group_instance_id="b-0", roster_topic=DEFAULT_ROSTER_TOPIC,
+                           **FAST)  # fmt: skip
     starting = asyncio.create_task(first.start())
     second: Member | None = None
     try:
         await wait_until(lambda: first.membership.state.value == "waiting", 20, "b-0 to wait")
         await asyncio.sleep(1.0)
         assert first.membership.state.value == "waiting", "still held: b-1 has not come"
-        second = await start_member(topic, kafka_bootstrap, group, "b-1")
+        second = await start_member(topic, kafka_bootstrap, group, "b-1",
+                                    roster_topic=DEFAULT_ROSTER_TOPIC)  # fmt: skip
         async with asyncio.timeout(30):
             await starting
         await wait_until(lambda: len(owned(second)) == 2 and len(first.assignment()) == 2,

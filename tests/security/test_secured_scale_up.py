@@ -45,7 +45,7 @@ async def test_a_registered_kip_848_scale_up_starts_every_arrival_under_literal_
     def member(instance_id: str) -> StaticConsumer:
         return StaticConsumer(topic, bootstrap_servers=kafka.bootstrap, group_id=group,
                               group_instance_id=instance_id, group_protocol="consumer",
-                              **limited)  # fmt: skip
+                              roster_topic=DEFAULT_ROSTER_TOPIC, **limited)  # fmt: skip
 
     members = [member(i) for i in running]
     try:
