@@ -40,3 +40,28 @@ async def test_a_barrier_that_cannot_run_warns_once_and_lets_the_member_join(
 async def test_roster_barrier_must_be_a_bool(bad: object) -> None:
     with pytest.raises(ConfigurationError, match=r"roster_barrier .*KIP-469.*True or False"):
         StaticConsumer("t", group_id="g", group_instance_id="i-0", roster_barrier=bad)  # type: ignore[arg-type]
+
+
+class _CountingSeam:
+    def __init__(self) -> None:
+        self.reads: list[str] = []
+
+    async def read_partition_log(self, topic: str) -> PartitionLog:
+        self.reads.append(topic)
+        return PartitionLog(3)
+
+
+async def test_a_consumer_without_roster_topic_reads_nothing_before_its_join() -> None:
+    """Issue 31: the barrier hook of a consumer not configured for pre-registration sends
+    nothing and logs nothing; with ``roster_topic`` it reads on the seam it is given."""
+    seam = _CountingSeam()
+    off = StaticConsumer("t", group_id="g", group_instance_id="svc-6")
+    on = StaticConsumer("t", group_id="g", group_instance_id="svc-7", roster_topic="_rosters")
+    try:
+        await off._wait_at_barrier(seam)  # type: ignore[arg-type]
+        assert seam.reads == []
+        await on._wait_at_barrier(seam)  # type: ignore[arg-type]
+        assert seam.reads == ["_rosters"]
+    finally:
+        await off.stop()
+        await on.stop()
