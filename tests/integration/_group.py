@@ -108,6 +108,16 @@ async def wait_stable(members: list[Member], partitions: int, timeout_s: float =
     await wait_until(done, timeout_s, "a stable group owning every partition")
 
 
+async def put_record(bootstrap: str, topic: str, key: bytes, value: bytes | None) -> None:
+    """One record, acknowledged (e.g. a roster record this version cannot read)."""
+    producer = AIOKafkaProducer(bootstrap_servers=bootstrap)
+    await producer.start()
+    try:
+        await producer.send_and_wait(topic, value, key=key)
+    finally:
+        await producer.stop()
+
+
 class Producer:
     """Produces numbered records in the background until stopped."""
 

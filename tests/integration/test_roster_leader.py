@@ -13,14 +13,22 @@ import logging
 from collections.abc import Callable
 
 import pytest
-from aiokafka import AIOKafkaProducer
 
 from staticconsumer import StaticConsumer
 from staticconsumer.admin import register_members
 from staticconsumer.localkafka import KafkaCluster
 from staticconsumer.roster import DEFAULT_ROSTER_TOPIC
 
-from ._group import FAST, Member, Revocations, owned, start_member, wait_stable, wait_until
+from ._group import (
+    FAST,
+    Member,
+    Revocations,
+    owned,
+    put_record,
+    start_member,
+    wait_stable,
+    wait_until,
+)
 
 #: Pre-registration is opt-in (issue 31): every member here reads the CLI's default roster topic.
 LONG_SESSION = {"session_timeout_ms": 60000, "roster_topic": DEFAULT_ROSTER_TOPIC}
@@ -165,12 +173,7 @@ async def test_an_unreadable_roster_is_planned_without_and_warned(
 ) -> None:
     caplog.set_level(logging.WARNING, logger="staticconsumer")
     topic, group, rosters = topic_factory(partitions=4), unique_group_id(), topic_factory(1)
-    producer = AIOKafkaProducer(bootstrap_servers=kafka_bootstrap)
-    await producer.start()
-    try:
-        await producer.send_and_wait(rosters, b"not a roster", key=group.encode())
-    finally:
-        await producer.stop()
+    await put_record(kafka_bootstrap, rosters, group.encode(), b"not a roster")
     settings = {**COOPERATIVE, "roster_topic": rosters}
     members = [await start_member(topic, kafka_bootstrap, group, f"u-{i}", **settings)
                for i in range(2)]  # fmt: skip

@@ -13,13 +13,12 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
-from aiokafka import AIOKafkaProducer
 from aiokafka.client import AIOKafkaClient
 
 from staticconsumer._compat import ClientSeam
 from staticconsumer._compat.roster import PartitionLog
 
-from ._group import Member, start_member, wait_stable
+from ._group import Member, put_record, start_member, wait_stable
 
 LONG_SESSION = {"session_timeout_ms": 60000}
 
@@ -81,12 +80,7 @@ async def test_with_roster_topic_the_leader_reads_on_its_own_client_and_names_it
     caplog.set_level(logging.DEBUG, logger="staticconsumer")
     clients, reads = counted
     topic, group, rosters = topic_factory(partitions=4), unique_group_id(), topic_factory(1)
-    producer = AIOKafkaProducer(bootstrap_servers=kafka_bootstrap)
-    await producer.start()
-    try:
-        await producer.send_and_wait(rosters, b"not a roster", key=group.encode())
-    finally:
-        await producer.stop()
+    await put_record(kafka_bootstrap, rosters, group.encode(), b"not a roster")
     clients.clear()  # the producer's
     members = await _two_members(topic, kafka_bootstrap, group, roster_topic=rosters)
     try:
