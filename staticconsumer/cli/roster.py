@@ -25,6 +25,15 @@ from .render import format_utc
 from .security import add_cluster_options, security_from_args
 
 _CHANGES = ("add", "remove", "set", "delete")
+#: The commands that register ids: their output says which consumer option reads the roster.
+_REGISTERS = ("add", "set")
+
+
+def consumer_hint(roster_topic: str) -> str:
+    """Pre-registration is opt-in (issue 31): the members read a roster only when built with
+    this option, so a registration says so."""
+    return (f"MEMBERS   read it only when built with StaticConsumer(..., "
+            f"roster_topic={roster_topic!r}) (docs/scaling.md)")
 
 
 def _ms(value: str) -> int:
@@ -101,7 +110,10 @@ def run_roster(args: argparse.Namespace) -> int:
 
     roster, applied = asyncio.run(_run(args))
     if args.json:
-        out = json.dumps(roster_document(args.group, roster, applied=applied), sort_keys=True)
+        document = roster_document(args.group, roster, applied=applied)
+        if args.action in _REGISTERS:
+            document["consumer_options"] = {"roster_topic": args.roster_topic}
+        out = json.dumps(document, sort_keys=True)
         sys.stdout.write(out + "\n")
     else:
         action = "done" if applied else "dry run (--execute to apply)"
@@ -109,6 +121,8 @@ def run_roster(args: argparse.Namespace) -> int:
         if args.action == "delete" and roster is not None:
             action += ", deleted"
         sys.stdout.write(format_roster(args.group, roster, action=action))
+        if args.action in _REGISTERS and roster is not None:
+            sys.stdout.write(consumer_hint(args.roster_topic) + "\n")
     sys.stdout.flush()
     return 0
 
@@ -120,7 +134,9 @@ def add_roster_command(commands: argparse._SubParsersAction[argparse.ArgumentPar
         description="A group's roster: the group.instance.ids it should have, kept in a "
         "compacted topic and changed while the group runs. The leader waits for missing "
         "registered members (up to --wait-ms from the last change) so that N arrivals cost one "
-        "move. Changes are a dry run unless --execute is given.",
+        "move. Members read it only when built with StaticConsumer(roster_topic=...) (default "
+        f"None: off); pass {DEFAULT_ROSTER_TOPIC!r} or your --roster-topic. Changes are a dry "
+        "run unless --execute is given.",
     )
     actions = roster.add_subparsers(dest="action", required=True)
     for action, text in (
@@ -157,4 +173,5 @@ def _common(sub: argparse.ArgumentParser) -> None:
     sub.add_argument("--timeout", type=timeout_ms_arg, default=30_000, metavar="MS",
                      help="bound on each request, in milliseconds (default 30000)")  # fmt: skip
     sub.add_argument("--roster-topic", default=DEFAULT_ROSTER_TOPIC, metavar="TOPIC",
-                     help=f"the roster topic (default {DEFAULT_ROSTER_TOPIC})")  # fmt: skip
+                     help=f"the roster topic (default {DEFAULT_ROSTER_TOPIC}); the members "
+                     "read the one their roster_topic option names")  # fmt: skip

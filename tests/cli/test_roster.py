@@ -86,3 +86,17 @@ def test_bad_input_is_a_usage_error(
         code = int(exc.code or 0)
     assert code == EXIT_USAGE
     assert calls == []
+
+
+@pytest.mark.parametrize("action", ["add", "set"])
+def test_a_registration_names_the_consumer_option_that_reads_it(
+    calls: list[tuple[str, dict[str, Any]]], action: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Pre-registration is opt-in (issue 31): the output tells which option the members need."""
+    argv = ["roster", action, "--bootstrap-server", "b:9092", "--group", "g",
+            "--instance-id", "svc-4", "--roster-topic", "ops_rosters"]  # fmt: skip
+    assert main(argv) == EXIT_OK
+    assert "roster_topic='ops_rosters'" in capsys.readouterr().out
+    assert main([*argv, "--json"]) == EXIT_OK
+    document = json.loads(capsys.readouterr().out)
+    assert document["consumer_options"] == {"roster_topic": "ops_rosters"}
