@@ -8,6 +8,8 @@ Layout: the folders are the layers, each importing only those below it::
 
     public face     staticconsumer (__all__ below), errors, events, security, admin
     consumer        _consumer/ (StaticConsumer), _admin/ (describe, remove, reconcile)
+    feature         roster/ (KIP-469 pre-registration, opt-in: its sans-IO record, plan and
+                    barrier, the leader's gate, the join barrier, the admin's roster calls)
     I/O             drivers/ (the asyncio loop), _observability/ (events, health),
                     _compat/ (the only reader of aiokafka internals)
     sans-IO         membership/ (engines, reactions, reasons), protocol/ (wire), _error_map

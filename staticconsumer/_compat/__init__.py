@@ -6,7 +6,8 @@
   driver (``staticconsumer.drivers``); aiokafka's own 1,500-line ``GroupCoordinator`` is
   not used.
 * :class:`ClientSeam` gives the driver what it needs from aiokafka's client and subscription
-  state as plain calls: send to a node, find the coordinator, hand partitions to the fetcher.
+  state as plain calls: send to a node, find the coordinator, hand partitions to the fetcher,
+  read the roster topic's log on the consumer's own client (:mod:`.roster`).
 * :func:`start_consumer` is ``AIOKafkaConsumer.start`` with that seam (:mod:`.consumer`);
   the admin code's client calls are in :mod:`.admin`, small struct and metadata helpers in
   :mod:`.helpers`.

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from types import SimpleNamespace
 from typing import Any
 
+from .._compat import KafkaError
 from .._compat.auth import who
 from .._compat.roster import PartitionLog
 from .._observability.emitter import SHARED_CLIENT_KEYS
@@ -73,7 +74,7 @@ class RosterReader:
         except TimeoutError:
             why = f"no answer in {ROSTER_READ_TIMEOUT_S:g}s"
             raise _unreadable(group_id, topic, why) from None
-        except Exception as exc:  # aiokafka's KafkaError: no answer, connection lost
+        except KafkaError as exc:  # no answer, a lost connection, a corrupt batch
             raise _unreadable(group_id, topic, str(exc) or type(exc).__name__) from exc
         if log.error_code == ErrorCode.UNKNOWN_TOPIC_OR_PARTITION:
             return None, {}
