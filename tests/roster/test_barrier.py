@@ -1,4 +1,4 @@
-"""The roster's join barrier, decided without I/O (``membership/_barrier.py``)."""
+"""The roster's join barrier, decided without I/O (``roster/_barrier.py``)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
-"""The classic leader plans under the group's roster (issue 21, ``drivers/roster_gate.py``): a
+"""The classic leader plans under the group's roster (issue 21, ``roster/_gate.py``): a
 real Driver over the fake seam (a group of one, this member leads), with a roster source the
-test scripts. The plans themselves are ``tests/membership/test_roster_plan*.py``'s; here: the
+test scripts. The plans themselves are ``tests/roster/test_plan.py``'s; here: the
 deadline's rebalance and its KIP-800 reason, a roster that cannot be read, and closing."""
 
 from __future__ import annotations
