@@ -25,7 +25,7 @@ from ..errors import ConfigurationError, GroupAdminError, RosterFormatError, Ros
 from ..protocol import ErrorCode
 from ..security import SecuritySettings
 from ._record import DEFAULT_ROSTER_TOPIC, DEFAULT_ROSTER_WAIT_MS, Roster
-from ._store import ensure_topic, read_with, roster_consumer, topic_exists, write_value
+from ._store import ensure_topic, read_with, roster_client, topic_exists, write_value
 
 log = logging.getLogger(__name__)
 #: The reason :func:`unregister_members` sends with ``remove=True`` (LeaveGroup v5+, KIP-800).
@@ -51,10 +51,10 @@ async def _change(
     _check_topic(roster_topic)
     settings = SecuritySettings.coerce(security, **security_kwargs)
     principal = who(settings)
-    async with roster_consumer(bootstrap_servers, settings, timeout_s) as consumer:
+    async with roster_client(bootstrap_servers, settings, timeout_s) as client:
         if not dry_run:
-            await ensure_topic(consumer, group_id, roster_topic, timeout_s, principal)
-        current = await read_with(consumer, group_id, roster_topic, principal)
+            await ensure_topic(client, group_id, roster_topic, timeout_s, principal)
+        current = await read_with(client, group_id, roster_topic, principal, timeout_s)
     new = change(current, _now_ms())
     if dry_run or new is None or new is current:
         return new
@@ -176,8 +176,8 @@ async def describe_roster(
     check_common(bootstrap_servers, group_id, timeout_s)
     _check_topic(roster_topic)
     settings = SecuritySettings.coerce(security, **security_kwargs)
-    async with roster_consumer(bootstrap_servers, settings, timeout_s) as consumer:
-        return await read_with(consumer, group_id, roster_topic, who(settings))
+    async with roster_client(bootstrap_servers, settings, timeout_s) as client:
+        return await read_with(client, group_id, roster_topic, who(settings), timeout_s)
 
 
 async def delete_roster(
@@ -192,11 +192,11 @@ async def delete_roster(
     check_common(bootstrap_servers, group_id, timeout_s)
     _check_topic(roster_topic)
     settings = SecuritySettings.coerce(security, **security_kwargs)
-    async with roster_consumer(bootstrap_servers, settings, timeout_s) as consumer:
-        if not await topic_exists(consumer, group_id, roster_topic, who(settings)):
+    async with roster_client(bootstrap_servers, settings, timeout_s) as client:
+        if not await topic_exists(client, group_id, roster_topic, who(settings)):
             return None
         try:
-            current = await read_with(consumer, group_id, roster_topic, who(settings))
+            current = await read_with(client, group_id, roster_topic, who(settings), timeout_s)
         except RosterUnreadableError as exc:
             if not isinstance(exc.__cause__, RosterFormatError):
                 raise

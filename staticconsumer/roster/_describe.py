@@ -21,7 +21,7 @@ from .._compat.auth import who
 from ..errors import StaticConsumerError
 from ..security import SecuritySettings
 from ._record import DEFAULT_ROSTER_TOPIC, RosterStatus
-from ._store import read_with, roster_consumer
+from ._store import read_with, roster_client
 
 log = logging.getLogger(__name__)
 
@@ -65,9 +65,9 @@ async def roster_status(
     when it cannot be read."""
     group_id = description.group_id
     try:
-        async with roster_consumer(bootstrap_servers, settings, timeout_s) as consumer:
+        async with roster_client(bootstrap_servers, settings, timeout_s) as client:
             roster = await asyncio.wait_for(
-                read_with(consumer, group_id, topic, who(settings)), timeout_s
+                read_with(client, group_id, topic, who(settings), timeout_s), timeout_s
             )
     except (StaticConsumerError, TimeoutError) as exc:
         log.warning("group %r: its roster is not shown: %s", group_id, exc or "timed out")

@@ -16,7 +16,8 @@ Errors, translated here once: no topic or no record is "no roster" (None); a mis
 :class:`~staticconsumer.errors.RosterAuthorizationError`; anything else that stops the read
 (another error code, no answer within :data:`ROSTER_READ_TIMEOUT_S`, a record of a newer format)
 is :class:`~staticconsumer.errors.RosterUnreadableError`. The caller (the leader's gate, the join
-barrier) logs it with the consumer's identity and goes on without the roster.
+barrier) logs it with the consumer's identity and goes on without the roster. The admin's reads
+(:mod:`._store`) run this same read on their own client.
 """
 
 from __future__ import annotations
@@ -31,15 +32,37 @@ from .._compat import KafkaError
 from .._compat.auth import who
 from .._compat.roster import PartitionLog
 from .._observability.emitter import SHARED_CLIENT_KEYS
-from ..errors import RosterFormatError
+from ..errors import RosterAuthorizationError, RosterFormatError, RosterUnreadableError
 from ..protocol import ErrorCode, error_name
 from ._barrier import scan_log
 from ._gate import RosterSource
 from ._record import Roster
-from ._store import _denied, _unreadable
 
 #: The bound on one roster read (the leader reads while the group waits in SyncGroup).
 ROSTER_READ_TIMEOUT_S = 3.0
+_ACLS = (
+    "members need DESCRIBE and READ on topic {topic}; the admin also WRITE on it, and CREATE "
+    "(on the topic or the cluster) once, to create it"
+)
+
+
+def _denied(
+    group_id: str, topic: str, what: str, name: str, principal: str
+) -> RosterAuthorizationError:
+    return RosterAuthorizationError(
+        f"{what} the roster of group {group_id!r} in topic {topic!r} was refused: {name} for "
+        f"{principal} ({_ACLS.format(topic=topic)})",
+        group_id=group_id, topic=topic, error_name=name,
+    )  # fmt: skip
+
+
+def _unreadable(group_id: str, topic: str, why: str, name: str = "") -> RosterUnreadableError:
+    return RosterUnreadableError(
+        f"the roster of group {group_id!r} in topic {topic!r} could not be read: {why}",
+        group_id=group_id, topic=topic, error_name=name,
+    )  # fmt: skip
+
+
 #: Reads every record of a topic's partition 0 (the consumer's ``ClientSeam.read_partition_log``).
 LogRead = Callable[[str], Awaitable[PartitionLog]]
 
@@ -65,14 +88,16 @@ class RosterReader:
         return read
 
     async def read(
-        self, read_log: LogRead, *, arrivals: bool = True
+        self, read_log: LogRead, *, arrivals: bool = True, timeout_s: float | None = None
     ) -> tuple[Roster | None, dict[str, int]]:
-        """The roster (None: none) and, with ``arrivals``, its arrivals (module docstring)."""
+        """The roster (None: none) and, with ``arrivals``, its arrivals (module docstring),
+        bounded by ``timeout_s`` (None: :data:`ROSTER_READ_TIMEOUT_S`)."""
         topic, group_id = self.roster_topic, self.group_id
+        bound = ROSTER_READ_TIMEOUT_S if timeout_s is None else timeout_s
         try:
-            log = await asyncio.wait_for(read_log(topic), ROSTER_READ_TIMEOUT_S)
+            log = await asyncio.wait_for(read_log(topic), bound)
         except TimeoutError:
-            why = f"no answer in {ROSTER_READ_TIMEOUT_S:g}s"
+            why = f"no answer in {bound:g}s"
             raise _unreadable(group_id, topic, why) from None
         except KafkaError as exc:  # no answer, a lost connection, a corrupt batch
             raise _unreadable(group_id, topic, str(exc) or type(exc).__name__) from exc

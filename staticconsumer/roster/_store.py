@@ -1,9 +1,9 @@
 """Reading and writing rosters in their compacted topic from the admin's side (the record format
 is :mod:`._record`; a *member* reads with its own client, :mod:`._reader`).
 
-* Reading (:func:`read_roster`, the admin's bounded read): a group-less ``AIOKafkaConsumer``
-  assigned partition 0 reads from the log start to the high watermark; the last value under the
-  group's key wins, a tombstone (null value) deletes. Bounded by a timeout.
+* Reading (:func:`read_roster`, the admin's bounded read): the member's read (:mod:`._reader`:
+  partition 0 from the log start to the high watermark, the last value under the group's key
+  wins, a tombstone deletes; the same typed errors) on an admin client. Bounded by a timeout.
   No topic → no roster (None); anything else that stops the read →
   :class:`~staticconsumer.errors.RosterUnreadableError` (a missing ACL:
   :class:`~staticconsumer.errors.RosterAuthorizationError`).
@@ -22,24 +22,27 @@ import asyncio
 import logging
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
+from functools import partial
 from typing import Any
 
 import aiokafka.errors as Errors
-from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
+from aiokafka import AIOKafkaProducer
 
-from .._compat import client_of
-from .._compat.auth import explain_bootstrap_failure, who
-from .._compat.roster import broker_count, create_topic, prepare_security_logs, topic_error_code
-from ..errors import (
-    GroupAdminError,
-    RosterAuthorizationError,
-    RosterFormatError,
-    RosterUnreadableError,
-    StaticConsumerError,
+from .._admin.client import open_client
+from .._compat import close_client
+from .._compat.auth import who
+from .._compat.roster import (
+    broker_count,
+    create_topic,
+    prepare_security_logs,
+    read_partition_log,
+    topic_error_code,
 )
+from ..errors import GroupAdminError, RosterUnreadableError, StaticConsumerError
 from ..protocol import ErrorCode, error_name
 from ..security import SecuritySettings
 from ._barrier import arrival_key, arrival_value
+from ._reader import RosterReader, _denied, _unreadable
 from ._record import DEFAULT_ROSTER_TOPIC, Roster
 
 log = logging.getLogger(__name__)
@@ -49,97 +52,26 @@ DEFAULT_READ_TIMEOUT_S = 2.0
 _TOPIC_ALREADY_EXISTS = 36
 _CLIENT_ID = "staticconsumer-roster"
 _ARRIVAL_CLIENT_ID = "staticconsumer-roster-barrier"
-_ACLS = (
-    "members need DESCRIBE and READ on topic {topic}; the admin also WRITE on it, and CREATE "
-    "(on the topic or the cluster) once, to create it"
-)
-
-
-def _denied(
-    group_id: str, topic: str, what: str, name: str, principal: str
-) -> RosterAuthorizationError:
-    return RosterAuthorizationError(
-        f"{what} the roster of group {group_id!r} in topic {topic!r} was refused: {name} for "
-        f"{principal} ({_ACLS.format(topic=topic)})",
-        group_id=group_id, topic=topic, error_name=name,
-    )  # fmt: skip
-
-
-def _unreadable(group_id: str, topic: str, why: str, name: str = "") -> RosterUnreadableError:
-    return RosterUnreadableError(
-        f"the roster of group {group_id!r} in topic {topic!r} could not be read: {why}",
-        group_id=group_id, topic=topic, error_name=name,
-    )  # fmt: skip
 
 
 @asynccontextmanager
-async def roster_consumer(
+async def roster_client(
     bootstrap_servers: str | list[str], settings: SecuritySettings, timeout_s: float
-) -> AsyncIterator[AIOKafkaConsumer]:
-    """A started group-less consumer (no offsets are ever committed), stopped on exit. A refused
-    login is an AuthenticationError; an unreachable cluster a GroupAdminError."""
-    kwargs = {"bootstrap_servers": bootstrap_servers, **settings.aiokafka_kwargs()}
-    async with client_consumer(kwargs, who(settings), timeout_s) as consumer:
-        yield consumer
-
-
-@asynccontextmanager
-async def client_consumer(
-    client_kwargs: Mapping[str, Any], principal: str, timeout_s: float
-) -> AsyncIterator[AIOKafkaConsumer]:
-    """:func:`roster_consumer` from aiokafka client arguments (``bootstrap_servers`` and the
-    security ones, as a consumer was given them)."""
-    kwargs = dict(client_kwargs)
-    prepare_security_logs(kwargs)
-    kwargs.update(
-        group_id=None, enable_auto_commit=False, client_id=_CLIENT_ID,
-        request_timeout_ms=max(1, int(timeout_s * 1000)), auto_offset_reset="earliest",
-    )  # fmt: skip
-    consumer = AIOKafkaConsumer(**kwargs)
+) -> AsyncIterator[Any]:
+    """A bootstrapped admin client, closed on exit. A refused login is an AuthenticationError;
+    an unreachable cluster a GroupAdminError (``_admin.client.open_client``)."""
+    prepare_security_logs(settings.aiokafka_kwargs())
+    client = await open_client(bootstrap_servers, timeout_s, settings)
     try:
-        await consumer.start()
-    except Errors.KafkaError as exc:
-        await consumer.stop()
-        explained = await explain_bootstrap_failure(client_of(consumer), principal)
-        if explained is not None:
-            raise explained from None
-        where = kwargs.get("bootstrap_servers")
-        raise GroupAdminError(f"could not reach Kafka at {where!r}: {exc}") from exc
-    try:
-        yield consumer
+        yield client
     finally:
-        await consumer.stop()
+        await close_client(client)
 
 
-async def scan_records(consumer: AIOKafkaConsumer, topic: str) -> AsyncIterator[Any]:
-    """Every record of partition 0, from the log start up to the high watermark read first."""
-    tp = TopicPartition(topic, 0)
-    consumer.assign([tp])
-    end = (await consumer.end_offsets([tp]))[tp]
-    await consumer.seek_to_beginning(tp)
-    while await consumer.position(tp) < end:
-        batches = await consumer.getmany(tp, timeout_ms=200)
-        for record in batches.get(tp, ()):
-            yield record
-
-
-async def _last_value(consumer: AIOKafkaConsumer, topic: str, key: bytes) -> bytes | None:
-    """The last value under ``key`` in partition 0 up to the high watermark (None: none, or a
-    tombstone)."""
-    value: bytes | None = None
-    async for record in scan_records(consumer, topic):
-        if record.key == key:
-            value = record.value
-    return value
-
-
-async def topic_exists(
-    consumer: AIOKafkaConsumer, group_id: str, topic: str, principal: str
-) -> bool:
+async def topic_exists(client: Any, group_id: str, topic: str, principal: str) -> bool:
     """Whether the roster topic exists; a missing DESCRIBE ACL or another error raises."""
-    code = await topic_error_code(client_of(consumer), topic)
+    code = await topic_error_code(client, topic)
     if code == ErrorCode.UNKNOWN_TOPIC_OR_PARTITION:
-        log.debug("no roster topic %r: group %r has no roster", topic, group_id)
         return False
     if code == ErrorCode.TOPIC_AUTHORIZATION_FAILED:
         raise _denied(group_id, topic, "reading", error_name(code), principal)
@@ -150,21 +82,15 @@ async def topic_exists(
 
 
 async def read_with(
-    consumer: AIOKafkaConsumer, group_id: str, topic: str, principal: str
+    client: Any, group_id: str, topic: str, principal: str, timeout_s: float
 ) -> Roster | None:
-    """:func:`read_roster` with a started consumer (not bounded here: the caller bounds it)."""
-    if not await topic_exists(consumer, group_id, topic, principal):
-        return None
-    try:
-        value = await _last_value(consumer, topic, group_id.encode())
-    except Errors.TopicAuthorizationFailedError:
-        raise _denied(group_id, topic, "reading", "TOPIC_AUTHORIZATION_FAILED", principal) from None
-    if value is None:
-        return None
-    try:
-        return Roster.from_json(value, group_id=group_id)
-    except RosterFormatError as exc:
-        raise _unreadable(group_id, topic, str(exc)) from exc
+    """:func:`read_roster` with a bootstrapped client: the member's read (:mod:`._reader`, the
+    same log read and the same typed errors) on the admin's client."""
+    reader = RosterReader(group_id, topic, {}, principal)
+    roster, _ = await reader.read(
+        partial(read_partition_log, client), arrivals=False, timeout_s=timeout_s
+    )
+    return roster
 
 
 async def read_roster(
@@ -186,22 +112,11 @@ async def read_roster(
     roster" and logs a WARNING: a roster nobody can read never blocks a group.
     """
     settings = security if security is not None else SecuritySettings()
-    kwargs = {"bootstrap_servers": bootstrap_servers, **settings.aiokafka_kwargs()}
-    return await read_roster_as(
-        kwargs, who(settings), group_id, roster_topic=roster_topic, timeout_s=timeout_s
-    )
-
-
-async def read_roster_as(
-    client_kwargs: Mapping[str, Any], principal: str, group_id: str, *, roster_topic: str,
-    timeout_s: float,
-) -> Roster | None:  # fmt: skip
-    """:func:`read_roster` with aiokafka client arguments (``bootstrap_servers`` and the security
-    ones): what a consumer's leader reads with, connected as the consumer is."""
+    principal = who(settings)
 
     async def read() -> Roster | None:
-        async with client_consumer(client_kwargs, principal, timeout_s) as consumer:
-            return await read_with(consumer, group_id, roster_topic, principal)
+        async with roster_client(bootstrap_servers, settings, timeout_s) as client:
+            return await read_with(client, group_id, roster_topic, principal, timeout_s)
 
     try:
         return await asyncio.wait_for(read(), timeout_s)
@@ -214,10 +129,9 @@ async def read_roster_as(
 
 
 async def ensure_topic(
-    consumer: AIOKafkaConsumer, group_id: str, topic: str, timeout_s: float, principal: str
+    client: Any, group_id: str, topic: str, timeout_s: float, principal: str
 ) -> None:
     """Create the compacted roster topic unless it exists (TOPIC_ALREADY_EXISTS is fine)."""
-    client = client_of(consumer)
     code = await topic_error_code(client, topic)
     if code == ErrorCode.NONE:
         return
