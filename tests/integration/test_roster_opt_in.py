@@ -62,6 +62,7 @@ async def test_without_roster_topic_no_roster_is_read_no_client_is_added_nothing
     caplog.set_level(logging.DEBUG, logger="staticconsumer")
     clients, reads = counted
     topic, group = topic_factory(partitions=4), unique_group_id()
+    clients.clear()  # topic_factory's admin client
     members = await _two_members(topic, kafka_bootstrap, group)
     try:
         assert len(clients) == 2, f"one client per consumer, none for a roster: {clients}"
