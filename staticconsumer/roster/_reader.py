@@ -41,8 +41,8 @@ from ._record import Roster
 #: The bound on one roster read (the leader reads while the group waits in SyncGroup).
 ROSTER_READ_TIMEOUT_S = 3.0
 _ACLS = (
-    "members need DESCRIBE and READ on topic {topic}; the admin also WRITE on it, and CREATE "
-    "(on the topic or the cluster) once, to create it"
+    "members built with roster_topic need DESCRIBE and READ on topic {topic}; the admin also "
+    "WRITE on it, and CREATE (on the topic or the cluster) once, to create it"
 )
 
 
