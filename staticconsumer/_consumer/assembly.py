@@ -4,17 +4,19 @@ health endpoint, event counters)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .. import _compat
 from .._observability.emitter import EventEmitter
-from .._observability.health import HealthServer
 from .._observability.metrics import ConsumerMetrics, MetricValues
-from .._observability.publisher import EventPublisher
 from ..drivers import Driver, FatalCallback, classic_driver, consumer_group_driver
+from ..errors import StaticConsumerError
 from ..membership import Lifecycle, Membership, membership_state, snapshot
 from ..roster import RosterReader
 from .options import GroupProtocolOptions
+
+if TYPE_CHECKING:  # owned.py imports this module (through construction.py)
+    from .owned import OwnedServices
 
 
 def make_driver(
@@ -48,17 +50,42 @@ def make_driver(
 
 
 class Observability:
-    """What ``StaticConsumer`` tells about itself: its membership as a value, the health
-    endpoint's address, its coordinator metrics, and the counters of its membership events
-    (``docs/membership-events.md``)."""
+    """What ``StaticConsumer`` tells about itself: who it is in its group, its membership as a
+    value, the health endpoint's address, its coordinator metrics, and the counters of its
+    membership events (``docs/membership-events.md``). A read-only face over the consumer's
+    :class:`~staticconsumer._consumer.owned.OwnedServices` and its driver."""
 
-    _metrics: ConsumerMetrics
-    _events: EventEmitter | None
-    _events_publisher: EventPublisher | None
-    _health: HealthServer | None
+    _owned: OwnedServices
     _lifecycle: Lifecycle
     _group_id: str | None
     _group_instance_id: str | None
+
+    @property
+    def group_instance_id(self) -> str | None:
+        value: str | None = self._group_instance_id
+        return value
+
+    @property
+    def member_id(self) -> str:
+        driver = _compat.coordinator_of(self)
+        return driver.member_id if driver is not None else ""
+
+    @property
+    def generation_id(self) -> int:
+        driver = _compat.coordinator_of(self)
+        return driver.generation if driver is not None else -1
+
+    @property
+    def is_leader(self) -> bool:
+        """Whether this member led the last join (it ran the assignor)."""
+        driver = _compat.coordinator_of(self)
+        return driver.is_leader if driver is not None else False
+
+    @property
+    def fatal_error(self) -> StaticConsumerError | None:
+        """The error that finished this consumer, if any (kept by the membership engine)."""
+        driver = _compat.coordinator_of(self)
+        return driver.fatal_error if driver is not None else None
 
     @property
     def membership(self) -> Membership:
@@ -79,31 +106,32 @@ class Observability:
         """The coordinator metrics now, ``{java_name: value}`` as Java's ``consumer.metrics()``
         names them (group ``consumer-coordinator-metrics``; ``docs/operations.md`` lists each),
         with the consumer's ``labels`` (group, instance_id, protocol, client_id)."""
-        return self._metrics.values()
+        return self._owned.metric_values()
 
     @property
     def health_address(self) -> tuple[str, int] | None:
         """``(host, port)`` the health endpoint listens on (``health_port=0``: the port taken),
         while the consumer runs; None without ``health_port``, before start and after stop."""
-        return self._health.address if self._health is not None else None
+        health = self._owned.health
+        return health.address if health is not None else None
 
     @property
     def events_dropped(self) -> int:
         """Events not published to ``events_topic``: the buffer was full, or they were still
         buffered when :meth:`stop` ran out of ``events_flush_timeout_ms``."""
-        return self._events_publisher.dropped if self._events_publisher is not None else 0
+        return self._owned.counter("dropped")
 
     @property
     def events_publish_errors(self) -> int:
         """Events the producer failed to deliver, plus failed attempts to start the producer."""
-        return self._events_publisher.publish_errors if self._events_publisher is not None else 0
+        return self._owned.counter("publish_errors")
 
     @property
     def events_published(self) -> int:
         """Events the producer delivered to ``events_topic``."""
-        return self._events_publisher.published if self._events_publisher is not None else 0
+        return self._owned.counter("published")
 
     @property
     def events_callback_errors(self) -> int:
         """Exceptions raised by ``on_event`` (each logged, none propagated)."""
-        return self._events.callback_errors if self._events is not None else 0
+        return self._owned.counter("callback_errors")

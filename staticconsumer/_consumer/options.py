@@ -36,6 +36,7 @@ from assignors import (
 
 from .._instance_id import InstanceId
 from ..errors import ConfigurationError
+from ..membership import JOIN_REASON_ENFORCED_PREFIX
 from ..security import PROTOCOLS, SASL_MECHANISMS, SecuritySettings
 
 CLASSIC = "classic"
@@ -424,3 +425,17 @@ def roster_barrier_option(roster_barrier: Any) -> bool:
             f"docs/scaling.md) must be True or False, got {roster_barrier!r}"
         )
     return roster_barrier
+
+
+def enforce_reason_option(reason: Any) -> str:
+    """``enforce_rebalance(reason)`` checked: None is KIP-800's default reason; a given reason
+    must be a non-empty string (a blank one is most likely a bug)."""
+    if reason is None:
+        return JOIN_REASON_ENFORCED_PREFIX
+    if not isinstance(reason, str) or not reason.strip():
+        raise ConfigurationError(
+            "enforce_rebalance(reason): a reason, when given, must be a non-empty string "
+            "(sent on JoinGroup v8+, KIP-800); leave it out for KIP-800's default "
+            f"{JOIN_REASON_ENFORCED_PREFIX!r}; got {reason!r}"
+        )
+    return reason

@@ -9,7 +9,7 @@ import ssl
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, TypeAlias, TypeVar
 
-from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
+from aiokafka import AIOKafkaConsumer
 from aiokafka.errors import ConsumerStoppedError, RecordTooLargeError
 from aiokafka.structs import ConsumerRecord, TopicPartition
 
@@ -18,12 +18,7 @@ from assignors import GroupAssignor
 from .. import _compat
 from .._compat import WakeMarker
 from .._compat.auth import consumer_security_error
-from .._instance_id import InstanceId
-from .._observability.emitter import EventCallback, EventEmitter, event_options, producer_kwargs
-from .._observability.health import consumer_endpoint, health_options
-from .._observability.metrics import ConsumerMetrics, MetricLabels
-from .._observability.otel import PROCESS_BRIDGE
-from .._observability.publisher import EventPublisher
+from .._observability.emitter import EventCallback
 from ..drivers import Driver, FatalCallback
 from ..errors import (
     ClusterUnavailableError,
@@ -32,14 +27,14 @@ from ..errors import (
     UnreleasedInstanceIdError,
 )
 from ..membership import (
-    JOIN_REASON_ENFORCED_PREFIX,
     LEAVE_REASON_PREFIX,
     Lifecycle,
     LogIdentity,
 )
-from ..roster import JoinBarrier, roster_reader
+from ..roster import JoinBarrier
 from ..security import SecuritySettings
 from .assembly import Observability, make_driver
+from .construction import check_construction
 from .options import (
     CLIENT_ID,
     HEARTBEAT_INTERVAL_MS,
@@ -47,15 +42,9 @@ from .options import (
     SASL_MECHANISM,
     SECURITY_PROTOCOL,
     SESSION_TIMEOUT_MS,
-    check_aiokafka_options,
-    default_assignors,
-    given_options,
-    group_assignors,
-    group_protocol_options,
-    roster_barrier_option,
-    roster_topic_option,
-    security_options,
+    enforce_reason_option,
 )
+from .owned import OwnedServices, fatal_notice
 
 log = logging.getLogger(__name__)
 #: aiokafka's consumer logger: our ``__anext__`` logs what aiokafka's logs, where it logs it.
@@ -75,74 +64,27 @@ Record: TypeAlias = ConsumerRecord[Any, Any]  # key and value: what the deserial
 class StaticConsumer(Observability, AIOKafkaConsumer):  # type: ignore[misc]  # aiokafka is untyped
     """A drop-in :class:`aiokafka.AIOKafkaConsumer` for static group members (KIP-345).
 
-    Every ``AIOKafkaConsumer`` argument and method works. What changes:
+    Every ``AIOKafkaConsumer`` argument and method works (``docs/static-consumer.md`` is the
+    long form of what follows; ``docs/aiokafka-differences.md`` lists what behaves otherwise):
 
-    * ``group_instance_id`` (Java ``group.instance.id``) is validated here, as Kafka does, and
-      carried on JoinGroup v5+, SyncGroup v3+, Heartbeat v3+ and OffsetCommit v7+, negotiated
-      from the broker's ApiVersions. A broker too old for that raises ``UnsupportedBrokerError``
-      at :meth:`start` rather than silently losing fencing.
-    * :meth:`stop` sends no LeaveGroup for a static member: a restart within
-      ``session_timeout_ms`` gets the same partitions back without a rebalance. Static members
-      therefore want a long ``session_timeout_ms`` (Java ``session.timeout.ms``; KIP-345 raised
-      the broker's ``group.max.session.timeout.ms`` to 30 minutes): the price is that a member
-      that really died holds its partitions, unconsumed, until that timeout passes (or until an
-      admin removes it, or a scale-down uses ``stop(leave_group=True, ...)``).
-    * FENCED_INSTANCE_ID (another process took our instance id) raises
-      :class:`~staticconsumer.FencedInstanceIdError` from ``getone``, ``getmany``, ``async for``
-      and ``commit``, and from every later call; heartbeats, re-joins, commits and LeaveGroup stop.
-      ``on_fatal(error)`` runs once when that happens.
-    * Membership events (``staticconsumer.events``; schema in ``docs/membership-events.md``):
-      ``on_event(event)`` is called on the event loop for each join reason, join, assignment,
-      revocation, enforced rebalance, leave, fence and session expiry (it must not block; what it
-      raises is logged and counted in :attr:`events_callback_errors`). With ``events_topic`` the
-      events are also published as JSON (key: the group id) by a producer this consumer owns, on
-      the same cluster and security settings (``events_producer_config`` overrides producer
-      arguments). Publishing never holds up consumption: a bounded buffer
-      (``events_buffer_size``, default 10,000; when full the newest event is dropped and
-      :attr:`events_dropped` grows), errors logged and counted in :attr:`events_publish_errors`,
-      and :meth:`stop` flushes for at most ``events_flush_timeout_ms`` (default 5,000).
-    * One JoinGroup per join, whatever the number of assignors, and the leader hands group
-      instance ids to this project's assignors (``assignors`` package).
-    * The default ``partition_assignment_strategy`` is :func:`default_assignors`: this project's
-      instance-id-first ``range`` then ``roundrobin`` (aiokafka's default is its own
-      ``roundrobin``, which orders members by member id, so a restart can move partitions).
-    * :attr:`membership` is the member's state as a value (``joining``, ``rebalancing``,
-      ``stable``, ``fenced``, ...; with generation and assignment). With ``health_port`` (default
-      None: no endpoint; 0 takes a free port, see :attr:`health_address`) the consumer serves
-      Kubernetes probes over HTTP on ``health_host`` (default None: every interface, IPv6 and
-      IPv4 where the OS allows a dual-stack socket, else ``"0.0.0.0"``) from :meth:`start` until
-      :meth:`stop`: ``GET /readyz`` is 200 while the consumer is a member of its group (a
-      rebalance it takes part in keeps it ready), ``GET /livez`` is 503 once it is fenced or
-      failed (``docs/kubernetes.md``). Several consumers in one process share one endpoint with
-      :class:`~staticconsumer.HealthServer` instead.
-    * :meth:`metrics` returns the coordinator metrics as Java's ``consumer.metrics()`` names
-      them (``rebalance-latency-avg``, ``rebalance-total``, ``last-heartbeat-seconds-ago``, ...);
-      the health endpoint serves them at ``GET /metrics`` (Prometheus text format), and with the
-      ``otel`` extra they are OpenTelemetry instruments too (``docs/operations.md``).
-    * Every aiokafka argument is an explicit, typed keyword with aiokafka's default, checked at
-      construction (``_consumer/options.py``: a :class:`~staticconsumer.ConfigurationError`
-      names the field and the Java key). ``security=SecuritySettings(...)`` replaces the raw
-      security arguments (not both). ``partition_assignment_strategy`` also takes one value and
-      names (``"range"``, ``"cooperative-sticky"``, Java's class names). ``getone``/``getmany``
-      return aiokafka's ``ConsumerRecord`` (for mypy, follow ``aiokafka``, ``aiokafka.structs``
-      and ``aiokafka.errors`` with ``follow_untyped_imports``, as this repository's
-      pyproject.toml does).
-    * ``group_protocol="consumer"`` (Java ``group.protocol``, KIP-848; default ``"classic"``)
-      runs the member on the consumer group protocol, with ``group_remote_assignor`` and
-      ``instance_takeover`` (default None: on when ``group_instance_id`` is this pod's own
-      StatefulSet identity, ``InstanceId.is_statefulset_identity``; False opts out; see
-      ``docs/consumer-protocol.md``).
-    * Pre-registration (KIP-469's promise, kept by the client; no Java key;
-      ``docs/scaling.md``) is opt-in: ``roster_topic`` (default None: off) names the compacted
-      topic of the group's roster, ``"_staticconsumer_rosters"`` where ``staticconsumer roster
-      register`` writes by default. Off, the consumer sends no roster request, logs no roster
-      line and needs no ACL on a roster topic. On, a classic-protocol leader plans under the
-      roster, read on the consumer's own connection: while registered members are missing,
-      nothing owned moves and arrivals get nothing, so a scale-up moves each partition once; a
-      roster that cannot be read is logged and planned without. With ``roster_barrier``
-      (default True; only with ``roster_topic``) a registered new member waits in
-      :meth:`start` (state ``waiting``, ready) until the other registered arrivals have started
-      too, or the roster's deadline passes, so that they join in one rebalance.
+    * ``group_instance_id`` (Java ``group.instance.id``) is validated and carried on every group
+      request that takes it; a broker too old for it raises ``UnsupportedBrokerError``.
+    * :meth:`stop` sends no LeaveGroup for a static member (unless ``leave_group=True``): a
+      restart within ``session_timeout_ms`` gets its partitions back without a rebalance.
+    * Once fenced (FENCED_INSTANCE_ID), every call raises :class:`~staticconsumer.
+      FencedInstanceIdError` and nothing more is sent; ``on_fatal(error)`` runs once.
+    * Membership events go to ``on_event`` and, with ``events_topic``, to a topic
+      (``docs/membership-events.md``); :attr:`membership` is the member's state as a value;
+      ``health_port`` serves Kubernetes probes and :meth:`metrics` at ``/metrics``.
+    * The default assignors are this project's instance-id-first ``range`` then ``roundrobin``;
+      ``partition_assignment_strategy`` also takes names (``"cooperative-sticky"``).
+    * Every option is checked at construction (a :class:`~staticconsumer.ConfigurationError`
+      names the field and the Java key); ``security=SecuritySettings(...)`` replaces the raw
+      security arguments.
+    * ``group_protocol="consumer"`` (KIP-848) with ``group_remote_assignor`` and
+      ``instance_takeover`` (``docs/consumer-protocol.md``).
+    * Pre-registration (KIP-469, ``docs/scaling.md``), opt-in: ``roster_topic`` (default None:
+      no roster request, no roster ACL) and ``roster_barrier``.
     """
 
     def __init__(
@@ -202,72 +144,22 @@ class StaticConsumer(Observability, AIOKafkaConsumer):  # type: ignore[misc]  # 
         sasl_oauth_token_provider: Any = None,
         client_rack: str | None = None,
     ) -> None:
-        # Every aiokafka argument, by name (the signature above is the one list of them): those
-        # the caller gave are passed on, as a ``**kwargs`` catch-all did.
-        values = dict(locals())
-        kwargs = given_options(values, AIOKAFKA_DEFAULTS)
-        if group_instance_id is not None:
-            InstanceId.validate(group_instance_id)
-            if kwargs.get("group_id") is None:
-                raise ConfigurationError(
-                    "group_instance_id (Java: group.instance.id, KIP-345) needs group_id "
-                    "(Java: group.id): static membership is membership of a consumer group"
-                )
-        if on_fatal is not None and not callable(on_fatal):
-            raise ConfigurationError(f"on_fatal must be callable, got {on_fatal!r}")
-        events = event_options(
-            on_event=on_event, events_topic=events_topic, events_buffer_size=events_buffer_size,
-            events_flush_timeout_ms=events_flush_timeout_ms,
-            events_producer_config=events_producer_config, group_id=kwargs.get("group_id"),
-        )  # fmt: skip
-        health = health_options(health_port, health_host, group_id=kwargs.get("group_id"))
-        self._group_protocol = group_protocol_options(
-            group_protocol, group_remote_assignor, instance_takeover,
-            group_instance_id=group_instance_id, kwargs=kwargs,
-        )  # fmt: skip
-        check_aiokafka_options(values, classic=not self._group_protocol.consumer)
-        kwargs.update(security_options(security, kwargs))
-        self._roster = roster_reader(
-            roster_topic_option(roster_topic), kwargs.get("group_id"),
-            {"bootstrap_servers": bootstrap_servers, **kwargs},
-        )  # fmt: skip
-        self._roster_barrier = roster_barrier_option(roster_barrier)
-        if not self._group_protocol.consumer:
-            strategies = kwargs.get("partition_assignment_strategy")
-            if strategies is None:
-                strategies = default_assignors()
-            kwargs["partition_assignment_strategy"] = group_assignors(strategies)
-        if kwargs.get("rebalance_timeout_ms") is None:
-            # Java sends max.poll.interval.ms as JoinGroup's RebalanceTimeoutMs; aiokafka would
-            # send session_timeout_ms, which static members set long (docs/scaling.md).
-            kwargs["rebalance_timeout_ms"] = max_poll_interval_ms
-        super().__init__(*topics, group_instance_id=group_instance_id, **kwargs)
-        self._user_on_fatal = on_fatal
+        # Every argument by name (the signature above is the one list of them): checked, and
+        # those of aiokafka the caller gave are passed on, as a ``**kwargs`` catch-all did.
+        built = check_construction(dict(locals()), AIOKAFKA_DEFAULTS)
+        self._group_protocol = built.group_protocol
+        self._roster = built.roster
+        self._roster_barrier = built.roster_barrier
+        super().__init__(*topics, group_instance_id=group_instance_id, **built.kwargs)
         self._lifecycle = Lifecycle.NOT_STARTED
         #: Who this consumer is in its log lines (``docs/logging.md``).
-        self._identity = LogIdentity(kwargs.get("group_id") or "", group_instance_id, client_id,
-                                     lambda: self.member_id)  # fmt: skip
-        self._metrics = ConsumerMetrics(MetricLabels(
-            kwargs.get("group_id") or "", group_instance_id or "",
-            "consumer" if self._group_protocol.consumer else "classic", client_id,
-        ))  # fmt: skip
-        self._health = (consumer_endpoint(health, lambda: self.membership, self.metrics)
-                        if health is not None else None)  # fmt: skip
-        self._events_publisher: EventPublisher | None = None
-        if events.topic is not None:
-            settings = producer_kwargs(kwargs, events.producer_config)
-            self._events_publisher = EventPublisher(
-                events.topic,
-                buffer_size=events.buffer_size,
-                flush_timeout_ms=events.flush_timeout_ms,
-                producer_factory=lambda: AIOKafkaProducer(**settings),
-                abandon=_compat.abandon_producer,
-                identity=self._identity,
-            )
-        self._events: EventEmitter | None = None
-        if events.enabled:
-            sink = self._events_publisher.offer if self._events_publisher is not None else None
-            self._events = EventEmitter(events.on_event, sink)
+        self._identity = LogIdentity(built.kwargs.get("group_id") or "", group_instance_id,
+                                     client_id, lambda: self.member_id)  # fmt: skip
+        self._on_fatal = fatal_notice(on_fatal, self._identity)  # the driver calls it once
+        self._owned = OwnedServices(
+            built, self._identity, group_instance_id=group_instance_id, client_id=client_id,
+            membership=lambda: self.membership,
+        )  # fmt: skip
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -275,45 +167,12 @@ class StaticConsumer(Observability, AIOKafkaConsumer):  # type: ignore[misc]  # 
         if cls.getone is not StaticConsumer.getone and "__anext__" not in vars(cls):
             cls.__anext__ = AIOKafkaConsumer.__anext__  # type: ignore[method-assign]
 
-    # -- identity --------------------------------------------------------------------------------
-
-    @property
-    def group_instance_id(self) -> str | None:
-        value: str | None = self._group_instance_id
-        return value
-
-    @property
-    def member_id(self) -> str:
-        driver = _compat.coordinator_of(self)
-        return driver.member_id if driver is not None else ""
-
-    @property
-    def generation_id(self) -> int:
-        driver = _compat.coordinator_of(self)
-        return driver.generation if driver is not None else -1
-
-    @property
-    def is_leader(self) -> bool:
-        """Whether this member led the last join (it ran the assignor)."""
-        driver = _compat.coordinator_of(self)
-        return driver.is_leader if driver is not None else False
-
-    @property
-    def fatal_error(self) -> StaticConsumerError | None:
-        """The error that finished this consumer, if any (kept by the membership engine)."""
-        driver = _compat.coordinator_of(self)
-        return driver.fatal_error if driver is not None else None
-
     # -- lifecycle -------------------------------------------------------------------------------
 
     async def start(self) -> None:
         self._lifecycle = Lifecycle.STARTED
         try:
-            if self._health is not None:  # first: probes answer while the member joins
-                await self._health.start()
-            if self._events_publisher is not None:
-                await self._events_publisher.start()  # returns at once; events are buffered
-            PROCESS_BRIDGE.register(self._metrics)  # OpenTelemetry, when installed
+            await self._owned.start()  # first: probes answer while the member joins
             await _compat.start_consumer(
                 self, self._make_driver, self._identity, before_join=self._wait_at_barrier
             )
@@ -323,7 +182,7 @@ class StaticConsumer(Observability, AIOKafkaConsumer):  # type: ignore[misc]  # 
         except BaseException as exc:
             self._lifecycle = Lifecycle.STOPPED
             await super().stop()
-            await self._stop_owned()
+            await self._owned.stop()
             security_error = await consumer_security_error(_compat.client_of(self), exc)
             if security_error is not None:  # a refused login or a missing ACL, typed (issue 13)
                 raise security_error from exc
@@ -364,23 +223,17 @@ class StaticConsumer(Observability, AIOKafkaConsumer):  # type: ignore[misc]  # 
     def _make_driver(self, seam: _compat.ClientSeam, versions: Any) -> Driver:
         return make_driver(
             _compat.consumer_settings(self), self._group_protocol, seam, versions,
-            on_fatal=self._on_fatal, events=self._events,
-            unreleased_wait_ms=UNRELEASED_INSTANCE_WAIT_MS, metrics=self._metrics,
+            on_fatal=self._on_fatal, events=self._owned.events,
+            unreleased_wait_ms=UNRELEASED_INSTANCE_WAIT_MS, metrics=self._owned.metrics,
             roster=self._roster,
         )  # fmt: skip
 
     async def stop(self, leave_group: bool = False, reason: str | None = None) -> None:
-        """Stop consuming. First the rebalance listener hears of the partitions held, as Java's
-        ``close()`` tells it (``onLeavePrepare``; aiokafka's ``stop()`` calls no listener:
-        ``docs/aiokafka-differences.md``): ``on_partitions_revoked`` after the commit of what
-        was consumed (auto-commit), or ``on_partitions_lost`` when the generation is gone, a
-        rebalance is under way or the member was fenced (nothing is committed then). A static
-        member then stays in the group (no LeaveGroup) unless ``leave_group=True``, which needs
-        a ``reason`` (sent on LeaveGroup v5, KIP-800; a broker before Kafka 3.1 gets the leave
-        without it, and the consumer logs one WARNING).
-        With ``events_topic``, buffered events are then flushed for at most
-        ``events_flush_timeout_ms`` and the events producer is closed; the health endpoint
-        answers "not ready" from the first moment and is closed last."""
+        """Stop consuming. The rebalance listener hears of the partitions held first, as Java's
+        ``close()`` tells it (revoked after the commit of what was consumed, or lost); a static
+        member then stays in the group unless ``leave_group=True``, which needs a ``reason``
+        (KIP-800). Then the events are flushed (bounded) and the health endpoint closed.
+        ``docs/static-consumer.md`` has the details."""
         if leave_group:
             if not reason or not reason.strip():
                 raise ConfigurationError("stop(leave_group=True) needs a non-empty reason")
@@ -391,62 +244,22 @@ class StaticConsumer(Observability, AIOKafkaConsumer):  # type: ignore[misc]  # 
         try:
             await super().stop()
         finally:
-            await self._stop_owned()
-
-    async def _stop_owned(self) -> None:
-        """After aiokafka's stop (so the leave's event is published): the events producer, then
-        the health endpoint."""
-        PROCESS_BRIDGE.unregister(self._metrics)
-        try:
-            if self._events_publisher is not None:
-                await self._events_publisher.stop()
-        finally:
-            if self._health is not None:
-                await self._health.close()
+            await self._owned.stop()  # after aiokafka's: the leave's event is published
 
     async def enforce_rebalance(self, reason: str | None = None) -> None:
         """Make the group rebalance now, or right after the rebalance in flight (Java
-        ``enforceRebalance(reason)``, KIP-800).
+        ``enforceRebalance(reason)``, KIP-800). Returns at once; once it has, the member sends a
+        JoinGroup built after the call with ``"rebalance enforced by user: <reason>"``, and the
+        group moves at least one generation past the rebalance in flight (Java drops a call
+        made mid-rebalance; this one keeps it). Calls before that JoinGroup coalesce. Under
+        ``group_protocol="consumer"`` it logs a warning and does nothing, as Java's does.
+        ``docs/static-consumer.md`` has the whole contract.
 
-        What it guarantees, under ``group_protocol="classic"``: once this returns, the member
-        sends a JoinGroup that was built after the call and whose reason is ``"rebalance enforced
-        by user: <reason>"`` (``"rebalance enforced by user"``, KIP-800's and Java's default,
-        without a reason; truncated to 255 characters), which the coordinator writes to its log
-        from Kafka 3.1 (JoinGroup v8); an older broker rebalances all the same without it, and
-        the consumer logs one WARNING the first time a reason cannot reach the broker. The group
-        then rebalances (generation + 1) even when this member is a follower whose subscription
-        did not change: our subscription carries the generation (ConsumerProtocolSubscription
-        v2+), so the member's metadata differs from what the coordinator holds.
-
-        - Called while the member is stable: that JoinGroup starts the next rebalance.
-        - Called during a rebalance (state ``rebalancing``: JoinGroup or SyncGroup in flight, or
-          the leader planning): that rebalance may have planned without what made you enforce,
-          so it completes first and the member then joins again with the reason. The group ends
-          at least one generation after the rebalance in flight. Java does nothing there
-          ("a no-op" if a rebalance is in progress); this one keeps the request.
-        - Called before the member joined, or after it lost its generation: the join that is due
-          carries the reason (it is sent after the call, so the plan follows it).
-
-        It returns at once (the join happens in the background); it does not wait for the
-        rebalance. Calls made before that JoinGroup is built coalesce into one rebalance; their
-        reasons are joined with ``"; "`` in call order, each reason once. Nothing is sent once
-        the member is fenced or stopped: a fenced consumer raises its fatal error here.
-
-        Under ``group_protocol="consumer"`` (KIP-848) no member can trigger a rebalance: the call
-        logs a warning and does nothing, as Java's does.
-
-        Raises :class:`~staticconsumer.ConfigurationError` for a reason that is given but empty
-        or blank (pass no reason for the default: a blank one is most likely a bug), and
-        :class:`~staticconsumer.StaticConsumerError` without group management.
+        Raises :class:`~staticconsumer.ConfigurationError` for a given but blank reason, the
+        fatal error once fenced, and :class:`~staticconsumer.StaticConsumerError` without group
+        management.
         """
-        if reason is None:
-            reason = JOIN_REASON_ENFORCED_PREFIX
-        elif not isinstance(reason, str) or not reason.strip():
-            raise ConfigurationError(
-                "enforce_rebalance(reason): a reason, when given, must be a non-empty string "
-                "(sent on JoinGroup v8+, KIP-800); leave it out for KIP-800's default "
-                f"{JOIN_REASON_ENFORCED_PREFIX!r}; got {reason!r}"
-            )
+        reason = enforce_reason_option(reason)
         self._raise_if_fatal()
         driver = _compat.coordinator_of(self)
         if driver is None:
@@ -454,15 +267,6 @@ class StaticConsumer(Observability, AIOKafkaConsumer):  # type: ignore[misc]  # 
                 "enforce_rebalance needs a started consumer with a group_id (group management)"
             )
         driver.enforce_rebalance(reason)
-
-    def _on_fatal(self, error: StaticConsumerError) -> None:
-        """Called once by the driver when the member turns fatal."""
-        if self._user_on_fatal is not None:
-            try:
-                self._user_on_fatal(error)
-            except Exception as exc:
-                self._identity.logger(log).exception("on_fatal callback failed")
-                error.__cause__ = error.__cause__ or exc
 
     # -- consuming: every call raises the fatal error once fenced ---------------------------------
 

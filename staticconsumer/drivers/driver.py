@@ -9,12 +9,15 @@ group consumer the same way):
   protocol's requests, sends them and feeds the answers back;
 - an :class:`~.offsets.OffsetKeeper` (commits and committed offsets) and a
   :class:`~.handover.Handover` (partitions to and from the application);
+- a :class:`~.loop.CoordinationLoop` (what is due, when), run from :meth:`Driver.start` until
+  :meth:`Driver.close`, and a :class:`~.mailbox.Mailbox` (what the application's next poll
+  raises);
 - the consumer's coordinator metrics (``_observability.metrics``), which the sender, the
   offsets keeper and the hand-over feed with one call per event.
 
 The driver performs the actions every engine asks for (events, finding the coordinator, backing
 off, handing partitions over, raising errors to the application), owns the one fatal path, and
-runs the coordination loop from :meth:`Driver.start` until :meth:`Driver.close`. It keeps no
+is the face aiokafka's consumer calls (``_compat.CoordinatorSeam``). It keeps no
 fatal fact of its own: the fatal error and whether it was a fence are the engine's.
 """
 
@@ -22,7 +25,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import time
 from collections.abc import Awaitable, Callable, Iterable
 from typing import Any, Protocol
 
@@ -49,6 +51,7 @@ from ..membership import (
 )
 from ..protocol import GroupApiVersions
 from .handover import Handover
+from .loop import CoordinationLoop
 from .mailbox import Mailbox
 from .offsets import OffsetKeeper
 
@@ -105,14 +108,11 @@ class Driver:
         self._events = events
         self._retry_backoff = retry_backoff_ms / 1000
         self._on_fatal = on_fatal
-        self._wake = asyncio.Event()
-        self._closing = False
         self._committing_on_close = False  # close() may look the coordinator up for its commit
-        self._task: asyncio.Task[None] | None = None
         self.leave_reason: str | None = None
         #: What the application's next poll raises (``mailbox``).
-        self.mailbox = Mailbox(engine, seam, self._log, loop_failure=self._loop_failure,
-                               closing=self._wait_closing)  # fmt: skip
+        self.mailbox = Mailbox(engine, seam, self._log, loop_failure=lambda: self.loop.failure(),
+                               closing=lambda: self.loop.wait_closing())  # fmt: skip
         # aiokafka calls check_errors() once per getone/getmany: the mailbox's, bound once.
         self.check_errors = self.mailbox.check
         self.offsets = OffsetKeeper(
@@ -120,6 +120,13 @@ class Driver:
             auto_commit_interval_ms=auto_commit_interval_ms, retry_backoff_s=self._retry_backoff,
         )  # fmt: skip
         self.sender = make_sender(self)
+        self.loop = CoordinationLoop(
+            engine, seam, self.offsets, perform=self.run,
+            subscription_changed=self.sender.subscription_changed,
+            on_failure=lambda exc: self.mailbox.alarm(
+                _compat.KafkaError(f"group coordination failed: {exc!r}")),
+            retry_backoff_s=self._retry_backoff, log=self._log,
+        )  # fmt: skip
         self.handover = Handover(seam, self.offsets, engine.identity,
                                  stops_fetching=self.sender.stops_fetching,
                                  after_revoke=self.sender.after_revoke,
@@ -133,8 +140,7 @@ class Driver:
 
     def start(self) -> None:
         """Start the coordination loop (once; the consumer's ``start()`` calls it)."""
-        if self._task is None:
-            self._task = asyncio.get_running_loop().create_task(self._coordinate())
+        self.loop.start()
 
     # -- identity and state, for StaticConsumer's properties -------------------------------------
 
@@ -154,7 +160,7 @@ class Driver:
     @property
     def closing(self) -> bool:
         """``close()`` has begun: nothing new is started."""
-        return self._closing
+        return self.loop.closing
 
     @property
     def is_leader(self) -> bool:
@@ -172,22 +178,12 @@ class Driver:
     def membership_state(self) -> MembershipState:
         """The engine's state as the application sees it (``membership._status``); a
         coordination loop that died counts as failed."""
-        if self._loop_failed():
+        if self.loop.failure() is not None:
             return MembershipState.FAILED
         current = self.seam.current_subscription()
         subscribed = current is not None and current.active and self.seam.auto_assigned()
         return self.engine.membership_state(subscribed=subscribed,
                                             handing_over=self.handover.active)  # fmt: skip
-
-    def _loop_failed(self) -> bool:
-        return self._loop_failure() is not None
-
-    def _loop_failure(self) -> BaseException | None:
-        """What ended the coordination loop, if an error did."""
-        task = self._task
-        if task is None or not task.done() or task.cancelled():
-            return None
-        return task.exception()
 
     def logger(self, logger: logging.Logger) -> MemberLog:
         """``logger``, naming this consumer in each line (``membership._log``)."""
@@ -236,7 +232,7 @@ class Driver:
 
     def wake(self) -> None:
         """Wake the coordination loop (metadata change, join requested, close)."""
-        self._wake.set()
+        self.loop.wake()
 
     # -- performing actions -----------------------------------------------------------------------
 
@@ -296,7 +292,7 @@ class Driver:
     async def find_coordinator(self) -> None:
         """FindCoordinator until a connection is ready (aiokafka's lookup); a non-retriable
         error (group authorization) goes to the application, then the lookup goes on."""
-        while (self._committing_on_close or not self._closing) and not self.engine.terminal:
+        while (self._committing_on_close or not self.closing) and not self.engine.terminal:
             try:
                 node_id = await self.seam.lookup_coordinator(self.group_id)
             except _compat.KafkaError as exc:
@@ -311,11 +307,6 @@ class Driver:
     async def raise_to_user(self, error: Exception) -> None:
         """Hand ``error`` to the application's next poll; wait until it was raised (or close)."""
         await self.mailbox.post(error)
-
-    async def _wait_closing(self) -> None:
-        while not self._closing:
-            await self._wake.wait()
-            self._wake.clear()
 
     async def _become_fatal(self, action: BecomeFatal) -> None:
         """The one fatal path. From the engine's verdict on nothing more is handed out (the
@@ -337,70 +328,13 @@ class Driver:
         self.wake()
         self._on_fatal(error)
 
-    # -- the coordination loop --------------------------------------------------------------------
-
-    async def _coordinate(self) -> None:
-        """Run the loop; an unexpected error ends it, and wakes every waiter with it, so that no
-        call hangs on a consumer whose membership stopped."""
-        try:
-            await self._coordination_loop()
-        except Exception as exc:
-            self._log.exception("the coordination loop failed")
-            self.mailbox.alarm(_compat.KafkaError(f"group coordination failed: {exc!r}"))
-            raise
-
-    async def _coordination_loop(self) -> None:
-        """Find the coordinator, let the engine say what is due (join, heartbeat, leave),
-        auto-commit on its interval, sleep until the next of those or a wake-up."""
-        subscription = None
-        offsets = self.offsets
-        while not self._closing and not self.engine.terminal:
-            current = self.seam.current_subscription()
-            if current is None or not current.active:
-                await self._sleep(self._retry_backoff)
-                continue
-            if current is not subscription:
-                if subscription is not None:
-                    self.sender.subscription_changed()
-                subscription = current
-            if not self.seam.auto_assigned():
-                await offsets.find_coordinator_if_unknown()
-                await self._sleep(offsets.auto_commit_wait() or 1.0)
-                await offsets.auto_commit_if_due()
-                continue
-            actions = self.engine.poll(time.monotonic(), current.topics, self.seam.idle_seconds())
-            if actions:
-                await self.run(actions)
-                continue
-            await offsets.auto_commit_if_due()
-            wait = self.engine.next_wakeup(time.monotonic())
-            await self._sleep(
-                min(x for x in (wait, offsets.auto_commit_wait(), 1.0) if x is not None)
-            )
-
-    async def _sleep(self, seconds: float) -> None:
-        if self._wake.is_set():
-            self._wake.clear()
-            return
-        try:
-            await asyncio.wait_for(self._wake.wait(), max(0.0, seconds))
-        except TimeoutError:
-            pass
-        self._wake.clear()
-
     # -- the end ------------------------------------------------------------------------------
 
     async def close(self) -> None:
         """Stop the loop, commit what was consumed, then leave as the engine says. Idempotent."""
-        if self._closing:
+        if self.loop.closing:
             return
-        self._closing = True
-        self.wake()
-        if self._task is not None:
-            try:
-                await self._task
-            except Exception as exc:
-                self._log.debug("coordination task ended with %r", exc)
+        await self.loop.stop()
         await self.offsets.stop()
         await self._settle_unsubscribe()
         # Java's close: the rebalance listener hears of the partitions first (onLeavePrepare:

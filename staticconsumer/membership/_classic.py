@@ -125,6 +125,10 @@ class ClassicMember:
         self._join_reason = why.JOIN_REASON_INITIAL
         self._enforced: list[str] = []
         self._rejoin = False  # STABLE, but a join is due
+        #: The reason of a join asked for while a JoinGroup was on the wire or its plan made:
+        #: the member joins again once that rebalance completes (Java's rejoinNeededOrPending
+        #: compares the joined subscription and the planned metadata after each rebalance).
+        self._rejoin_after: str | None = None
         self._next_heartbeat: float | None = None
         self._last_heartbeat_ok: float | None = None
         self._idle_reset = False  # reset for max_poll_interval_ms: join once the app polls again
@@ -179,6 +183,11 @@ class ClassicMember:
             self._join_reason = reason
         if self.state is MemberState.STABLE:
             self._rejoin = True
+        elif reason is not None and (
+            self.state in (MemberState.ASSIGNING, MemberState.SYNCING)
+            or (self.state is MemberState.JOINING and not self._join_unsent)
+        ):
+            self._rejoin_after = reason
 
     def _on_no_answer(self, api: Api) -> list[Action]:
         """No answer: as if the coordinator answered COORDINATOR_NOT_AVAILABLE. (A LeaveGroup
@@ -415,6 +424,7 @@ class ClassicMember:
         self.state = MemberState.JOINING
         self._join_unsent = True
         self._rejoin = False
+        self._rejoin_after = None  # this JoinGroup is built after what asked for it
         self._log.info("(Re-)joining group (reason: %s)", reason)
         actions.append(self._emit(JoinGroupReason, reason=truncate_reason(reason) or reason))
         reported = self.owned if self.rebalance_protocol is RebalanceProtocol.COOPERATIVE else (
@@ -471,10 +481,10 @@ class ClassicMember:
                 self._request_join(why.JOIN_REASON_COOPERATIVE_REVOKED)
         else:
             added = assigned
-        if self._enforced:
-            # enforce_rebalance() was called during this rebalance, which may have planned
-            # without what made the caller enforce: one more join, with its reason (issue 29).
-            self._request_join(None)
+        if self._enforced or self._rejoin_after is not None:
+            # enforce_rebalance() (issue 29), a subscription or a metadata change came during
+            # this rebalance, which may have planned without it: one more join, with its reason.
+            self._request_join(self._rejoin_after)
         self.owned = assigned
         actions.append(self._emit(PartitionsAssigned, partitions=list(assigned)))
         actions.append(Assign(assigned, added))
@@ -518,9 +528,9 @@ class ClassicMember:
             actions.append(self._emit(EnforceRebalanceRequested, reason=event.reason))
             if event.reason not in self._enforced:
                 self._enforced.append(event.reason)
+            self._request_join(None)
         else:
-            self._join_reason = event.reason
-        self._request_join(None)
+            self._request_join(event.reason)
         return actions
 
     def _on_heartbeat(self, answer: HeartbeatAnswered) -> list[Action]:

@@ -67,7 +67,7 @@ PartitionRacks = Mapping[TopicPartition, Collection[str]]
 class RegisteredRoster(Protocol):
     """What the plan reads of a roster: the registered ids, the deadline of the wait for them
     (None: no deadline, hold until they join), and the wait (for the reason text).
-    ``staticconsumer.membership._roster.Roster`` satisfies it; so does :class:`RosterWait`."""
+    ``staticconsumer.roster.Roster`` satisfies it; so does :class:`RosterWait`."""
 
     @property
     def instance_ids(self) -> Collection[str]: ...

@@ -1,6 +1,6 @@
 """A group's roster: the ``group.instance.id``\\ s registered ahead of a scale-up (KIP-469's
 promise, kept by the client), as a pure value and its record format. No I/O here: the admin
-calls and the reader (``staticconsumer._admin.roster``) move the bytes.
+calls (:mod:`._admin`, :mod:`._store`) and the member's reader (:mod:`._reader`) move the bytes.
 
 A roster lives in a compacted topic (default :data:`DEFAULT_ROSTER_TOPIC`), one record per group:
 the key is the group id (UTF-8), the value this JSON, versioned::

@@ -310,6 +310,49 @@ def test_an_enforce_during_a_rebalance_rejoins_once_that_rebalance_completes(
     assert not member.join_due  # performed once, not again
 
 
+@pytest.mark.parametrize(
+    "state", [MemberState.JOINING, MemberState.ASSIGNING, MemberState.SYNCING],
+    ids=lambda s: s.value,
+)  # fmt: skip
+@pytest.mark.parametrize("reason", ["the subscription changed", "metadata changed"])
+def test_a_join_asked_for_during_a_rebalance_is_performed_once_it_completes(
+    state: MemberState, reason: str
+) -> None:
+    """A subscription or partition-count change during a rebalance: the JoinGroup on the wire
+    (or the plan made) predates it, so the member joins again once the rebalance completes, with
+    the change's reason (Java's ``rejoinNeededOrPending`` compares the joined subscription and
+    the planned metadata after each rebalance). Before: the request was dropped, and a new
+    subscription was never joined with."""
+    member = new_member()
+    stable(member)
+    _to(member, state, generation=2)
+    member.join_sent()  # the driver put the JoinGroup on the wire
+    assert member.handle(JoinRequested(reason)) == []
+    if state is MemberState.JOINING:
+        member.handle(joined(generation=2))
+    elif state is MemberState.ASSIGNING:
+        member.handle(AssignmentComputed((("m-1", assignment(("t", 0))),)))
+    member.handle(SyncGroupAnswered(ErrorCode.NONE, assignment(("t", 0))))
+    assert member.state is MemberState.STABLE and member.join_due
+    join = member.poll(T0, TOPICS, 0.0)[-1]
+    assert isinstance(join, SendJoinGroup) and join.reason == reason
+    member.handle(joined(generation=3))
+    member.handle(SyncGroupAnswered(ErrorCode.NONE, assignment(("t", 0))))
+    assert not member.join_due  # performed once
+
+
+def test_a_join_asked_for_before_the_join_group_is_sent_rides_on_it() -> None:
+    """Asked for while the JoinGroup is due but not on the wire: that JoinGroup is built after
+    the change, so no second join follows."""
+    member = new_member()
+    member.handle(JoinRequested("the subscription changed"))
+    join = member.poll(T0, TOPICS, 0.0)[-1]
+    assert isinstance(join, SendJoinGroup)
+    member.handle(joined())
+    member.handle(SyncGroupAnswered(ErrorCode.NONE, assignment()))
+    assert not member.join_due
+
+
 def test_an_enforce_while_unjoined_rides_on_the_join_that_is_due() -> None:
     """Not joined yet (or the generation was lost): the next JoinGroup is sent after the call,
     so it carries the reason and no further join follows."""

@@ -126,7 +126,7 @@ async def test_a_consumer_s_own_endpoint_serves_its_metrics() -> None:
     consumer = StaticConsumer("t", bootstrap_servers="127.0.0.1:1", group_id="g",
                               group_instance_id="i-0", health_port=0,
                               health_host="127.0.0.1")  # fmt: skip
-    endpoint = consumer._health  # the endpoint start() would start, started alone
+    endpoint = consumer._owned.health  # the endpoint start() would start, started alone
     assert endpoint is not None
     async with endpoint:
         assert endpoint.address is not None

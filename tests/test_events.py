@@ -33,7 +33,7 @@ from staticconsumer.events import (
 )
 from staticconsumer.membership import LogIdentity
 
-DOC = Path(__file__).resolve().parents[2] / "docs" / "membership-events.md"
+DOC = Path(__file__).resolve().parents[1] / "docs" / "membership-events.md"
 COMMON: dict[str, Any] = dict(
     event_id="ab" * 16, seq=7, ts_ms=1_700_000_000_123, group_id="billing", client_id="c-1",
     host="pod-0", group_instance_id="billing-0", member_id="billing-0-uuid", generation_id=4,
