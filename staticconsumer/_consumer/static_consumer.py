@@ -83,8 +83,7 @@ class StaticConsumer(Observability, AIOKafkaConsumer):  # type: ignore[misc]  # 
       security arguments.
     * ``group_protocol="consumer"`` (KIP-848) with ``group_remote_assignor`` and
       ``instance_takeover`` (``docs/consumer-protocol.md``).
-    * Pre-registration (KIP-469, ``docs/scaling.md``), opt-in: ``roster_topic`` (default None:
-      no roster request, no roster ACL) and ``roster_barrier``.
+    * Pre-registration (KIP-469, ``docs/scaling.md``), opt-in: ``roster_topic``, ``roster_barrier``.
     """
 
     def __init__(
