@@ -6,7 +6,8 @@ ApiVersions and DescribeConfigs, the protocol layer's (``response_class``) for t
 Its cluster metadata is aiokafka's real ``ClusterMetadata``, loaded from a Metadata response.
 A test scripts one answer per request in ``answers[api_key]`` (a response object, or an
 exception to raise, or a function of ``(node_id, request)`` giving either); the last answer
-of a list repeats; an API without answers times out. Every request is kept in ``sent``.
+of a list repeats; a request of an API with no answers gets RequestTimedOutError. Every
+request is kept in ``sent``.
 """
 
 from __future__ import annotations

@@ -75,8 +75,7 @@ async def test_a_refused_lookup_names_the_missing_acl_and_the_brokers_message() 
     assert raised.value.error_name == "GROUP_AUTHORIZATION_FAILED"
 
 
-async def test_with_coordinator_negotiates_versions_and_looks_up_again_after_a_retriable_code(
-) -> None:  # fmt: skip
+async def test_versions_are_negotiated_and_a_retriable_lookup_is_made_again() -> None:
     loading = find_coordinator(-1, error_code=ErrorCode.COORDINATOR_NOT_AVAILABLE)
     client = FakeClient(answers={ApiKey.FIND_COORDINATOR: [loading, find_coordinator(1)]})
     seen: list[tuple[int, GroupApiVersions]] = []
