@@ -396,8 +396,10 @@ def joins_group(consumer: Any) -> bool:
 
 
 def subscribes_topics(consumer: Any) -> bool:
-    """Whether ``subscribe()`` was called (not ``assign()``, not nothing)."""
-    return bool(consumer._subscription.subscription)
+    """Whether ``subscribe()`` was called (not ``assign()``, not nothing). aiokafka's manual
+    assignment is a subscription object too: only an automatic one counts."""
+    sub = consumer._subscription
+    return bool(sub.subscription is not None and sub.partitions_auto_assigned())
 
 
 async def wait_for_assignment(consumer: Any) -> None:

@@ -1,0 +1,350 @@
+"""The consumer's seam without a broker: ApiVersions from whichever broker answers, the
+coordinator lookup's three outcomes, the coordinator seam aiokafka calls, ``start_consumer`` on a
+real ``AIOKafkaConsumer`` whose client is scripted, and the settings read from the consumer.
+(``test_client_seam.py`` covers the subscription side of ``ClientSeam``.)"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import aiokafka
+import aiokafka.errors as Errors
+import pytest
+from aiokafka import AIOKafkaConsumer
+from aiokafka.client import ConnectionGroup
+from aiokafka.consumer.group_coordinator import NoGroupCoordinator
+from aiokafka.consumer.subscription_state import SubscriptionState
+from aiokafka.protocol.admin import ApiVersionRequest
+from aiokafka.structs import TopicPartition
+
+from staticconsumer import _compat
+from staticconsumer._compat import ClientSeam, CoordinatorSeam
+from staticconsumer.errors import (
+    ClusterUnavailableError,
+    StaticConsumerError,
+    UnsupportedBrokerError,
+)
+from staticconsumer.protocol import ApiKey
+from tests._fake_client import FakeClient, api_versions, metadata
+
+NOWHERE = "127.0.0.1:1"
+
+
+def only_node(node: int, error: Exception) -> Any:
+    """An ApiVersions answer: ``error`` from every node but ``node``, which answers."""
+
+    def answer(node_id: int, request: Any) -> Any:
+        return api_versions() if node_id == node else error
+
+    return answer
+
+
+# -- ApiVersions --------------------------------------------------------------------------------
+
+
+async def test_api_versions_come_from_the_first_broker_that_answers() -> None:
+    client = FakeClient(brokers=(1, 2, 3),
+                        answers={ApiKey.API_VERSIONS: [only_node(2, Errors.NodeNotReadyError())]})
+    versions = await _compat.negotiate_versions(client, 5.0, 0.0)
+    assert versions.join_group == 9
+    assert [s.node_id for s in client.sent] == [1, 2]
+
+
+async def test_a_round_without_answer_refreshes_metadata_and_tries_the_failed_last() -> None:
+    timed_out = Errors.KafkaTimeoutError()
+    answers = [only_node(-1, timed_out), only_node(-1, timed_out), only_node(1, timed_out)]
+    client = FakeClient(brokers=(1, 2), answers={ApiKey.API_VERSIONS: answers})
+    await _compat.negotiate_versions(client, 5.0, 0.0)
+    assert client.metadata_updates == 1
+    assert [s.node_id for s in client.sent] == [1, 2, 1], "every broker failed: by node id again"
+
+
+async def test_no_answer_before_the_deadline_is_cluster_unavailable_naming_each_failure() -> None:
+    client = FakeClient(brokers=(1, 2),
+                        answers={ApiKey.API_VERSIONS: [Errors.RequestTimedOutError("slow")]})
+    with pytest.raises(ClusterUnavailableError, match="no broker answered ApiVersions") as raised:
+        await _compat.negotiate_versions(client, 0.0, 0.0)
+    assert "1:" in str(raised.value) and "2:" in str(raised.value)
+
+
+async def test_a_final_failure_or_a_broker_too_old_is_raised_at_once() -> None:
+    final = Errors.UnsupportedVersionError("no")
+    client = FakeClient(brokers=(1, 2), answers={ApiKey.API_VERSIONS: [final]})
+    with pytest.raises(Errors.UnsupportedVersionError):
+        await _compat.negotiate_versions(client, 5.0, 0.0)
+    assert len(client.sent) == 1
+    old = api_versions({ApiKey.JOIN_GROUP: (0, 4)})
+    with pytest.raises(UnsupportedBrokerError):
+        await _compat.negotiate_versions(FakeClient(answers={ApiKey.API_VERSIONS: [old]}), 5, 0)
+
+
+def test_an_untested_aiokafka_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    _compat.check_aiokafka_version()
+    monkeypatch.setattr(aiokafka, "__version__", "0.15.0")
+    with pytest.raises(StaticConsumerError, match=r"supports aiokafka 0\.14\.x; aiokafka 0\.15"):
+        _compat.check_aiokafka_version()
+
+
+# -- the coordinator lookup and the coordination connection ---------------------------------------
+
+
+def seam(client: FakeClient, *topics: str) -> tuple[ClientSeam, SubscriptionState]:
+    subscription = SubscriptionState()
+    if topics:
+        subscription.subscribe(set(topics))
+    return ClientSeam(client, subscription), subscription
+
+
+async def test_the_coordinator_is_its_node_once_a_connection_to_it_is_ready() -> None:
+    client = FakeClient(lookups=[3, 3], ready_answers=[True, False])
+    s, _ = seam(client)
+    assert await s.lookup_coordinator("g") == 3
+    assert await s.lookup_coordinator("g") is None, "not ready: ask again later"
+
+
+async def test_a_retriable_lookup_failure_refreshes_metadata_and_asks_again_later() -> None:
+    client = FakeClient(lookups=[Errors.CoordinatorNotAvailableError()])
+    s, _ = seam(client)
+    assert await s.lookup_coordinator("g") is None
+    assert client.metadata_updates == 1
+
+
+async def test_a_refused_lookup_names_the_group_and_a_final_failure_propagates() -> None:
+    client = FakeClient(lookups=[Errors.GroupAuthorizationFailedError(), Errors.UnknownError()])
+    s, _ = seam(client)
+    with pytest.raises(Errors.GroupAuthorizationFailedError) as raised:
+        await s.lookup_coordinator("orders")
+    assert raised.value.args == ("orders",)
+    with pytest.raises(Errors.UnknownError):
+        await s.lookup_coordinator("orders")
+
+
+async def test_group_requests_take_the_coordination_connection() -> None:
+    client = FakeClient()
+    s, _ = seam(client)
+    await s.send(1, ApiVersionRequest())
+    assert client.sent[0].group == ConnectionGroup.COORDINATION
+
+
+# -- what the leader and the fatal path read from the client -------------------------------------
+
+
+async def test_the_leader_reads_partition_counts_and_racks_from_the_metadata() -> None:
+    client = FakeClient()
+    client.cluster.update_metadata(metadata((1, 2), {"t": {0: [1], 1: [2]}}, racks={2: "az-b"}))
+    s, _ = seam(client, "t")
+    assert s.partitions_per_topic(["t", "unknown"]) == {"t": 2}
+    assert s.replica_racks(["t"]) == {("t", 0): frozenset(), ("t", 1): frozenset({"az-b"})}
+    s.watch_topics({"t", "u"})
+    assert client.topics_set == [{"t", "u"}]
+
+
+async def test_a_pattern_subscription_keeps_aiokafkas_own_topic_list() -> None:
+    client = FakeClient()
+    subscription = SubscriptionState()
+    subscription.subscribe_pattern(re.compile("t.*"))
+    ClientSeam(client, subscription).watch_topics({"t1"})
+    assert client.topics_set == []
+
+
+async def test_an_aborted_wait_for_assignment_raises_the_reason() -> None:
+    s, subscription = seam(FakeClient(), "t")
+    subscription.register_fetch_waiters(set())  # as aiokafka's Fetcher does when created
+    waiting = asyncio.ensure_future(subscription.wait_for_assignment())
+    await asyncio.sleep(0)
+    s.abort_waiters(_compat.WakeMarker("fenced"))
+    with pytest.raises(_compat.WakeMarker):
+        await waiting
+
+
+async def test_without_an_assignment_there_is_nothing_consumed_or_to_pause() -> None:
+    s, subscription = seam(FakeClient(), "t")
+    assert s.assignment() is None, "subscribed, nothing assigned yet"
+    s.mark_pending_revocation([("t", 0)])
+    assert s.consumed_offsets() == {}
+    assert s.current_subscription() is subscription.subscription and s.auto_assigned()
+    assert s.listener() is subscription.listener
+
+
+async def test_after_an_eager_revocation_the_next_assignment_keeps_no_position() -> None:
+    s, _ = seam(FakeClient(), "t")
+    s.assign([("t", 0)]).state_value(TopicPartition("t", 0)).seek(42)
+    s.begin_reassignment()
+    again = s.assign([("t", 0)])
+    assert not again.state_value(TopicPartition("t", 0)).has_valid_position
+    assert s.consumed_offsets([("t", 0)]) == {}
+
+
+# -- the coordinator seam aiokafka calls ---------------------------------------------------------
+
+
+@dataclass
+class RecordingDriver:
+    """A driver that records what the seam forwards to it."""
+
+    seam: Any = None
+    calls: list[tuple[str, Any]] = field(default_factory=list)
+    errors: list[Exception] = field(default_factory=list)
+
+    def start(self) -> None:
+        self.calls.append(("start", None))
+
+    def check_errors(self) -> None:
+        if self.errors:
+            raise self.errors.pop(0)
+
+    async def close(self) -> None:
+        self.calls.append(("close", None))
+
+    async def commit_offsets(self, assignment: Any, offsets: Any) -> None:
+        self.calls.append(("commit_offsets", offsets))
+
+    async def fetch_committed_offsets(self, partitions: Any) -> Any:
+        self.calls.append(("fetch_committed_offsets", partitions))
+        return {"fetched": partitions}
+
+    def start_commit_offsets_refresh_task(self, assignment: Any) -> None:
+        self.calls.append(("refresh", assignment))
+
+    def maybe_leave_group(self) -> Any:
+        self.calls.append(("leave", None))
+        return "leaving"
+
+    def on_metadata_change(self) -> None:
+        self.calls.append(("metadata_change", None))
+
+
+async def test_the_coordinator_seam_forwards_what_aiokafka_calls() -> None:
+    driver = RecordingDriver(errors=[_compat.WakeMarker("fenced")])
+    coordinator = CoordinatorSeam(FakeClient(), SubscriptionState(), driver)
+    with pytest.raises(_compat.WakeMarker):
+        coordinator.check_errors()
+    coordinator.check_errors()
+    await coordinator.commit_offsets(None, {"tp": 1})
+    assert await coordinator.fetch_committed_offsets(["tp"]) == {"fetched": ["tp"]}
+    coordinator.start_commit_offsets_refresh_task("assignment")
+    assert coordinator.maybe_leave_group() == "leaving"
+    await coordinator.close()
+    assert [name for name, _ in driver.calls] == [
+        "commit_offsets", "fetch_committed_offsets", "refresh", "leave", "close"]  # fmt: skip
+
+
+async def test_a_watched_topics_partition_count_change_reaches_the_driver() -> None:
+    client = FakeClient()
+    client.cluster.update_metadata(metadata((1,), {"t": {0: [1]}, "u": {0: [1]}}))
+    subscription = SubscriptionState()
+    subscription.subscribe({"t"})
+    driver = RecordingDriver()
+    s = ClientSeam(client, subscription)
+    s.watch_partition_counts(["t"])  # before attach: nothing to watch with
+    s.attach(CoordinatorSeam(client, subscription, driver))
+    s.watch_partition_counts(["t"])
+    client.cluster.update_metadata(metadata((1,), {"t": {0: [1]}, "u": {0: [1], 1: [1]}}))
+    assert driver.calls == [], "an unwatched topic grew"
+    client.cluster.update_metadata(metadata((1,), {"t": {0: [1], 1: [1]}}))
+    assert driver.calls == [("metadata_change", None)]
+
+
+# -- start_consumer on a real AIOKafkaConsumer ---------------------------------------------------
+
+
+@pytest.fixture
+async def consumer_parts() -> AsyncIterator[list[AIOKafkaConsumer]]:
+    """Consumers the test builds (``make``), stopped again afterwards."""
+    made: list[AIOKafkaConsumer] = []
+    yield made
+    for consumer in made:
+        await consumer.stop()
+
+
+def scripted(made: list[AIOKafkaConsumer], *topics: str, **kwargs: Any) -> tuple[
+    AIOKafkaConsumer, FakeClient
+]:  # fmt: skip
+    """A real consumer whose client answers from a scripted client: no connection is made."""
+    consumer = AIOKafkaConsumer(*topics, bootstrap_servers=NOWHERE, **kwargs)
+    made.append(consumer)
+    fake = FakeClient()
+    client = consumer._client
+
+    async def nothing(*_: Any, **__: Any) -> None:
+        return None
+
+    client.bootstrap = nothing
+    client.send = fake.send
+    client.force_metadata_update = fake.force_metadata_update
+    consumer._wait_topics = nothing
+    client.cluster.update_metadata(metadata((1,), {"t": {0: [1], 1: [1]}}))
+    return consumer, fake
+
+
+async def test_start_consumer_puts_the_seam_between_aiokafka_and_the_driver(
+    consumer_parts: list[AIOKafkaConsumer],
+) -> None:
+    consumer, fake = scripted(consumer_parts, "t", group_id="g", group_instance_id="svc-0",
+                              client_id="svc", session_timeout_ms=30000)  # fmt: skip
+    assert _compat.joins_group(consumer) and _compat.subscribes_topics(consumer)
+    driver = RecordingDriver()
+    made: list[tuple[ClientSeam, Any]] = []
+
+    def make_driver(seam: ClientSeam, versions: Any) -> RecordingDriver:
+        made.append((seam, versions))
+        driver.seam = seam
+        return driver
+
+    await _compat.start_consumer(consumer, make_driver)
+    [(seam, versions)] = made
+    assert fake.apis() == ["API_VERSIONS"] and versions.join_group == 9
+    assert isinstance(consumer._coordinator, CoordinatorSeam)
+    assert _compat.coordinator_of(consumer) is driver
+    assert driver.calls == [("start", None)], "subscribed: no committed-offsets refresh task"
+    _compat.start_poll_timer(consumer)
+    assert seam.idle_seconds() < 1.0
+    with pytest.raises(StaticConsumerError, match="twice"):
+        await _compat.start_consumer(consumer, make_driver)
+
+    settings = _compat.consumer_settings(consumer)
+    assert (settings.group_id, settings.group_instance_id, settings.client_id) == (
+        "g", "svc-0", "svc")  # fmt: skip
+    assert settings.session_timeout_ms == 30000 and _compat.client_id_of(consumer) == "svc"
+
+
+async def test_assigned_partitions_in_a_group_start_the_committed_offsets_refresh(
+    consumer_parts: list[AIOKafkaConsumer],
+) -> None:
+    consumer, _ = scripted(consumer_parts, group_id="g")
+    consumer.assign([TopicPartition("t", 0)])
+    assert not _compat.joins_group(consumer)
+    driver = RecordingDriver()
+    await _compat.start_consumer(consumer, lambda seam, versions: driver)
+    assert [name for name, _ in driver.calls] == ["refresh", "start"]
+
+
+async def test_without_a_group_a_subscriber_gets_every_partition_at_start(
+    consumer_parts: list[AIOKafkaConsumer],
+) -> None:
+    consumer, fake = scripted(consumer_parts, "t")
+
+    def no_driver(seam: ClientSeam, versions: Any) -> Any:
+        raise AssertionError("no group, no driver")
+
+    await _compat.start_consumer(consumer, no_driver)
+    assert isinstance(consumer._coordinator, NoGroupCoordinator)
+    assert fake.apis() == [] and fake.metadata_updates == 1
+    assert consumer.assignment() == {TopicPartition("t", 0), TopicPartition("t", 1)}
+    assert _compat.coordinator_of(consumer) is None
+    _compat.start_poll_timer(consumer)  # no driver: nothing to time
+
+
+async def test_assign_is_no_topic_subscription(consumer_parts: list[AIOKafkaConsumer]) -> None:
+    """``subscribes_topics`` (StaticConsumer asks it before waiting at the roster barrier) said
+    True after ``assign()``: aiokafka's manual assignment is a subscription object too."""
+    consumer, _ = scripted(consumer_parts, group_id="g")
+    assert not _compat.subscribes_topics(consumer), "nothing yet"
+    consumer.assign([TopicPartition("t", 0)])
+    assert not _compat.subscribes_topics(consumer), "assign(): no group join"
+    subscriber, _ = scripted(consumer_parts, "t", group_id="g")
+    assert _compat.subscribes_topics(subscriber)
