@@ -16,7 +16,7 @@ from .._observability.emitter import SHARED_CLIENT_KEYS, EventEmitter
 from .._observability.health import HealthServer
 from .._observability.metrics import ConsumerMetrics, MetricValues
 from .._observability.publisher import EventPublisher
-from ..drivers import Driver, FatalCallback, classic_driver, consumer_group_driver
+from ..drivers import AnyDriver, FatalCallback, classic_driver, consumer_group_driver
 from ..drivers.roster_gate import RosterSource
 from ..membership import Lifecycle, Membership, Roster, membership_state, snapshot
 from .options import GroupProtocolOptions
@@ -27,7 +27,7 @@ def make_driver(
     seam: _compat.ClientSeam, versions: Any, *, on_fatal: FatalCallback,
     events: EventEmitter | None, unreleased_wait_ms: int, metrics: ConsumerMetrics | None = None,
     roster: RosterSource | None = None,
-) -> Driver:  # fmt: skip
+) -> AnyDriver:  # fmt: skip
     """The driver of ``group_protocol``, from the consumer's settings (read by ``_compat``)."""
     s = settings
     common: dict[str, Any] = dict(

@@ -24,7 +24,7 @@ from .._observability.health import consumer_endpoint, health_options
 from .._observability.metrics import ConsumerMetrics, MetricLabels
 from .._observability.otel import PROCESS_BRIDGE
 from .._observability.publisher import EventPublisher
-from ..drivers import Driver, FatalCallback
+from ..drivers import AnyDriver, FatalCallback
 from ..errors import (
     ClusterUnavailableError,
     ConfigurationError,
@@ -356,7 +356,7 @@ class StaticConsumer(Observability, AIOKafkaConsumer):  # type: ignore[misc]  # 
                     "start() goes on waiting for the coordinator: %s", exc
                 )
 
-    def _make_driver(self, seam: _compat.ClientSeam, versions: Any) -> Driver:
+    def _make_driver(self, seam: _compat.ClientSeam, versions: Any) -> AnyDriver:
         return make_driver(
             _compat.consumer_settings(self), self._group_protocol, seam, versions,
             on_fatal=self._on_fatal, events=self._events,
