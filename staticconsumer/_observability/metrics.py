@@ -7,8 +7,9 @@ consumer protocol). ``docs/operations.md`` lists every metric.
 event (never per record): :meth:`~ConsumerMetrics.answered` after each group request's answer
 (JoinGroup, SyncGroup, Heartbeat, ConsumerGroupHeartbeat, OffsetCommit),
 :meth:`~ConsumerMetrics.rebalance_started` / :meth:`~ConsumerMetrics.rebalance_ended` /
-:meth:`~ConsumerMetrics.rebalance_failed` where the consumer protocol (and a leader's assignor)
-decides them, :meth:`~ConsumerMetrics.listener_returned` after a rebalance listener call.
+:meth:`~ConsumerMetrics.rebalance_failed` where the engine decides them (its ``RecordRebalance``
+actions, ``membership._io``: the consumer protocol's span, a leader's assignor failing),
+:meth:`~ConsumerMetrics.listener_returned` after a rebalance listener call.
 
 What Java's definitions come to:
 

@@ -11,8 +11,9 @@ group consumer the same way):
   feeds the answers back;
 - an :class:`~.offsets.OffsetKeeper` (commits and committed offsets) and a
   :class:`~.handover.Handover` (partitions to and from the application);
-- the consumer's coordinator metrics (``_observability.metrics``), which the sender, the
-  offsets keeper and the hand-over feed with one call per event.
+- the consumer's coordinator metrics (``_observability.metrics``), which the sender (request
+  latencies), the offsets keeper, the hand-over and the engine (its ``RecordRebalance``
+  actions, performed here) feed with one call per event.
 
 A ``Driver[SenderActionT]`` is typed by its sender's actions: it holds an engine that takes the
 common inputs and gives out ``CommonAction | SenderActionT`` (``membership._io``). It performs
