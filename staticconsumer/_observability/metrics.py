@@ -36,8 +36,9 @@ import math
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
+from typing import assert_never
 
-from ..membership import Api
+from ..membership import Api, RebalanceMetric
 
 #: Java's ``MetricConfig`` defaults: ``metrics.sample.window.ms`` and ``metrics.num.samples``.
 SAMPLE_WINDOW_S = 30.0
@@ -282,6 +283,18 @@ class ConsumerMetrics:
                 self.rebalance_ended()
             else:
                 self.rebalance_failed()
+
+    def rebalance(self, what: RebalanceMetric) -> None:
+        """What an engine decided about the rebalance (its ``RecordRebalance`` action)."""
+        match what:
+            case RebalanceMetric.STARTED:
+                self.rebalance_started()
+            case RebalanceMetric.ENDED:
+                self.rebalance_ended()
+            case RebalanceMetric.FAILED:
+                self.rebalance_failed()
+            case _:
+                assert_never(what)
 
     def rebalance_started(self, at: float | None = None) -> None:
         """A rebalance begins (unless one is in progress: a retried one keeps its start)."""

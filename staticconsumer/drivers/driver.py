@@ -30,7 +30,7 @@ import asyncio
 import logging
 import time
 from collections.abc import Awaitable, Callable, Iterable, Sequence
-from typing import Any, Generic, Protocol, TypeVar, assert_never
+from typing import Any, Generic, Protocol, TypeVar
 
 from .. import _compat
 from .._compat import WakeMarker
@@ -54,7 +54,6 @@ from ..membership import (
     MembershipState,
     Partitions,
     RaiseError,
-    RebalanceMetric,
     RecordRebalance,
     Revoke,
     Unsubscribed,
@@ -262,8 +261,13 @@ class Driver(Generic[SenderActionT]):
     def run_now(self, actions: Iterable[CommonAction | SenderActionT]) -> None:
         """Perform actions that need no I/O (events, metrics) at once."""
         for action in actions:
-            assert isinstance(action, Emit | RecordRebalance), f"{action!r} needs the event loop"
-            self._perform_now(action)
+            match action:
+                case Emit():
+                    self.emit(action)
+                case RecordRebalance():  # the engine decided; the metrics count
+                    self.metrics.rebalance(action.what)
+                case _:
+                    raise AssertionError(f"{action!r} needs the event loop")
 
     async def run(self, actions: Iterable[CommonAction | SenderActionT]) -> None:
         """Perform ``actions`` in order, and the actions their answers call for."""
@@ -279,7 +283,7 @@ class Driver(Generic[SenderActionT]):
         every common action has its case: what is left must be the sender's type)."""
         match action:
             case Emit() | RecordRebalance():
-                self._perform_now(action)
+                self.run_now([action])
             case FindCoordinator():
                 await self.find_coordinator()
             case Backoff():
@@ -295,20 +299,6 @@ class Driver(Generic[SenderActionT]):
             case _:
                 return await self.sender.perform(action)
         return []
-
-    def _perform_now(self, action: Emit | RecordRebalance) -> None:
-        if isinstance(action, Emit):
-            self.emit(action)
-            return
-        match action.what:  # the engine decided; the metrics count (``_observability.metrics``)
-            case RebalanceMetric.STARTED:
-                self.metrics.rebalance_started()
-            case RebalanceMetric.ENDED:
-                self.metrics.rebalance_ended()
-            case RebalanceMetric.FAILED:
-                self.metrics.rebalance_failed()
-            case _:
-                assert_never(action.what)
 
     def emit(self, action: Emit) -> None:
         if self._events is None:
