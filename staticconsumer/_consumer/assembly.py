@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 from .. import _compat
 from .._observability.emitter import EventEmitter
 from .._observability.metrics import ConsumerMetrics, MetricValues
-from ..drivers import Driver, FatalCallback, classic_driver, consumer_group_driver
+from ..drivers import AnyDriver, FatalCallback, classic_driver, consumer_group_driver
 from ..errors import StaticConsumerError
 from ..membership import Lifecycle, Membership, membership_state, snapshot
 from ..roster import RosterReader
@@ -24,7 +24,7 @@ def make_driver(
     seam: _compat.ClientSeam, versions: Any, *, on_fatal: FatalCallback,
     events: EventEmitter | None, unreleased_wait_ms: int, metrics: ConsumerMetrics | None = None,
     roster: RosterReader | None = None,
-) -> Driver:  # fmt: skip
+) -> AnyDriver:  # fmt: skip
     """The driver of ``group_protocol``, from the consumer's settings (read by ``_compat``).
     With ``roster`` (pre-registration on), a classic leader reads it on ``seam``."""
     s = settings

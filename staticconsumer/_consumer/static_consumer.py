@@ -19,7 +19,7 @@ from .. import _compat
 from .._compat import WakeMarker
 from .._compat.auth import consumer_security_error
 from .._observability.emitter import EventCallback
-from ..drivers import Driver, FatalCallback
+from ..drivers import AnyDriver, FatalCallback
 from ..errors import (
     ClusterUnavailableError,
     ConfigurationError,
@@ -219,7 +219,7 @@ class StaticConsumer(Observability, AIOKafkaConsumer):  # type: ignore[misc]  # 
                     "start() goes on waiting for the coordinator: %s", exc
                 )
 
-    def _make_driver(self, seam: _compat.ClientSeam, versions: Any) -> Driver:
+    def _make_driver(self, seam: _compat.ClientSeam, versions: Any) -> AnyDriver:
         return make_driver(
             _compat.consumer_settings(self), self._group_protocol, seam, versions,
             on_fatal=self._on_fatal, events=self._owned.events,

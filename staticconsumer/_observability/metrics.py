@@ -7,8 +7,9 @@ consumer protocol). ``docs/operations.md`` lists every metric.
 event (never per record): :meth:`~ConsumerMetrics.answered` after each group request's answer
 (JoinGroup, SyncGroup, Heartbeat, ConsumerGroupHeartbeat, OffsetCommit),
 :meth:`~ConsumerMetrics.rebalance_started` / :meth:`~ConsumerMetrics.rebalance_ended` /
-:meth:`~ConsumerMetrics.rebalance_failed` where the consumer protocol (and a leader's assignor)
-decides them, :meth:`~ConsumerMetrics.listener_returned` after a rebalance listener call.
+:meth:`~ConsumerMetrics.rebalance_failed` where the engine decides them (its ``RecordRebalance``
+actions, ``membership._io``: the consumer protocol's span, a leader's assignor failing),
+:meth:`~ConsumerMetrics.listener_returned` after a rebalance listener call.
 
 What Java's definitions come to:
 
@@ -35,8 +36,9 @@ import math
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
+from typing import assert_never
 
-from ..membership import Api
+from ..membership import Api, RebalanceMetric
 
 #: Java's ``MetricConfig`` defaults: ``metrics.sample.window.ms`` and ``metrics.num.samples``.
 SAMPLE_WINDOW_S = 30.0
@@ -281,6 +283,18 @@ class ConsumerMetrics:
                 self.rebalance_ended()
             else:
                 self.rebalance_failed()
+
+    def rebalance(self, what: RebalanceMetric) -> None:
+        """What an engine decided about the rebalance (its ``RecordRebalance`` action)."""
+        match what:
+            case RebalanceMetric.STARTED:
+                self.rebalance_started()
+            case RebalanceMetric.ENDED:
+                self.rebalance_ended()
+            case RebalanceMetric.FAILED:
+                self.rebalance_failed()
+            case _:
+                assert_never(what)
 
     def rebalance_started(self, at: float | None = None) -> None:
         """A rebalance begins (unless one is in progress: a retried one keeps its start)."""

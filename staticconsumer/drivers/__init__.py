@@ -4,8 +4,9 @@ One :class:`Driver` (``driver.py``) runs the coordination loop for either group 
 *holds* a membership engine (:mod:`staticconsumer.membership`, sans-IO: it decides everything),
 a sender for its group protocol and two components; nothing here is a base class:
 
-- ``driver``: the :class:`Driver` (generic actions, the one fatal path, errors for the
-  application's next poll, the loop, close) and the :class:`Sender` contract;
+- ``driver``: the :class:`Driver` (the common actions, the one fatal path, errors for the
+  application's next poll, the loop, close) and the :class:`Sender` contract, both typed by
+  the sender's actions (``Driver[ClassicSenderAction]``, ``Driver[ConsumerGroupSenderAction]``);
 - ``classic``: the JoinGroup/SyncGroup sender and the leader's assignment step (KIP-345 static
   membership, KIP-429 cooperative), and :func:`classic_driver`;
 - ``consumer_group``: the KIP-848 sender (ConsumerGroupHeartbeat, topic ids, takeover), and
@@ -20,6 +21,13 @@ public API.
 
 from .classic import classic_driver
 from .consumer_group import consumer_group_driver
-from .driver import Driver, FatalCallback, Sender
+from .driver import AnyDriver, Driver, FatalCallback, Sender
 
-__all__ = ["Driver", "FatalCallback", "Sender", "classic_driver", "consumer_group_driver"]
+__all__ = [
+    "AnyDriver",
+    "Driver",
+    "FatalCallback",
+    "Sender",
+    "classic_driver",
+    "consumer_group_driver",
+]

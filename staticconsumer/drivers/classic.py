@@ -13,7 +13,7 @@ import asyncio
 import logging
 import re
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, assert_never
 
 from .. import _compat
 from .._error_map import fenced_error
@@ -24,12 +24,13 @@ from ..events import InstanceFenced
 from ..membership import (
     JOIN_REASON_METADATA_CHANGED,
     JOIN_REASON_SUBSCRIPTION_CHANGED,
-    Action,
     Api,
     AssignmentComputed,
     AssignmentFailed,
     BecomeFatal,
+    ClassicAction,
     ClassicMember,
+    ClassicSenderAction,
     ComputeAssignment,
     Emit,
     HeartbeatAnswered,
@@ -38,6 +39,7 @@ from ..membership import (
     LeaveGroupAnswered,
     MemberConfig,
     RebalanceProtocol,
+    RecordRebalance,
     RequestFailed,
     Revoke,
     SendHeartbeat,
@@ -79,7 +81,7 @@ def classic_driver(
     enable_auto_commit: bool, auto_commit_interval_ms: int, on_fatal: FatalCallback,
     events: EventEmitter | None, metrics: ConsumerMetrics | None = None,
     roster: RosterSource | None = None,
-) -> Driver:  # fmt: skip
+) -> Driver[ClassicSenderAction]:  # fmt: skip
     """A driver holding a :class:`ClassicMember` and its :class:`ClassicSender`. ``roster``
     reads the group's roster when this member leads (``staticconsumer.roster``); None: never."""
     cooperative = all("cooperative" in a.supported_protocols for a in assignors)
@@ -89,13 +91,13 @@ def classic_driver(
                      max_poll_interval_ms, protocol, client_id=client_id)
     )  # fmt: skip
 
-    def sender(driver: Driver) -> ClassicSender:
+    def sender(driver: Driver[ClassicSenderAction]) -> ClassicSender:
         return ClassicSender(driver, engine, client_rack=client_rack, assignors=assignors,
                              session_timeout_ms=session_timeout_ms,
                              rebalance_timeout_ms=rebalance_timeout_ms,
                              roster=roster)  # fmt: skip
 
-    return Driver(
+    return Driver[ClassicSenderAction](
         engine, sender, seam, versions, client_id=client_id, retry_backoff_ms=retry_backoff_ms,
         enable_auto_commit=enable_auto_commit, auto_commit_interval_ms=auto_commit_interval_ms,
         on_fatal=on_fatal, events=events, metrics=metrics, protocol="classic",
@@ -123,7 +125,8 @@ class ClassicSender:
     """Performs the classic engine's sends (module docstring)."""
 
     def __init__(
-        self, driver: Driver, engine: ClassicMember, *, client_rack: str | None,
+        self, driver: Driver[ClassicSenderAction], engine: ClassicMember, *,
+        client_rack: str | None,
         assignors: Sequence[Any], session_timeout_ms: int, rebalance_timeout_ms: int,
         roster: RosterSource | None = None,
     ) -> None:  # fmt: skip
@@ -143,18 +146,22 @@ class ClassicSender:
     def is_leader(self) -> bool:
         return self._engine.is_leader
 
-    async def perform(self, action: Any) -> list[Any] | None:
-        if isinstance(action, SendJoinGroup):
-            return await self._join(action)
-        if isinstance(action, ComputeAssignment):
-            return await self._leader_step(action)
-        if isinstance(action, SendSyncGroup):
-            return await self._sync(action)
-        if isinstance(action, SendHeartbeat):
-            return await self._heartbeat(action)
-        if isinstance(action, SendLeaveGroup):
-            return await self._leave(action)
-        return None
+    async def perform(self, action: ClassicSenderAction) -> Sequence[ClassicAction]:
+        """Perform one of the classic engine's sends (``mypy --strict`` proves each has its
+        case); the actions the answer calls for."""
+        match action:
+            case SendJoinGroup():
+                return await self._join(action)
+            case ComputeAssignment():
+                return await self._leader_step(action)
+            case SendSyncGroup():
+                return await self._sync(action)
+            case SendHeartbeat():
+                return await self._heartbeat(action)
+            case SendLeaveGroup():
+                return await self._leave(action)
+            case _:
+                assert_never(action)
 
     # -- what the driver asks of the protocol ------------------------------------------------------
 
@@ -203,7 +210,7 @@ class ClassicSender:
 
     # -- join, sync, heartbeat, leave --------------------------------------------------------------
 
-    async def _send(self, api: Api, request: Any, parse: Any, make: Any) -> list[Action]:
+    async def _send(self, api: Api, request: Any, parse: Any, make: Any) -> Sequence[ClassicAction]:
         """Send to the coordinator; feed ``make(parse(response))`` or "no answer" to the engine."""
         metrics = self._driver.metrics
         sent_at = metrics.now()
@@ -217,7 +224,7 @@ class ClassicSender:
         metrics.answered(api, sent_at, answer.error_code)
         return self._engine.handle(answer)
 
-    async def _join(self, action: SendJoinGroup) -> list[Action]:
+    async def _join(self, action: SendJoinGroup) -> Sequence[ClassicAction]:
         cfg = self._engine.config
         topics = sorted(self._seam.current_subscription().topics)
         generation = max(action.generation_id, -1)
@@ -258,7 +265,7 @@ class ClassicSender:
         )  # fmt: skip
         self._seam.watch_partition_counts(topics)
 
-    async def _leader_step(self, action: ComputeAssignment) -> list[Action]:
+    async def _leader_step(self, action: ComputeAssignment) -> Sequence[ClassicAction]:
         """Plan; an assignor that raises is the application's error (raised once, as Java's
         poll() raises it), and the member re-joins."""
         try:
@@ -268,9 +275,11 @@ class ClassicSender:
             error = StaticConsumerError(f"the {action.protocol!r} assignor failed: {exc!r}")
             error.__cause__ = exc
             actions = self._engine.handle(AssignmentFailed())
-            self._driver.metrics.rebalance_failed()
+            # The engine's count of the failed rebalance is recorded before the application is
+            # told (its poll raises the error); its backoff follows.
+            self._driver.run_now(a for a in actions if isinstance(a, RecordRebalance))
             await self._driver.raise_to_user(error)
-            return actions
+            return [a for a in actions if not isinstance(a, RecordRebalance)]
         return self._engine.handle(AssignmentComputed(planned))
 
     async def _plan(self, action: ComputeAssignment) -> tuple[tuple[str, bytes], ...]:
@@ -301,7 +310,7 @@ class ClassicSender:
         )
         return tuple(planned.items())
 
-    async def _sync(self, action: SendSyncGroup) -> list[Action]:
+    async def _sync(self, action: SendSyncGroup) -> Sequence[ClassicAction]:
         cfg = self._engine.config
         request = build_sync_group(
             self._versions.sync_group, group_id=cfg.group_id, generation_id=action.generation_id,
@@ -316,7 +325,7 @@ class ClassicSender:
             lambda r: SyncGroupAnswered(r.error_code, r.assignment),
         )
 
-    async def _heartbeat(self, action: SendHeartbeat) -> list[Action]:
+    async def _heartbeat(self, action: SendHeartbeat) -> Sequence[ClassicAction]:
         cfg = self._engine.config
         request = build_heartbeat(
             self._versions.heartbeat, group_id=cfg.group_id, generation_id=action.generation_id,
@@ -330,7 +339,7 @@ class ClassicSender:
             lambda r: HeartbeatAnswered(r.error_code, loop.time()),
         )
 
-    async def _leave(self, action: SendLeaveGroup) -> list[Action]:
+    async def _leave(self, action: SendLeaveGroup) -> Sequence[ClassicAction]:
         cfg = self._engine.config
         if self._driver.leave_reason and not self._versions.leave_group_carries_reason:
             self._reason_dropped("LeaveGroup", self._versions.leave_group, action.reason)

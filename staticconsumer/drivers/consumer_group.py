@@ -14,8 +14,8 @@ import asyncio
 import base64
 import logging
 import uuid
-from collections.abc import Iterable
-from typing import Any
+from collections.abc import Iterable, Sequence
+from typing import assert_never
 
 from .. import _compat
 from .._error_map import fenced_error
@@ -27,20 +27,18 @@ from ..membership import (
     ADMIN_REMOVE_REASON,
     Api,
     BecomeFatal,
+    ConsumerGroupAction,
     ConsumerGroupConfig,
     ConsumerGroupHeartbeatAnswered,
     ConsumerGroupHeartbeatFailed,
     ConsumerGroupMember,
-    ConsumerGroupState,
+    ConsumerGroupSenderAction,
     Emit,
-    GroupProtocol,
     LogIdentity,
     Partitions,
-    Reaction,
     Revoke,
     SendConsumerGroupHeartbeat,
     TakeOver,
-    reaction,
 )
 from ..protocol import (
     ErrorCode,
@@ -73,7 +71,7 @@ def consumer_group_driver(
     unreleased_wait_ms: int, retry_backoff_ms: int, enable_auto_commit: bool,
     auto_commit_interval_ms: int, on_fatal: FatalCallback, events: EventEmitter | None,
     metrics: ConsumerMetrics | None = None,
-) -> Driver:  # fmt: skip
+) -> Driver[ConsumerGroupSenderAction]:  # fmt: skip
     """A driver holding a :class:`ConsumerGroupMember` and its :class:`ConsumerGroupSender`;
     :class:`~staticconsumer.errors.UnsupportedBrokerError` for a broker that cannot serve a
     consumer-protocol member."""
@@ -85,13 +83,13 @@ def consumer_group_driver(
         max_poll_interval_ms=max_poll_interval_ms, takeover=takeover, client_id=client_id,
     ))  # fmt: skip
 
-    def sender(driver: Driver) -> ConsumerGroupSender:
+    def sender(driver: Driver[ConsumerGroupSenderAction]) -> ConsumerGroupSender:
         return ConsumerGroupSender(
             driver, engine, heartbeat_version=chosen.consumer_group_heartbeat,
             metadata_version=chosen.metadata,
         )  # fmt: skip
 
-    return Driver(
+    return Driver[ConsumerGroupSenderAction](
         engine, sender, seam, versions, client_id=client_id, retry_backoff_ms=retry_backoff_ms,
         enable_auto_commit=enable_auto_commit, auto_commit_interval_ms=auto_commit_interval_ms,
         on_fatal=on_fatal, events=events, metrics=metrics, protocol="consumer",
@@ -102,8 +100,8 @@ class ConsumerGroupSender:
     """Performs the KIP-848 engine's sends (module docstring)."""
 
     def __init__(
-        self, driver: Driver, engine: ConsumerGroupMember, *, heartbeat_version: int,
-        metadata_version: int,
+        self, driver: Driver[ConsumerGroupSenderAction], engine: ConsumerGroupMember, *,
+        heartbeat_version: int, metadata_version: int,
     ) -> None:  # fmt: skip
         self._driver = driver
         self._engine = engine
@@ -116,13 +114,17 @@ class ConsumerGroupSender:
     def is_leader(self) -> bool:
         return False  # the coordinator assigns (KIP-848): no member leads
 
-    async def perform(self, action: Any) -> list[Any] | None:
-        if isinstance(action, SendConsumerGroupHeartbeat):
-            return await self._heartbeat(action)
-        if isinstance(action, TakeOver):
-            await self._take_over(action)
-            return []
-        return None
+    async def perform(self, action: ConsumerGroupSenderAction) -> Sequence[ConsumerGroupAction]:
+        """Perform one of the KIP-848 engine's sends (``mypy --strict`` proves each has its
+        case); the actions the answer calls for."""
+        match action:
+            case SendConsumerGroupHeartbeat():
+                return await self._heartbeat(action)
+            case TakeOver():
+                await self._take_over(action)
+                return []
+            case _:
+                assert_never(action)
 
     # -- what the driver asks of the protocol ------------------------------------------------------
 
@@ -154,12 +156,10 @@ class ConsumerGroupSender:
 
     # -- the heartbeat ----------------------------------------------------------------------------
 
-    async def _heartbeat(self, action: SendConsumerGroupHeartbeat) -> list[Any]:
+    async def _heartbeat(self, action: SendConsumerGroupHeartbeat) -> list[ConsumerGroupAction]:
         cfg = self._engine.config
         loop = asyncio.get_running_loop()
         sent_at = self._driver.metrics.now()
-        if self._engine.state is ConsumerGroupState.ACKNOWLEDGING:
-            self._driver.metrics.rebalance_ended()  # reconciled: this heartbeat acknowledges it
         try:
             owned = None if action.owned is None else await self._topics.by_id(action.owned)
             request = build_consumer_group_heartbeat(
@@ -180,8 +180,7 @@ class ConsumerGroupSender:
             self._log.warning("ConsumerGroupHeartbeat to the coordinator failed: %r", exc)
             self._driver.metrics.answered(Api.CONSUMER_GROUP_HEARTBEAT, sent_at, None)
             return list(self._engine.handle(ConsumerGroupHeartbeatFailed(loop.time())))
-        record_heartbeat(self._driver.metrics, self._engine, sent_at, result.error_code,
-                         assignment)  # fmt: skip
+        self._driver.metrics.answered(Api.CONSUMER_GROUP_HEARTBEAT, sent_at, result.error_code)
         if result.error_code != ErrorCode.NONE and result.error_message:
             self._log.info("ConsumerGroupHeartbeat: %s (%s)", error_name(result.error_code),
                            result.error_message)  # fmt: skip
@@ -229,26 +228,14 @@ class ConsumerGroupSender:
         return fenced_error(self._driver.context(), action.api.value, holder and holder[1])
 
 
-def record_heartbeat(
-    metrics: ConsumerMetrics, engine: ConsumerGroupMember, sent_at: float, error_code: int,
-    assignment: Partitions | None,
-) -> None:  # fmt: skip
-    """The coordinator metrics of one ConsumerGroupHeartbeat answer, before the engine handles
-    it: an assignment other than the one held starts a rebalance (Java: the member starts
-    reconciling); a fence or a lost epoch fails the one in progress (Java: fenced or fatal)."""
-    metrics.answered(Api.CONSUMER_GROUP_HEARTBEAT, sent_at, error_code)
-    if assignment is not None and set(assignment) != set(engine.owned):
-        metrics.rebalance_started()
-    what = reaction(Api.CONSUMER_GROUP_HEARTBEAT, error_code, GroupProtocol.CONSUMER)
-    if what.fatal or what is Reaction.RESET:
-        metrics.rebalance_failed()
-
-
 class TopicIds:
     """Topic names by id and ids by name (KIP-516), learnt from Metadata v12 on the coordinator
     connection (aiokafka's metadata has no ids)."""
 
-    def __init__(self, driver: Driver, metadata_version: int, identity: LogIdentity) -> None:
+    def __init__(
+        self, driver: Driver[ConsumerGroupSenderAction], metadata_version: int,
+        identity: LogIdentity,
+    ) -> None:  # fmt: skip
         self._driver = driver
         self._metadata_version = metadata_version
         self._log = identity.logger(log)

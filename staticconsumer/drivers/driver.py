@@ -4,29 +4,34 @@ group consumer the same way):
 
 - an engine (:class:`~staticconsumer.membership.Engine`: ``ClassicMember`` or
   ``ConsumerGroupMember``), which decides everything — when to join, heartbeat, re-join, give up,
-  and whether a fatal error is a fence;
-- a sender (``classic.ClassicSender`` or ``consumer_group.ConsumerGroupSender``), which builds the
-  protocol's requests, sends them and feeds the answers back;
+  whether a fatal error is a fence, and when a rebalance starts, ends or fails (metrics);
+- a sender (``classic.ClassicSender`` or ``consumer_group.ConsumerGroupSender``), which performs
+  its protocol's actions (``membership.ClassicSenderAction``, ``ConsumerGroupSenderAction``: a
+  ``match`` that ``mypy --strict`` proves complete), builds the protocol's requests, sends them and
+  feeds the answers back;
 - an :class:`~.offsets.OffsetKeeper` (commits and committed offsets) and a
   :class:`~.handover.Handover` (partitions to and from the application);
 - a :class:`~.loop.CoordinationLoop` (what is due, when), run from :meth:`Driver.start` until
   :meth:`Driver.close`, and a :class:`~.mailbox.Mailbox` (what the application's next poll
   raises);
-- the consumer's coordinator metrics (``_observability.metrics``), which the sender, the
-  offsets keeper and the hand-over feed with one call per event.
+- the consumer's coordinator metrics (``_observability.metrics``), which the sender (request
+  latencies), the offsets keeper, the hand-over and the engine (its ``RecordRebalance``
+  actions, performed here) feed with one call per event.
 
-The driver performs the actions every engine asks for (events, finding the coordinator, backing
-off, handing partitions over, raising errors to the application), owns the one fatal path, and
-is the face aiokafka's consumer calls (``_compat.CoordinatorSeam``). It keeps no
-fatal fact of its own: the fatal error and whether it was a fence are the engine's.
+A ``Driver[SenderActionT]`` is typed by its sender's actions: it holds an engine that takes the
+common inputs and gives out ``CommonAction | SenderActionT`` (``membership._io``). It performs
+the common actions itself (events, metrics, finding the coordinator, backing off, handing
+partitions over, raising errors to the application) and the rest through its sender, owns the
+one fatal path, and is the face aiokafka's consumer calls (``_compat.CoordinatorSeam``). It
+keeps no fatal fact of its own: the fatal error and whether it was a fence are the engine's.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable, Iterable
-from typing import Any, Protocol
+from collections.abc import Awaitable, Callable, Iterable, Sequence
+from typing import Any, Generic, Protocol, TypeVar
 
 from .. import _compat
 from .._compat import WakeMarker
@@ -38,6 +43,10 @@ from ..membership import (
     Assign,
     Backoff,
     BecomeFatal,
+    ClassicSenderAction,
+    CommonAction,
+    CommonInput,
+    ConsumerGroupSenderAction,
     CoordinatorFound,
     Emit,
     Engine,
@@ -46,6 +55,7 @@ from ..membership import (
     MembershipState,
     Partitions,
     RaiseError,
+    RecordRebalance,
     Revoke,
     Unsubscribed,
 )
@@ -64,14 +74,19 @@ FatalCallback = Callable[[StaticConsumerError], None]
 CLOSE_COMMIT_TIMEOUT_S = 30.0
 
 
-class Sender(Protocol):
+#: The actions a driver's sender performs (``membership.ClassicSenderAction`` or
+#: ``membership.ConsumerGroupSenderAction``).
+SenderActionT = TypeVar("SenderActionT")
+
+
+class Sender(Protocol[SenderActionT]):
     """The protocol-specific part a driver holds (module docstring)."""
 
     @property
     def is_leader(self) -> bool: ...
 
-    async def perform(self, action: Any) -> list[Any] | None:
-        """Perform one of this protocol's actions; None when ``action`` is not one of them."""
+    async def perform(self, action: SenderActionT) -> Sequence[CommonAction | SenderActionT]:
+        """Perform one of this protocol's actions; the actions its answer calls for."""
         ...
 
     async def fatal_error(self, action: BecomeFatal) -> StaticConsumerError: ...
@@ -82,11 +97,13 @@ class Sender(Protocol):
     def subscription_changed(self) -> None: ...
 
 
-class Driver:
+class Driver(Generic[SenderActionT]):
     """Drives one engine over aiokafka's connections (module docstring)."""
 
     def __init__(
-        self, engine: Engine, make_sender: Callable[[Driver], Sender], seam: _compat.ClientSeam,
+        self, engine: Engine[CommonInput, CommonAction | SenderActionT],
+        make_sender: Callable[[Driver[SenderActionT]], Sender[SenderActionT]],
+        seam: _compat.ClientSeam,
         versions: GroupApiVersions, *, client_id: str, retry_backoff_ms: int,
         enable_auto_commit: bool, auto_commit_interval_ms: int, on_fatal: FatalCallback,
         events: EventEmitter | None, metrics: ConsumerMetrics | None = None,
@@ -236,39 +253,46 @@ class Driver:
 
     # -- performing actions -----------------------------------------------------------------------
 
-    def run_now(self, actions: Iterable[Any]) -> None:
-        """Perform actions that need no I/O (events) at once."""
+    def run_now(self, actions: Iterable[CommonAction | SenderActionT]) -> None:
+        """Perform actions that need no I/O (events, metrics) at once."""
         for action in actions:
-            assert isinstance(action, Emit), f"{action!r} needs the event loop"
-            self.emit(action)
+            match action:
+                case Emit():
+                    self.emit(action)
+                case RecordRebalance():  # the engine decided; the metrics count
+                    self.metrics.rebalance(action.what)
+                case _:
+                    raise AssertionError(f"{action!r} needs the event loop")
 
-    async def run(self, actions: Iterable[Any]) -> None:
+    async def run(self, actions: Iterable[CommonAction | SenderActionT]) -> None:
         """Perform ``actions`` in order, and the actions their answers call for."""
         queue = list(actions)
         while queue:
             action = queue.pop(0)
             queue[:0] = await self._perform(action)
 
-    async def _perform(self, action: Any) -> list[Any]:
-        if isinstance(action, Emit):
-            self.emit(action)
-        elif isinstance(action, FindCoordinator):
-            await self.find_coordinator()
-        elif isinstance(action, Backoff):
-            await asyncio.sleep(self._retry_backoff)
-        elif isinstance(action, Assign | Revoke):
-            await self.handover.perform(action)
-        elif isinstance(action, BecomeFatal):
-            await self._become_fatal(action)
-        elif isinstance(action, RaiseError):
-            error = kafka_error(action.error_code, group_id=self.group_id, detail=action.detail,
-                                topics=action.topics)  # fmt: skip
-            await self.raise_to_user(error)
-        else:
-            more = await self.sender.perform(action)
-            if more is None:
-                raise AssertionError(f"no driver performs {action!r}")
-            return more
+    async def _perform(
+        self, action: CommonAction | SenderActionT
+    ) -> Sequence[CommonAction | SenderActionT]:
+        """The common actions here; the rest are the sender's (``mypy --strict`` checks that
+        every common action has its case: what is left must be the sender's type)."""
+        match action:
+            case Emit() | RecordRebalance():
+                self.run_now([action])
+            case FindCoordinator():
+                await self.find_coordinator()
+            case Backoff():
+                await asyncio.sleep(self._retry_backoff)
+            case Assign() | Revoke():
+                await self.handover.perform(action)
+            case BecomeFatal():
+                await self._become_fatal(action)
+            case RaiseError():
+                error = kafka_error(action.error_code, group_id=self.group_id,
+                                    detail=action.detail, topics=action.topics)  # fmt: skip
+                await self.raise_to_user(error)
+            case _:
+                return await self.sender.perform(action)
         return []
 
     def emit(self, action: Emit) -> None:
@@ -361,3 +385,7 @@ class Driver:
             self._log.warning("Failed to commit on close: %r", exc)
         finally:
             self._committing_on_close = False
+
+
+#: Either protocol's driver (what a consumer holds).
+AnyDriver = Driver[ClassicSenderAction] | Driver[ConsumerGroupSenderAction]

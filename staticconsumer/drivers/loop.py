@@ -15,7 +15,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from .. import _compat
-from ..membership import Engine, MemberLog
+from ..membership import AnyEngine, MemberLog
 from .offsets import OffsetKeeper
 
 
@@ -23,7 +23,7 @@ class CoordinationLoop:
     """One member's loop and its wake-up (module docstring)."""
 
     def __init__(
-        self, engine: Engine, seam: _compat.ClientSeam, offsets: OffsetKeeper, *,
+        self, engine: AnyEngine, seam: _compat.ClientSeam, offsets: OffsetKeeper, *,
         perform: Callable[[Sequence[Any]], Awaitable[None]],
         subscription_changed: Callable[[], None], on_failure: Callable[[Exception], None],
         retry_backoff_s: float, log: MemberLog,

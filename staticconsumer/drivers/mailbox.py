@@ -12,14 +12,14 @@ from collections.abc import Awaitable, Callable
 
 from .. import _compat
 from .._compat import WakeMarker
-from ..membership import Engine, MemberLog
+from ..membership import AnyEngine, MemberLog
 
 
 class Mailbox:
     """Errors for the application's next poll (module docstring)."""
 
     def __init__(
-        self, engine: Engine, seam: _compat.ClientSeam, member_log: MemberLog, *,
+        self, engine: AnyEngine, seam: _compat.ClientSeam, member_log: MemberLog, *,
         loop_failure: Callable[[], BaseException | None],
         closing: Callable[[], Awaitable[None]],
     ) -> None:  # fmt: skip

@@ -20,7 +20,7 @@ from typing import Any, Protocol
 from .. import _compat
 from .._error_map import commit_error, kafka_error
 from .._observability.metrics import ConsumerMetrics
-from ..membership import Api, Backoff, CommitOutcome, Engine, FindCoordinator
+from ..membership import AnyEngine, Api, Backoff, CommitOutcome, CommonAction, FindCoordinator
 from ..protocol import (
     NO_COMMITTED_OFFSET,
     CommitOffset,
@@ -40,7 +40,7 @@ class OffsetsHost(Protocol):
 
     metrics: ConsumerMetrics
 
-    async def run(self, actions: Iterable[Any]) -> None: ...
+    async def run(self, actions: Iterable[CommonAction]) -> None: ...
     async def to_coordinator(self, request: Any) -> Any: ...
     async def find_coordinator(self) -> None: ...
     async def raise_to_user(self, error: Exception) -> None: ...
@@ -50,7 +50,7 @@ class OffsetKeeper:
     """Commits and committed offsets of one member (module docstring)."""
 
     def __init__(
-        self, engine: Engine, seam: _compat.ClientSeam, versions: GroupApiVersions,
+        self, engine: AnyEngine, seam: _compat.ClientSeam, versions: GroupApiVersions,
         host: OffsetsHost, *, enable_auto_commit: bool, auto_commit_interval_ms: int,
         retry_backoff_s: float,
     ) -> None:  # fmt: skip

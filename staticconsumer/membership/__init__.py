@@ -3,57 +3,74 @@
 * :mod:`._reactions` — the reactions room: what the member does about each error code on each
   group API, one table per group protocol (classic, KIP-848), one :func:`reaction` lookup; the
   engines read nothing else to react, and decide there whether a fatal member was fenced;
-* :mod:`._io` — the inputs (parsed answers, "no answer", the application's requests) and the
-  actions (send, assign, revoke, raise, become fatal) as plain data;
+* :mod:`._io` — the vocabulary: the inputs (parsed answers, "no answer", the application's
+  requests) and the actions (send, assign, revoke, raise, become fatal, count a rebalance) as
+  plain data, one Input and one Action union per protocol (``ClassicInput``/``ClassicAction``,
+  ``ConsumerGroupInput``/``ConsumerGroupAction``) over the common ones the driver handles itself;
+* :mod:`._engine` — :class:`Engine`, the contract a driver holds an engine by, generic over its
+  protocol's Input and Action unions;
 * :mod:`._classic` — :class:`ClassicMember`, the JoinGroup/SyncGroup member, eager and
   cooperative (KIP-429);
+* :mod:`._consumer_group` — :class:`ConsumerGroupMember`, the KIP-848 member
+  (ConsumerGroupHeartbeat);
 * :mod:`._log` — :class:`LogIdentity`, who a member is in its log lines (the ``extra`` fields
   and the message prefix every line a consumer logs carries, ``docs/logging.md``);
 * :mod:`._status` — :class:`Membership`, the member's state as the application sees it, and the
   one table from engine states to :class:`MembershipState`.
 
-No asyncio and no aiokafka here: the drivers (``staticconsumer.drivers``) perform the actions.
+No asyncio and no aiokafka here: the drivers (``staticconsumer.drivers``) perform the actions,
+each sender with one ``match`` over its protocol's actions that ``mypy --strict`` proves complete
+(``typing.assert_never``). Metrics are actions too: the engine that decides a rebalance started,
+ended or failed says so (:class:`RecordRebalance`).
 """
 
 from ._classic import ClassicMember, MemberConfig
 from ._consumer_group import (
     ConsumerGroupConfig,
-    ConsumerGroupHeartbeatAnswered,
-    ConsumerGroupHeartbeatFailed,
     ConsumerGroupMember,
     ConsumerGroupState,
-    SendConsumerGroupHeartbeat,
-    TakeOver,
 )
-from ._engine import Engine, EngineConfig
+from ._engine import AnyEngine, Engine, EngineConfig
 from ._io import (
-    Action,
     Assign,
     AssignmentComputed,
     AssignmentFailed,
     Backoff,
     BecomeFatal,
+    ClassicAction,
+    ClassicInput,
+    ClassicSenderAction,
     CommitOutcome,
+    CommonAction,
+    CommonInput,
     ComputeAssignment,
+    ConsumerGroupAction,
+    ConsumerGroupHeartbeatAnswered,
+    ConsumerGroupHeartbeatFailed,
+    ConsumerGroupInput,
+    ConsumerGroupSenderAction,
     CoordinatorFound,
     Emit,
     FindCoordinator,
     HeartbeatAnswered,
-    Input,
     JoinGroupAnswered,
     JoinRequested,
     LeaveGroupAnswered,
     MemberState,
     Partitions,
     RaiseError,
+    RebalanceMetric,
     RebalanceProtocol,
+    RecordRebalance,
     RequestFailed,
     Revoke,
+    SendConsumerGroupHeartbeat,
     SendHeartbeat,
     SendJoinGroup,
     SendLeaveGroup,
     SendSyncGroup,
     SyncGroupAnswered,
+    TakeOver,
     TopicPartition,
     Unsubscribed,
 )  # fmt: skip
@@ -107,20 +124,28 @@ __all__ = [
     "LEAVE_REASON_PREFIX",
     "LOG_FIELDS",
     "TABLE",
-    "Action",
+    "AnyEngine",
     "Api",
     "Assign",
     "AssignmentComputed",
     "AssignmentFailed",
     "Backoff",
     "BecomeFatal",
+    "ClassicAction",
+    "ClassicInput",
     "ClassicMember",
+    "ClassicSenderAction",
     "CommitOutcome",
+    "CommonAction",
+    "CommonInput",
     "ComputeAssignment",
+    "ConsumerGroupAction",
     "ConsumerGroupConfig",
     "ConsumerGroupHeartbeatAnswered",
     "ConsumerGroupHeartbeatFailed",
+    "ConsumerGroupInput",
     "ConsumerGroupMember",
+    "ConsumerGroupSenderAction",
     "ConsumerGroupState",
     "CoordinatorFound",
     "Emit",
@@ -129,7 +154,6 @@ __all__ = [
     "FindCoordinator",
     "GroupProtocol",
     "HeartbeatAnswered",
-    "Input",
     "JoinGroupAnswered",
     "JoinRequested",
     "LeaveGroupAnswered",
@@ -143,7 +167,9 @@ __all__ = [
     "Partitions",
     "RaiseError",
     "Reaction",
+    "RebalanceMetric",
     "RebalanceProtocol",
+    "RecordRebalance",
     "RequestFailed",
     "Revoke",
     "SendConsumerGroupHeartbeat",

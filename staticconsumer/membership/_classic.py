@@ -27,7 +27,7 @@ plain data live beside it (``_offset_fetch``, ``_plan``).
 from __future__ import annotations
 
 import logging
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 
 from ..errors import ProtocolError
@@ -53,26 +53,29 @@ from ..protocol import (
 from . import _reasons as why
 from ._io import (
     REVOKED_LOST,
-    Action,
     Assign,
     AssignmentComputed,
     AssignmentFailed,
     Backoff,
     BecomeFatal,
+    ClassicAction,
+    ClassicInput,
     CommitOutcome,
+    CommonAction,
     ComputeAssignment,
     CoordinatorFound,
     Emit,
     FindCoordinator,
     HeartbeatAnswered,
-    Input,
     JoinGroupAnswered,
     JoinRequested,
     LeaveGroupAnswered,
     MemberState,
     Partitions,
     RaiseError,
+    RebalanceMetric,
     RebalanceProtocol,
+    RecordRebalance,
     RequestFailed,
     Revoke,
     SendHeartbeat,
@@ -189,7 +192,7 @@ class ClassicMember:
         ):
             self._rejoin_after = reason
 
-    def _on_no_answer(self, api: Api) -> list[Action]:
+    def _on_no_answer(self, api: Api) -> Sequence[CommonAction]:
         """No answer: as if the coordinator answered COORDINATOR_NOT_AVAILABLE. (A LeaveGroup
         without an answer, sent when a dynamic member gives up for max_poll_interval_ms, is
         raised to the application once, as it always was, though its column says IGNORE for an
@@ -199,7 +202,7 @@ class ClassicMember:
 
     # -- errors: _reactions.TABLE decides ---------------------------------------------------------
 
-    def _on_error(self, api: Api, code: int) -> list[Action]:
+    def _on_error(self, api: Api, code: int) -> Sequence[CommonAction]:
         what = reaction(api, code)
         self._log.warning("%s failed: %s -> %s", api.value, error_name(code), what.value)
         in_join = api in (Api.JOIN_GROUP, Api.SYNC_GROUP) and self.state in (
@@ -225,15 +228,15 @@ class ClassicMember:
             return self._reset(api)
         return [RaiseError(api, code), Backoff()]  # RAISE; IGNORE only from _on_no_answer
 
-    def _coordinator_dead(self) -> list[Action]:
+    def _coordinator_dead(self) -> Sequence[CommonAction]:
         """Forget the coordinator; look it up again after a backoff (Java and aiokafka back off
         too: a coordinator still loading answers NOT_COORDINATOR at once, again and again)."""
         self.coordinator = None
         return [Backoff(), FindCoordinator()]
 
-    def _reset(self, api: Api | None) -> list[Action]:
+    def _reset(self, api: Api | None) -> Sequence[CommonAction]:
         """The generation is gone: forget member id and generation; owned partitions are lost."""
-        actions: list[Action] = []
+        actions: list[CommonAction] = []
         if api is not None and self.member_id != UNKNOWN_MEMBER_ID:
             actions.append(self._emit(SessionExpired, api=api.value))
         self.member_id = UNKNOWN_MEMBER_ID
@@ -265,7 +268,7 @@ class ClassicMember:
 
     def on_commit_answer(
         self, code: int, generation_sent: int | None = None
-    ) -> tuple[CommitOutcome, list[Action]]:
+    ) -> tuple[CommitOutcome, Sequence[CommonAction]]:
         """An OffsetCommit answer (first failed partition's code, or NONE): whether the commit
         is done, worth retrying, or failed; plus what it means for the membership. An answer
         about a generation the member has left already (``generation_sent``) changes nothing
@@ -286,14 +289,14 @@ class ClassicMember:
             return CommitOutcome.FAILED, []
         return CommitOutcome.FAILED, self._on_error(Api.OFFSET_COMMIT, code)
 
-    def commit_no_answer(self) -> tuple[CommitOutcome, list[Action]]:
+    def commit_no_answer(self) -> tuple[CommitOutcome, Sequence[CommonAction]]:
         return CommitOutcome.RETRY, self._on_no_answer(Api.OFFSET_COMMIT)
 
     # -- committed offsets --------------------------------------------------------------------
 
     def on_offset_fetch_answer(
         self, codes: Iterable[int]
-    ) -> tuple[CommitOutcome, int, list[Action]]:
+    ) -> tuple[CommitOutcome, int, Sequence[CommonAction]]:
         """An OffsetFetch answer's error codes (the group's, then each partition's): DONE when
         every offset in it can be used; RETRY when any code says "ask again" (the answer is then
         not used at all: a partition without a usable row must never start from
@@ -310,10 +313,10 @@ class ClassicMember:
         """Member id and epoch an OffsetFetch carries: none for a classic member (as Java)."""
         return None, NO_GENERATION
 
-    def offset_fetch_no_answer(self) -> tuple[CommitOutcome, int, list[Action]]:
+    def offset_fetch_no_answer(self) -> tuple[CommitOutcome, int, Sequence[CommonAction]]:
         return CommitOutcome.RETRY, ErrorCode.NONE, self._on_no_answer(Api.OFFSET_FETCH)
 
-    def _revoke(self, partitions: Partitions, *, lost: bool, reason: str) -> list[Action]:
+    def _revoke(self, partitions: Partitions, *, lost: bool, reason: str) -> Sequence[CommonAction]:
         self.owned = tuple(tp for tp in self.owned if tp not in partitions)
         return [
             self._emit(PartitionsRevoked, partitions=list(partitions), reason=reason),
@@ -335,7 +338,9 @@ class ClassicMember:
 
     # -- the clock: what to do now --------------------------------------------------------------
 
-    def poll(self, now: float, topics: Collection[str], idle_s: float = 0.0) -> list[Action]:
+    def poll(
+        self, now: float, topics: Collection[str], idle_s: float = 0.0
+    ) -> Sequence[ClassicAction]:
         """The next step when no request is in flight: find the coordinator, join, heartbeat,
         or give up the membership after ``max_poll_interval_ms`` without a poll."""
         if self.terminal or self.state in (
@@ -358,7 +363,7 @@ class ClassicMember:
             return self._poll_timeout()
         return self._heartbeat_if_due(now)
 
-    def _heartbeat_if_due(self, now: float) -> list[Action]:
+    def _heartbeat_if_due(self, now: float) -> Sequence[ClassicAction]:
         interval = self.config.heartbeat_interval_ms / 1000
         if self._last_heartbeat_ok is None:
             self._last_heartbeat_ok = now
@@ -374,7 +379,7 @@ class ClassicMember:
         self._next_heartbeat = now + interval
         return [SendHeartbeat(self.generation_id, self.member_id)]
 
-    def _poll_timeout(self) -> list[Action]:
+    def _poll_timeout(self) -> Sequence[ClassicAction]:
         """Java's ``maybeLeaveGroup("consumer poll timeout has expired.")``: a dynamic member
         leaves; a static member sends nothing (KIP-345) but drops its generation, and both
         re-join only once the application polls again."""
@@ -383,7 +388,7 @@ class ClassicMember:
         # Lost at once, before the leave: the coordinator gives them to another member, so the
         # application must get none of their records (aiokafka prepares the join here too;
         # Java's next poll() runs onPartitionsLost before it returns a record).
-        actions: list[Action] = []
+        actions: list[ClassicAction] = []
         if self.owned:
             actions += self._revoke(self.owned, lost=True, reason=REVOKED_LOST)
         if not self.is_static:
@@ -395,12 +400,12 @@ class ClassicMember:
 
     # -- the join -----------------------------------------------------------------------------
 
-    def _begin_join(self, topics: Collection[str]) -> list[Action]:
+    def _begin_join(self, topics: Collection[str]) -> Sequence[ClassicAction]:
         """Revoke what the protocol revokes before JoinGroup, then join. The subscription reports
         what the member held *before* an eager revocation (so sticky assignors stay sticky, as
         Java's keep their last assignment in the user data), and what it still holds under the
         cooperative protocol."""
-        actions: list[Action] = []
+        actions: list[ClassicAction] = []
         held_before = self.owned
         if self.owned:
             if self._lost or self.rebalance_protocol is RebalanceProtocol.EAGER:
@@ -433,7 +438,7 @@ class ClassicMember:
         actions.append(SendJoinGroup(self.member_id, self.generation_id, reported, reason))
         return actions
 
-    def _on_join(self, answer: JoinGroupAnswered) -> list[Action]:
+    def _on_join(self, answer: JoinGroupAnswered) -> Sequence[ClassicAction]:
         if reaction(Api.JOIN_GROUP, answer.error_code) is Reaction.JOIN_WITH_MEMBER_ID:
             self.member_id = answer.member_id
             self._join_reason = why.JOIN_REASON_MEMBER_ID_REQUIRED
@@ -453,12 +458,12 @@ class ClassicMember:
             return [ComputeAssignment(self.protocol, answer.members, answer.skip_assignment)]
         return self._sync(())
 
-    def _sync(self, assignments: tuple[tuple[str, bytes], ...]) -> list[Action]:
+    def _sync(self, assignments: tuple[tuple[str, bytes], ...]) -> Sequence[ClassicAction]:
         self.state = MemberState.SYNCING
         assert self.protocol is not None
         return [SendSyncGroup(self.generation_id, self.member_id, self.protocol, assignments)]
 
-    def _on_sync(self, answer: SyncGroupAnswered) -> list[Action]:
+    def _on_sync(self, answer: SyncGroupAnswered) -> Sequence[ClassicAction]:
         if answer.error_code != ErrorCode.NONE:
             return self._on_error(Api.SYNC_GROUP, answer.error_code)
         try:
@@ -470,7 +475,7 @@ class ClassicMember:
         self._join_prepared = False
         self._next_heartbeat = None
         self._last_heartbeat_ok = None
-        actions: list[Action] = [
+        actions: list[ClassicAction] = [
             self._emit(GroupJoined, leader=self.is_leader, protocol=self.protocol or "")
         ]
         if self.rebalance_protocol is RebalanceProtocol.COOPERATIVE:
@@ -492,7 +497,7 @@ class ClassicMember:
 
     # -- inputs -------------------------------------------------------------------------------
 
-    def handle(self, event: Input) -> list[Action]:
+    def handle(self, event: ClassicInput) -> Sequence[ClassicAction]:
         """Feed one input; returns the actions it calls for (module docstring)."""
         if isinstance(event, LeaveGroupAnswered):
             return self._on_leave(event.error_code)
@@ -512,9 +517,11 @@ class ClassicMember:
         if isinstance(event, AssignmentComputed) and self.state is MemberState.ASSIGNING:
             return self._sync(event.assignments)
         if isinstance(event, AssignmentFailed) and self.state is MemberState.ASSIGNING:
+            # The leader's assignor raised (the sender tells the application): the rebalance
+            # failed (Java's failed-rebalance metrics), and the member joins again
             self.state = MemberState.UNJOINED
             self._join_reason = why.JOIN_REASON_REJOIN_AFTER_ERROR
-            return [Backoff()]
+            return [RecordRebalance(RebalanceMetric.FAILED), Backoff()]
         if isinstance(event, SyncGroupAnswered) and self.state is MemberState.SYNCING:
             return self._on_sync(event)
         if isinstance(event, HeartbeatAnswered) and self.state is MemberState.STABLE:
@@ -522,8 +529,8 @@ class ClassicMember:
         self._log.debug("ignoring %r in state %s", event, self.state.value)
         return []
 
-    def _on_join_requested(self, event: JoinRequested) -> list[Action]:
-        actions: list[Action] = []
+    def _on_join_requested(self, event: JoinRequested) -> Sequence[ClassicAction]:
+        actions: list[ClassicAction] = []
         if event.enforced:
             actions.append(self._emit(EnforceRebalanceRequested, reason=event.reason))
             if event.reason not in self._enforced:
@@ -533,7 +540,7 @@ class ClassicMember:
             self._request_join(event.reason)
         return actions
 
-    def _on_heartbeat(self, answer: HeartbeatAnswered) -> list[Action]:
+    def _on_heartbeat(self, answer: HeartbeatAnswered) -> Sequence[ClassicAction]:
         if answer.error_code in (ErrorCode.NONE, ErrorCode.REBALANCE_IN_PROGRESS):
             # Heartbeating on during a rebalance keeps the session alive (Java does the same).
             self._last_heartbeat_ok = answer.now
@@ -541,7 +548,7 @@ class ClassicMember:
             return []
         return self._on_error(Api.HEARTBEAT, answer.error_code)
 
-    def _on_leave(self, code: int) -> list[Action]:
+    def _on_leave(self, code: int) -> Sequence[ClassicAction]:
         """A LeaveGroup answer: the LeaveGroup column says OK or IGNORE (logged, nothing else)."""
         reason, self._leaving = self._leaving, None
         what = reaction(Api.LEAVE_GROUP, code)
@@ -552,12 +559,12 @@ class ClassicMember:
         self._log.info("Left group (reason: %s)", reason)
         return [self._emit(GroupLeft, reason=truncate_reason(reason) or reason)]
 
-    def _on_unsubscribed(self) -> list[Action]:
+    def _on_unsubscribed(self) -> Sequence[ClassicAction]:
         """The application unsubscribed (aiokafka's ``unsubscribe()``; its fetcher dropped the
         partitions already): a dynamic member in a generation leaves, as aiokafka's does, so
         that its partitions go to the others at once and a manual assignment's commits are not
         refused; a static member stays (KIP-345). Both forget the generation."""
-        actions: list[Action] = []
+        actions: list[ClassicAction] = []
         self.owned = ()
         if not self.is_static and self.generation_id > 0 and self.member_id:
             self._leaving = why.LEAVE_REASON_UNSUBSCRIBED
@@ -574,7 +581,7 @@ class ClassicMember:
 
     # -- the end ------------------------------------------------------------------------------
 
-    def leave_prepare(self) -> list[Action]:
+    def leave_prepare(self) -> Sequence[ClassicAction]:
         """Java's ``onLeavePrepare`` when the consumer closes (``AbstractCoordinator.close``,
         static members included): the owned partitions go back to the application before the
         member stops. Revoked (committed first, as every revocation) while its generation is
@@ -589,12 +596,12 @@ class ClassicMember:
                 or self.state is not MemberState.STABLE)  # fmt: skip
         return self._revoke(self.owned, lost=lost, reason=REVOKED_CLOSE)
 
-    def close(self, leave_reason: str | None) -> list[Action]:
+    def close(self, leave_reason: str | None) -> Sequence[ClassicAction]:
         """Stop. A static member stays in the group (KIP-345) unless ``leave_reason`` is given;
         a dynamic member in a generation leaves; a fenced member sends nothing."""
         if self.terminal:
             return []
-        actions: list[Action] = []
+        actions: list[ClassicAction] = []
         if self.owned:
             actions.append(self._emit(PartitionsRevoked, partitions=list(self.owned),
                                       reason=REVOKED_CLOSE))  # fmt: skip

@@ -37,8 +37,9 @@ from __future__ import annotations
 
 import enum
 import logging
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import assert_never
 
 from ..events import (
     REVOKED_CLOSE,
@@ -60,17 +61,25 @@ from ..protocol import (
 from . import _reasons as why
 from ._io import (
     REVOKED_LOST,
-    Action,
     Assign,
     Backoff,
     BecomeFatal,
     CommitOutcome,
+    CommonAction,
+    ConsumerGroupAction,
+    ConsumerGroupHeartbeatAnswered,
+    ConsumerGroupHeartbeatFailed,
+    ConsumerGroupInput,
     CoordinatorFound,
     Emit,
     FindCoordinator,
     Partitions,
     RaiseError,
+    RebalanceMetric,
+    RecordRebalance,
     Revoke,
+    SendConsumerGroupHeartbeat,
+    TakeOver,
     Unsubscribed,
 )
 from ._log import LogIdentity, MemberLog
@@ -117,53 +126,6 @@ class ConsumerGroupConfig:
     takeover: bool = False
     #: Only to name the member in its log lines (``_log``).
     client_id: str = ""
-
-
-@dataclass(frozen=True)
-class SendConsumerGroupHeartbeat:
-    """A heartbeat at ``member_epoch``; ``full`` sends every field (a join), ``topics`` the
-    subscription when it is new to the coordinator, ``owned`` what the member owns now (None:
-    unchanged since the last heartbeat)."""
-
-    member_epoch: int
-    full: bool
-    topics: tuple[str, ...] | None
-    owned: Partitions | None
-
-
-@dataclass(frozen=True)
-class TakeOver:
-    """Remove the member holding our instance id (LeaveGroup by ``group_instance_id``): the
-    application said the previous process is gone (``takeover``)."""
-
-    group_instance_id: str
-
-
-#: What this engine asks of its driver.
-CGAction = Action | SendConsumerGroupHeartbeat | TakeOver
-
-
-@dataclass(frozen=True)
-class ConsumerGroupHeartbeatAnswered:
-    error_code: int
-    now: float
-    member_epoch: int = -1
-    heartbeat_interval_ms: int = 0
-    assignment: Partitions | None = None
-
-
-@dataclass(frozen=True)
-class ConsumerGroupHeartbeatFailed:
-    """The heartbeat in flight got no answer (the coordinator is presumed dead)."""
-
-    now: float  # monotonic seconds
-
-
-#: What this engine is fed.
-ConsumerGroupInput = (
-    CoordinatorFound | ConsumerGroupHeartbeatAnswered | ConsumerGroupHeartbeatFailed
-    | Unsubscribed
-)
 
 
 class ConsumerGroupMember:
@@ -224,7 +186,7 @@ class ConsumerGroupMember:
 
     def on_commit_answer(
         self, code: int, generation_sent: int | None = None
-    ) -> tuple[CommitOutcome, list[Action]]:
+    ) -> tuple[CommitOutcome, Sequence[CommonAction]]:
         """An OffsetCommit answer (first failed partition's code, or NONE), as its column of
         ``CONSUMER_TABLE`` says: RAISE fails the commit and leaves the membership alone (the
         heartbeat decides); RETRY (a stale epoch) sends it again with the next heartbeat's."""
@@ -250,12 +212,12 @@ class ConsumerGroupMember:
         self.fenced = what is Reaction.FENCED
         return BecomeFatal(api, code, fenced=self.fenced)
 
-    def commit_no_answer(self) -> tuple[CommitOutcome, list[Action]]:
+    def commit_no_answer(self) -> tuple[CommitOutcome, Sequence[CommonAction]]:
         return self.on_commit_answer(ErrorCode.COORDINATOR_NOT_AVAILABLE)
 
     def on_offset_fetch_answer(
         self, codes: Iterable[int]
-    ) -> tuple[CommitOutcome, int, list[Action]]:
+    ) -> tuple[CommitOutcome, int, Sequence[CommonAction]]:
         """As the classic member's (``_offset_fetch.offset_fetch_verdict``), from the OffsetFetch
         column of ``CONSUMER_TABLE``."""
         if self.terminal:
@@ -274,7 +236,7 @@ class ConsumerGroupMember:
             return self.member_id, self.member_epoch
         return None, LEAVE_GROUP_MEMBER_EPOCH
 
-    def offset_fetch_no_answer(self) -> tuple[CommitOutcome, int, list[Action]]:
+    def offset_fetch_no_answer(self) -> tuple[CommitOutcome, int, Sequence[CommonAction]]:
         return self.on_offset_fetch_answer([ErrorCode.COORDINATOR_NOT_AVAILABLE])
 
     @property
@@ -288,7 +250,9 @@ class ConsumerGroupMember:
 
     # -- the clock ------------------------------------------------------------------------------
 
-    def poll(self, now: float, topics: Iterable[str], idle_s: float = 0.0) -> list[CGAction]:
+    def poll(
+        self, now: float, topics: Iterable[str], idle_s: float = 0.0
+    ) -> list[ConsumerGroupAction]:
         """What to do now: find the coordinator, join, acknowledge, heartbeat when due, or
         leave after ``max_poll_interval_ms`` without a poll by the application."""
         subscribed = tuple(sorted(topics))
@@ -310,18 +274,22 @@ class ConsumerGroupMember:
         due = self._next_heartbeat is None or now >= self._next_heartbeat
         if not (joining or acknowledging or changed or due):
             return []
+        actions: list[ConsumerGroupAction] = []
         if acknowledging:
             # The driver polls again only once it performed the reconciliation's actions: the
-            # application holds the assignment now (the rebalance listener returned).
+            # application holds the assignment now (the rebalance listener returned), and the
+            # heartbeat that acknowledges it ends the rebalance (Java's metrics).
             self.state = ConsumerGroupState.ACKNOWLEDGING
             self.in_group = True
+            actions.append(RecordRebalance(RebalanceMetric.ENDED))
         self._in_flight = True
         owned = self.owned if (joining or self._owned_unsent) else None
         self._owned_unsent = False
         self._sent_topics = subscribed
-        return [SendConsumerGroupHeartbeat(self.member_epoch, joining,
-                                           subscribed if (joining or changed) else None,
-                                           owned)]  # fmt: skip
+        actions.append(SendConsumerGroupHeartbeat(self.member_epoch, joining,
+                                                  subscribed if (joining or changed) else None,
+                                                  owned))  # fmt: skip
+        return actions
 
     def next_wakeup(self, now: float) -> float | None:
         """Seconds until :meth:`poll` has a heartbeat to send, or None."""
@@ -329,7 +297,7 @@ class ConsumerGroupMember:
             return None
         return max(0.0, self._next_heartbeat - now)
 
-    def _poll_expired(self) -> list[CGAction]:
+    def _poll_expired(self) -> list[ConsumerGroupAction]:
         """The application stopped polling: leave as a stopping member does (Java: -2 for a
         static member, which keeps its partitions until the session times out; -1 otherwise),
         partitions lost (nothing committed for them); join again when the application polls."""
@@ -339,7 +307,7 @@ class ConsumerGroupMember:
             "static: its partitions wait for it until the session times out" if self.is_static
             else "dynamic: its partitions go to the other members",
         )  # fmt: skip
-        actions: list[CGAction] = [*self._lose()]
+        actions: list[ConsumerGroupAction] = [*self._lose()]
         self.in_group = False
         epoch = LEAVE_GROUP_STATIC_MEMBER_EPOCH if self.is_static else LEAVE_GROUP_MEMBER_EPOCH
         self._leaving = why.LEAVE_REASON_POLL_TIMEOUT
@@ -354,33 +322,52 @@ class ConsumerGroupMember:
 
     # -- answers -----------------------------------------------------------------------------
 
-    def handle(self, event: ConsumerGroupInput) -> list[CGAction]:
+    def handle(self, event: ConsumerGroupInput) -> list[ConsumerGroupAction]:
         """Feed one input (the coordinator found, the heartbeat's answer or its failure);
         returns the actions it calls for."""
-        if isinstance(event, CoordinatorFound):
-            self.coordinator = event.node_id
-            return []
-        if isinstance(event, Unsubscribed):
-            # The member goes on heartbeating its old subscription until it subscribes again or
-            # stops (a leave here would race the heartbeat in flight): nothing to do now.
-            return []
-        if isinstance(event, ConsumerGroupHeartbeatFailed):
-            return self._no_answer(event.now)
-        return self._on_answer(event)
+        match event:
+            case CoordinatorFound():
+                self.coordinator = event.node_id
+                return []
+            case Unsubscribed():
+                # The member goes on heartbeating its old subscription until it subscribes again
+                # or stops (a leave here would race the heartbeat in flight): nothing to do now.
+                return []
+            case ConsumerGroupHeartbeatFailed():
+                return self._no_answer(event.now)
+            case ConsumerGroupHeartbeatAnswered():
+                what = reaction(_API, event.error_code, _CONSUMER)
+                return [*self._rebalance_metrics(event, what), *self._on_answer(event, what)]
+            case _:
+                assert_never(event)
 
-    def _on_answer(self, answer: ConsumerGroupHeartbeatAnswered) -> list[CGAction]:
-        """The coordinator's answer to the heartbeat in flight."""
+    def _rebalance_metrics(
+        self, answer: ConsumerGroupHeartbeatAnswered, what: Reaction
+    ) -> list[ConsumerGroupAction]:
+        """What an answer means to the rebalance metrics (Java's ``ConsumerRebalanceMetrics
+        Manager``): an assignment other than the one held starts a rebalance (the member starts
+        reconciling); a fence or a lost epoch fails the one in progress (Java: fenced or
+        fatal). The acknowledging heartbeat ends it (:meth:`poll`)."""
+        if answer.assignment is not None and set(answer.assignment) != set(self.owned):
+            return [RecordRebalance(RebalanceMetric.STARTED)]
+        if what.fatal or what is Reaction.RESET:
+            return [RecordRebalance(RebalanceMetric.FAILED)]
+        return []
+
+    def _on_answer(
+        self, answer: ConsumerGroupHeartbeatAnswered, what: Reaction
+    ) -> list[ConsumerGroupAction]:
+        """The coordinator's answer to the heartbeat in flight (``what``: its reaction)."""
         self._in_flight = False
         if self._leaving is not None:
             return self._left(answer.error_code)
         if self.terminal or self.state is ConsumerGroupState.POLL_EXPIRED:
             return []
-        what = reaction(_API, answer.error_code, GroupProtocol.CONSUMER)
         if what is not Reaction.OK:
             return self._on_error(answer.error_code, what, answer.now)
         self._unreleased_since = None
         self._took_over = False
-        actions: list[CGAction] = []
+        actions: list[ConsumerGroupAction] = []
         if answer.member_epoch != self.member_epoch:
             self.member_epoch = answer.member_epoch
             actions.append(self._emit(GroupJoined, leader=False,
@@ -393,7 +380,7 @@ class ConsumerGroupMember:
             return actions
         return actions + self._reconcile(tuple(sorted(answer.assignment)))
 
-    def _no_answer(self, now: float) -> list[CGAction]:
+    def _no_answer(self, now: float) -> list[ConsumerGroupAction]:
         """The heartbeat in flight got no answer: the coordinator is presumed dead."""
         self._in_flight = False
         if self._leaving is not None:
@@ -402,11 +389,11 @@ class ConsumerGroupMember:
             return []
         return self._on_error(ErrorCode.COORDINATOR_NOT_AVAILABLE, Reaction.FIND_COORDINATOR, now)
 
-    def _reconcile(self, target: Partitions) -> list[CGAction]:
+    def _reconcile(self, target: Partitions) -> list[ConsumerGroupAction]:
         """Revoke before assign (KIP-848), then acknowledge at the next poll."""
         gone = tuple(tp for tp in self.owned if tp not in target)
         added = tuple(tp for tp in target if tp not in self.owned)
-        actions: list[CGAction] = []
+        actions: list[ConsumerGroupAction] = []
         if gone:
             actions += [self._emit(PartitionsRevoked, partitions=list(gone),
                                    reason=REVOKED_REBALANCE),
@@ -419,7 +406,7 @@ class ConsumerGroupMember:
         self.state = ConsumerGroupState.RECONCILING
         return actions
 
-    def _on_error(self, code: int, what: Reaction, now: float) -> list[CGAction]:
+    def _on_error(self, code: int, what: Reaction, now: float) -> list[ConsumerGroupAction]:
         self._log.warning("ConsumerGroupHeartbeat failed: %s -> %s", error_name(code),
                           what.value)  # fmt: skip
         if what.fatal:
@@ -429,7 +416,8 @@ class ConsumerGroupMember:
             self._sent_topics = None  # a new coordinator hears the whole subscription
             return [Backoff(), FindCoordinator()]
         if what is Reaction.RESET:
-            actions: list[CGAction] = [self._emit(SessionExpired, api=_API.value), *self._lose()]
+            actions: list[ConsumerGroupAction] = [self._emit(SessionExpired, api=_API.value),
+                                                  *self._lose()]  # fmt: skip
             self.member_epoch = JOIN_GROUP_MEMBER_EPOCH
             self.state = ConsumerGroupState.JOINING
             self.in_group = False
@@ -441,14 +429,14 @@ class ConsumerGroupMember:
             return [Backoff()]
         return [RaiseError(_API, code, topics=self._sent_topics or ()), Backoff()]
 
-    def _lose(self) -> list[CGAction]:
+    def _lose(self) -> list[ConsumerGroupAction]:
         lost, self.owned = self.owned, ()
         if not lost:
             return []
         return [self._emit(PartitionsRevoked, partitions=list(lost), reason=REVOKED_LOST),
                 Revoke(lost, lost=True, reason=REVOKED_LOST)]  # fmt: skip
 
-    def _unreleased(self, now: float) -> list[CGAction]:
+    def _unreleased(self, now: float) -> list[ConsumerGroupAction]:
         if self._unreleased_since is None:
             self._unreleased_since = now
             self._log.warning(
@@ -482,7 +470,7 @@ class ConsumerGroupMember:
 
     # -- the end ------------------------------------------------------------------------------
 
-    def leave_prepare(self) -> list[CGAction]:
+    def leave_prepare(self) -> list[ConsumerGroupAction]:
         """Before the member stops (Java's ``ConsumerMembershipManager`` releases its assignment
         the same way when it leaves): the owned partitions go back to the application, revoked
         (committed first) while the member holds an epoch, lost otherwise and for a fenced
@@ -498,7 +486,7 @@ class ConsumerGroupMember:
         return [self._emit(PartitionsRevoked, partitions=list(gone), reason=REVOKED_CLOSE),
                 Revoke(gone, lost=False, reason=REVOKED_CLOSE)]  # fmt: skip
 
-    def close(self, leave_reason: str | None) -> list[CGAction]:
+    def close(self, leave_reason: str | None) -> list[ConsumerGroupAction]:
         """The heartbeat that leaves: epoch -2 for a static member that only stops (it keeps its
         assignment until the session times out), -1 for a dynamic one or a leave for good (a
         ``leave_reason`` given)."""
@@ -506,7 +494,7 @@ class ConsumerGroupMember:
         if self.terminal:
             return []
         was_member = self.member_epoch > 0 and self.coordinator is not None
-        actions: list[CGAction] = []
+        actions: list[ConsumerGroupAction] = []
         if self.owned:
             actions.append(self._emit(PartitionsRevoked, partitions=list(self.owned),
                                       reason=REVOKED_CLOSE))  # fmt: skip
@@ -521,7 +509,7 @@ class ConsumerGroupMember:
         actions.append(SendConsumerGroupHeartbeat(epoch, False, None, None))
         return actions
 
-    def _left(self, code: int) -> list[CGAction]:
+    def _left(self, code: int) -> list[ConsumerGroupAction]:
         reason, self._leaving = self._leaving, None
         if code != ErrorCode.NONE:
             self._log.warning("the leaving ConsumerGroupHeartbeat answered %s", error_name(code))

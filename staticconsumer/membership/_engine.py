@@ -1,20 +1,23 @@
 """What a driver may ask of a membership engine: one typed contract for both group protocols.
 
-:class:`~._classic.ClassicMember` (JoinGroup/SyncGroup, KIP-345/KIP-429) and
-:class:`~._consumer_group.ConsumerGroupMember` (KIP-848) both satisfy :class:`Engine` with the
-same signatures, so one driver (``staticconsumer.drivers``) holds either: it feeds the clock and
-the answers in (``poll``, ``handle``) and performs the actions that come out; commits and
-committed-offset fetches ask the engine what an answer means. ``mypy --strict`` checks both
-engines against this protocol where the drivers are built (``drivers.classic_driver`` and
-``drivers.consumer_group_driver`` hand their engine to a ``Driver``, which takes an ``Engine``).
+:class:`Engine` is generic over the engine's vocabulary (``_io``): the inputs it takes and the
+actions it gives out. :class:`~._classic.ClassicMember` (JoinGroup/SyncGroup, KIP-345/KIP-429)
+is an ``Engine[ClassicInput, ClassicAction]``, :class:`~._consumer_group.ConsumerGroupMember`
+(KIP-848) an ``Engine[ConsumerGroupInput, ConsumerGroupAction]``. One driver
+(``staticconsumer.drivers``) holds either as an ``Engine[CommonInput, CommonAction |
+SenderActionT]``: it feeds the clock and the inputs every engine takes (``poll``, ``handle``),
+performs the common actions that come out and hands the rest to its protocol's sender, which
+feeds that protocol's answers in. Commits and committed-offset fetches ask the engine what an
+answer means (common actions only). ``mypy --strict`` checks both engines against this protocol
+where the drivers are built (``drivers.classic_driver``, ``drivers.consumer_group_driver``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Sequence
-from typing import Any, Protocol
+from typing import Never, Protocol, TypeVar
 
-from ._io import Action, CommitOutcome, Partitions
+from ._io import CommitOutcome, CommonAction, Partitions
 from ._log import LogIdentity
 from ._status import MembershipState
 
@@ -29,7 +32,13 @@ class EngineConfig(Protocol):
     def group_instance_id(self) -> str | None: ...
 
 
-class Engine(Protocol):
+#: The inputs an engine takes (contravariant: an engine that takes more serves a driver that
+#: feeds fewer) and the actions it gives out (covariant).
+InputT_contra = TypeVar("InputT_contra", contravariant=True)
+ActionT_co = TypeVar("ActionT_co", covariant=True)
+
+
+class Engine(Protocol[InputT_contra, ActionT_co]):
     """A group member's state machine, without I/O (module docstring)."""
 
     @property
@@ -67,23 +76,25 @@ class Engine(Protocol):
         """A member of its group (readiness, ``_status``)."""
         ...
 
-    def poll(self, now: float, topics: Collection[str], idle_s: float = 0.0) -> Sequence[Any]:
+    def poll(
+        self, now: float, topics: Collection[str], idle_s: float = 0.0
+    ) -> Sequence[ActionT_co]:
         """What is due now (find the coordinator, join, heartbeat, leave on a poll timeout)."""
         ...
 
-    def handle(self, event: Any) -> Sequence[Any]:
-        """Feed one input (``_io.Input``, or the KIP-848 engine's ``ConsumerGroupInput``); the
-        actions it calls for. Every engine takes ``_io.CoordinatorFound``."""
+    def handle(self, event: InputT_contra) -> Sequence[ActionT_co]:
+        """Feed one input (``_io.ClassicInput``, ``_io.ConsumerGroupInput``); the actions it
+        calls for. Every engine takes ``_io.CommonInput``."""
         ...
 
     def next_wakeup(self, now: float) -> float | None: ...
 
-    def leave_prepare(self) -> Sequence[Any]:
+    def leave_prepare(self) -> Sequence[ActionT_co]:
         """Before ``close``: give the owned partitions back to the application (Java's
         ``onLeavePrepare``): revoked while the membership is valid, else lost."""
         ...
 
-    def close(self, leave_reason: str | None) -> Sequence[Any]:
+    def close(self, leave_reason: str | None) -> Sequence[ActionT_co]:
         """Stop; leave the group for good when ``leave_reason`` is given (a static member that
         only stops stays, KIP-345)."""
         ...
@@ -100,16 +111,19 @@ class Engine(Protocol):
 
     def on_commit_answer(
         self, code: int, generation_sent: int | None = None
-    ) -> tuple[CommitOutcome, Sequence[Action]]: ...
+    ) -> tuple[CommitOutcome, Sequence[CommonAction]]: ...
 
-    def commit_no_answer(self) -> tuple[CommitOutcome, Sequence[Action]]: ...
+    def commit_no_answer(self) -> tuple[CommitOutcome, Sequence[CommonAction]]: ...
 
     def offset_fetch_identity(self) -> tuple[str | None, int]: ...
 
     def on_offset_fetch_answer(
         self, codes: Iterable[int]
-    ) -> tuple[CommitOutcome, int, Sequence[Action]]: ...
+    ) -> tuple[CommitOutcome, int, Sequence[CommonAction]]: ...
 
-    def offset_fetch_no_answer(self) -> tuple[CommitOutcome, int, Sequence[Action]]: ...
+    def offset_fetch_no_answer(self) -> tuple[CommitOutcome, int, Sequence[CommonAction]]: ...
 
 
+#: Either engine, to a part that neither feeds it a protocol's inputs nor performs a protocol's
+#: actions (the driver's mailbox, its offsets keeper): every ``Engine[...]`` is one.
+AnyEngine = Engine[Never, object]

@@ -1,10 +1,30 @@
-"""The plain data a group member's state machine takes in and gives out (sans-IO).
+"""The plain data a group member's state machine takes in and gives out (sans-IO), for both group
+protocols: one typed vocabulary per protocol.
 
 Inputs are what happened: a response was parsed, a request got no answer, the application asked
 for something. Actions are what the driver must do next: send a request, run the leader's
-assignor, hand partitions to or take them from the application, raise an error. Neither carries
-sockets, futures or aiokafka objects, so every transition is a table test
-(``tests/membership/``).
+assignor, hand partitions to or take them from the application, raise an error, count a
+rebalance in the metrics. Neither carries sockets, futures or aiokafka objects, so every
+transition is a table test (``tests/membership/``).
+
+The unions, each engine's whole vocabulary (``mypy --strict`` checks that a sender handles every
+action: ``match`` with ``typing.assert_never``)::
+
+    CommonInput   = CoordinatorFound | Unsubscribed                  (the driver feeds these)
+    CommonAction  = FindCoordinator | Backoff | Revoke | Assign | BecomeFatal | RaiseError
+                    | Emit | RecordRebalance                         (the driver performs these)
+    ClassicInput  = CommonInput | RequestFailed | JoinRequested | JoinGroupAnswered
+                    | AssignmentComputed | AssignmentFailed | SyncGroupAnswered
+                    | HeartbeatAnswered | LeaveGroupAnswered
+    ClassicAction = CommonAction | ClassicSenderAction
+    ClassicSenderAction = SendJoinGroup | ComputeAssignment | SendSyncGroup | SendHeartbeat
+                    | SendLeaveGroup                                 (drivers.classic performs)
+    ConsumerGroupInput  = CommonInput | ConsumerGroupHeartbeatAnswered
+                    | ConsumerGroupHeartbeatFailed
+    ConsumerGroupAction = CommonAction | ConsumerGroupSenderAction
+    ConsumerGroupSenderAction = SendConsumerGroupHeartbeat | TakeOver (drivers.consumer_group)
+
+An answer to a commit or a committed-offset fetch calls for common actions only.
 """
 
 from __future__ import annotations
@@ -106,10 +126,34 @@ class Unsubscribed:
     """The application unsubscribed (``unsubscribe()``): its fetcher holds nothing any more."""
 
 
-Input = (
-    CoordinatorFound | RequestFailed | JoinRequested | JoinGroupAnswered | AssignmentComputed
-    | AssignmentFailed | SyncGroupAnswered | HeartbeatAnswered | LeaveGroupAnswered | Unsubscribed
+@dataclass(frozen=True)
+class ConsumerGroupHeartbeatAnswered:
+    """A ConsumerGroupHeartbeat answer (KIP-848), its assignment named by topic (None: none
+    sent, the member's assignment is unchanged)."""
+
+    error_code: int
+    now: float
+    member_epoch: int = -1
+    heartbeat_interval_ms: int = 0
+    assignment: Partitions | None = None
+
+
+@dataclass(frozen=True)
+class ConsumerGroupHeartbeatFailed:
+    """The heartbeat in flight got no answer (the coordinator is presumed dead)."""
+
+    now: float  # monotonic seconds
+
+
+#: What every engine is fed by the driver itself.
+CommonInput = CoordinatorFound | Unsubscribed
+#: What the classic engine (``ClassicMember``) is fed.
+ClassicInput = (
+    CommonInput | RequestFailed | JoinRequested | JoinGroupAnswered | AssignmentComputed
+    | AssignmentFailed | SyncGroupAnswered | HeartbeatAnswered | LeaveGroupAnswered
 )  # fmt: skip
+#: What the KIP-848 engine (``ConsumerGroupMember``) is fed.
+ConsumerGroupInput = CommonInput | ConsumerGroupHeartbeatAnswered | ConsumerGroupHeartbeatFailed
 
 
 # -- actions --------------------------------------------------------------------------------------
@@ -223,10 +267,59 @@ class Emit:
     fields: dict[str, Any] = field(default_factory=dict)
 
 
-Action = (
-    FindCoordinator | Backoff | SendJoinGroup | ComputeAssignment | SendSyncGroup | SendHeartbeat
-    | SendLeaveGroup | Revoke | Assign | BecomeFatal | RaiseError | Emit
+class RebalanceMetric(enum.Enum):
+    """What a :class:`RecordRebalance` tells the coordinator metrics
+    (``_observability.metrics.ConsumerMetrics``)."""
+
+    STARTED = "started"  # rebalance_started: a retried one keeps its start
+    ENDED = "ended"  # rebalance_ended: the rebalance in progress completed
+    FAILED = "failed"  # rebalance_failed: the rebalance in progress failed, and goes on
+
+
+@dataclass(frozen=True)
+class RecordRebalance:
+    """Count a rebalance in the coordinator metrics, as the engine that decided it says (Java's
+    ``consumer-coordinator-metrics``: ``rebalance-*``, ``failed-rebalance-*``). The classic
+    JoinGroup/SyncGroup span is timed from the requests themselves (``metrics.answered``)."""
+
+    what: RebalanceMetric
+
+
+@dataclass(frozen=True)
+class SendConsumerGroupHeartbeat:
+    """A heartbeat at ``member_epoch``; ``full`` sends every field (a join), ``topics`` the
+    subscription when it is new to the coordinator, ``owned`` what the member owns now (None:
+    unchanged since the last heartbeat)."""
+
+    member_epoch: int
+    full: bool
+    topics: tuple[str, ...] | None
+    owned: Partitions | None
+
+
+@dataclass(frozen=True)
+class TakeOver:
+    """Remove the member holding our instance id (LeaveGroup by ``group_instance_id``): the
+    application said the previous process is gone (``takeover``)."""
+
+    group_instance_id: str
+
+
+#: What the driver performs for every engine.
+CommonAction = (
+    FindCoordinator | Backoff | Revoke | Assign | BecomeFatal | RaiseError | Emit
+    | RecordRebalance
 )  # fmt: skip
+#: What the classic sender (``drivers.classic``) performs.
+ClassicSenderAction = (
+    SendJoinGroup | ComputeAssignment | SendSyncGroup | SendHeartbeat | SendLeaveGroup
+)  # fmt: skip
+#: What the KIP-848 sender (``drivers.consumer_group``) performs.
+ConsumerGroupSenderAction = SendConsumerGroupHeartbeat | TakeOver
+#: What the classic engine asks of its driver.
+ClassicAction = CommonAction | ClassicSenderAction
+#: What the KIP-848 engine asks of its driver.
+ConsumerGroupAction = CommonAction | ConsumerGroupSenderAction
 
 
 class CommitOutcome(enum.Enum):

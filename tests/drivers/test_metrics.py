@@ -12,16 +12,20 @@ from aiokafka.structs import OffsetAndMetadata, TopicPartition
 
 from staticconsumer import MembershipState, StaticConsumerError
 from staticconsumer._observability.metrics import ConsumerMetrics, MetricLabels
-from staticconsumer.drivers.consumer_group import record_heartbeat
-from staticconsumer.membership import CoordinatorFound
-from staticconsumer.membership._consumer_group import (
-    ConsumerGroupConfig,
+from staticconsumer.drivers import Driver, consumer_group_driver
+from staticconsumer.membership import (
+    Api,
+    ConsumerGroupHeartbeatAnswered,
     ConsumerGroupMember,
+    ConsumerGroupSenderAction,
+    CoordinatorFound,
+    RebalanceMetric,
+    RecordRebalance,
     SendConsumerGroupHeartbeat,
 )
-from staticconsumer.protocol import ErrorCode
+from staticconsumer.protocol import IMPLEMENTED_VERSIONS, ErrorCode, negotiate
 
-from ._fakes import TOPIC, ScriptedAssignor, classic_harness, wait_for
+from ._fakes import TOPIC, FakeCoordinator, FakeSeam, ScriptedAssignor, classic_harness, wait_for
 
 
 def value(h: object, name: str) -> float:
@@ -129,50 +133,61 @@ class Clock:
         return self.now
 
 
-def test_a_consumer_protocol_rebalance_spans_the_new_assignment_to_its_acknowledgement() -> None:
-    clock = Clock()
-    metrics = ConsumerMetrics(MetricLabels("g", "i-0", "consumer", "c"), clock=clock)
-    engine = ConsumerGroupMember(ConsumerGroupConfig("g", "m", "i-0", rebalance_timeout_ms=300_000))
-    engine.owned = ((TOPIC, 0),)
-    record_heartbeat(metrics, engine, clock.now, ErrorCode.NONE, ((TOPIC, 0),))
-    assert metrics.value("heartbeat-total") == 1
-    assert metrics.value("rebalance-total") == 0, "the assignment it holds: no rebalance"
-    record_heartbeat(metrics, engine, clock.now, ErrorCode.NONE, ((TOPIC, 0), (TOPIC, 1)))
-    clock.now += 0.25
-    metrics.rebalance_ended()  # the driver: the acknowledging heartbeat leaves
-    assert metrics.value("rebalance-total") == 1
-    assert metrics.value("rebalance-latency-max") == pytest.approx(250)
-    record_heartbeat(metrics, engine, clock.now, ErrorCode.NONE, ((TOPIC, 1),))
-    record_heartbeat(metrics, engine, clock.now, ErrorCode.FENCED_MEMBER_EPOCH, None)
-    assert metrics.value("failed-rebalance-total") == 1, "fenced while reconciling"
-    record_heartbeat(metrics, engine, clock.now, ErrorCode.COORDINATOR_NOT_AVAILABLE, None)
-    assert metrics.value("failed-rebalance-total") == 1, "a retriable error fails nothing"
-
-
-async def test_the_consumer_group_sender_ends_a_rebalance_when_it_acknowledges() -> None:
-    """The hook in ConsumerGroupSender._heartbeat: an ACKNOWLEDGING engine's heartbeat ends the
-    rebalance in progress before it is sent."""
-    from staticconsumer.drivers import consumer_group_driver
-    from staticconsumer.membership._consumer_group import ConsumerGroupState
-    from staticconsumer.protocol import IMPLEMENTED_VERSIONS, negotiate
-
-    from ._fakes import FakeCoordinator, FakeSeam
-
-    driver = consumer_group_driver(
+def kip848_driver(metrics: ConsumerMetrics | None = None) -> Driver[ConsumerGroupSenderAction]:
+    """A KIP-848 driver over the fake seam (its coordinator has no ConsumerGroupHeartbeat)."""
+    return consumer_group_driver(
         FakeSeam(FakeCoordinator()), negotiate(dict(IMPLEMENTED_VERSIONS)), group_id="g",
         group_instance_id="i-0", client_id="c", client_rack=None, server_assignor=None,
         max_poll_interval_ms=300_000, takeover=False, unreleased_wait_ms=1000,
         retry_backoff_ms=10, enable_auto_commit=False, auto_commit_interval_ms=5000,
-        on_fatal=lambda e: None, events=None,
+        on_fatal=lambda e: None, events=None, metrics=metrics,
     )  # type: ignore[arg-type]  # fmt: skip
+
+
+def test_a_consumer_protocol_rebalance_spans_the_new_assignment_to_its_acknowledgement() -> None:
+    """The engine decides (its RecordRebalance actions), the driver counts: what the sender does
+    with each answer (its latency, then the engine's metric actions)."""
+    clock = Clock()
+    metrics = ConsumerMetrics(MetricLabels("g", "i-0", "consumer", "c"), clock=clock)
+    driver = kip848_driver(metrics)
+    engine = driver.engine
+    assert isinstance(engine, ConsumerGroupMember)
+    engine.handle(CoordinatorFound(0))
+    engine.owned = ((TOPIC, 0),)
+
+    def answer(code: int, assignment: tuple[tuple[str, int], ...] | None) -> None:
+        metrics.answered(Api.CONSUMER_GROUP_HEARTBEAT, clock.now, code)
+        actions = engine.handle(ConsumerGroupHeartbeatAnswered(code, clock.now, 3, 5000,
+                                                               assignment))  # fmt: skip
+        driver.run_now(a for a in actions if isinstance(a, RecordRebalance))
+
+    answer(ErrorCode.NONE, ((TOPIC, 0),))
+    assert metrics.value("heartbeat-total") == 1
+    assert metrics.value("rebalance-total") == 0, "the assignment it holds: no rebalance"
+    answer(ErrorCode.NONE, ((TOPIC, 0), (TOPIC, 1)))
+    clock.now += 0.25
+    acknowledging = engine.poll(clock.now, [TOPIC])  # the acknowledging heartbeat leaves
+    driver.run_now(a for a in acknowledging if isinstance(a, RecordRebalance))
+    assert metrics.value("rebalance-total") == 1
+    assert metrics.value("rebalance-latency-max") == pytest.approx(250)
+    answer(ErrorCode.NONE, ((TOPIC, 1),))
+    answer(ErrorCode.FENCED_MEMBER_EPOCH, None)
+    assert metrics.value("failed-rebalance-total") == 1, "fenced while reconciling"
+    answer(ErrorCode.COORDINATOR_NOT_AVAILABLE, None)
+    assert metrics.value("failed-rebalance-total") == 1, "a retriable error fails nothing"
+
+
+async def test_the_driver_ends_a_rebalance_before_the_acknowledging_heartbeat_is_sent() -> None:
+    """The engine's acknowledgement comes as RecordRebalance(ENDED) before its heartbeat; the
+    driver counts it before the heartbeat is sent (here the send fails: counted all the same)."""
+    driver = kip848_driver()
     assert driver.metrics.labels.protocol == "consumer"
     driver.engine.handle(CoordinatorFound(0))
     driver.metrics.rebalance_started()
     heartbeat = SendConsumerGroupHeartbeat(3, False, None, ((TOPIC, 0),))
     with pytest.raises(AttributeError):  # the fake coordinator has no ConsumerGroupHeartbeat
-        await driver.sender.perform(heartbeat)
+        await driver.run([heartbeat])
     assert driver.metrics.value("rebalance-total") == 0, "not acknowledging: still in progress"
-    driver.engine.state = ConsumerGroupState.ACKNOWLEDGING  # type: ignore[attr-defined]
     with pytest.raises(AttributeError):
-        await driver.sender.perform(heartbeat)
+        await driver.run([RecordRebalance(RebalanceMetric.ENDED), heartbeat])
     assert driver.metrics.value("rebalance-total") == 1

@@ -36,7 +36,9 @@ from staticconsumer.membership import (
     MemberState,
     RaiseError,
     Reaction,
+    RebalanceMetric,
     RebalanceProtocol,
+    RecordRebalance,
     RequestFailed,
     Revoke,
     SendHeartbeat,
@@ -569,7 +571,7 @@ def test_an_assignor_failure_rejoins_after_a_backoff() -> None:
     member = new_member()
     member.poll(T0, TOPICS, 0.0)
     member.handle(JoinGroupAnswered(ErrorCode.NONE, 1, "m-1", "p", "m-1", False, ()))
-    assert member.handle(AssignmentFailed()) == [Backoff()]
+    assert member.handle(AssignmentFailed()) == [RecordRebalance(RebalanceMetric.FAILED), Backoff()]
     assert member.state is MemberState.UNJOINED and member.join_due
 
 

@@ -23,6 +23,8 @@ from staticconsumer.membership import (
     MembershipState,
     RaiseError,
     Reaction,
+    RebalanceMetric,
+    RecordRebalance,
     Revoke,
     reaction,
 )
@@ -55,6 +57,12 @@ def answer(code: int = ErrorCode.NONE, *, epoch: int = 1, assignment: object = N
     return ConsumerGroupHeartbeatAnswered(code, now, epoch, 5000, assignment)  # type: ignore[arg-type]
 
 
+#: The engine's rebalance metrics (``_io.RecordRebalance``), for the driver to count.
+STARTED = RecordRebalance(RebalanceMetric.STARTED)
+ENDED = RecordRebalance(RebalanceMetric.ENDED)
+FAILED = RecordRebalance(RebalanceMetric.FAILED)
+
+
 def joined(epoch: int) -> Emit:
     return Emit(GroupJoined, "m-uuid", epoch, {"leader": False, "protocol": ""})
 
@@ -70,7 +78,9 @@ def revoked(epoch: int, reason: str, *tps: tuple[str, int]) -> Emit:
 def stable(m: ConsumerGroupMember, *tps: tuple[str, int]) -> None:
     assert m.poll(T0, TOPICS)[0] == SendConsumerGroupHeartbeat(0, True, TOPICS, ())
     m.handle(answer(assignment=tps))
-    assert isinstance(m.poll(T0, TOPICS)[0], SendConsumerGroupHeartbeat)  # the acknowledgement
+    assert m.poll(T0, TOPICS) == [  # the acknowledgement ends the rebalance
+        ENDED, SendConsumerGroupHeartbeat(1, False, None, tuple(sorted(tps)))
+    ]  # fmt: skip
     m.handle(answer())
     assert m.state is ConsumerGroupState.STABLE and m.owned == tuple(sorted(tps))
 
@@ -81,9 +91,11 @@ def test_a_member_joins_at_epoch_0_gets_its_assignment_and_acknowledges_it() -> 
     assert m.poll(T0, TOPICS) == [SendConsumerGroupHeartbeat(0, True, TOPICS, ())]
     assert m.poll(T0, TOPICS) == []  # one heartbeat in flight at a time
     actions = m.handle(answer(epoch=3, assignment=(("t", 1), ("t", 0))))
-    assert actions == [joined(3), assigned(3, ("t", 0), ("t", 1)),
+    assert actions == [STARTED, joined(3), assigned(3, ("t", 0), ("t", 1)),
                        Assign((("t", 0), ("t", 1)), (("t", 0), ("t", 1)))]  # fmt: skip
-    assert m.poll(T0, TOPICS) == [SendConsumerGroupHeartbeat(3, False, None, (("t", 0), ("t", 1)))]
+    assert m.poll(T0, TOPICS) == [
+        ENDED, SendConsumerGroupHeartbeat(3, False, None, (("t", 0), ("t", 1)))
+    ]  # fmt: skip
     assert m.handle(answer(epoch=3)) == [] and m.state is ConsumerGroupState.STABLE
     assert m.poll(T0 + 4.9, TOPICS) == []  # the broker's heartbeat interval is honoured
     assert m.poll(T0 + 5, TOPICS) == [SendConsumerGroupHeartbeat(3, False, None, None)]
@@ -94,11 +106,13 @@ def test_reconciliation_revokes_before_it_assigns_and_hands_over_only_what_chang
     stable(m, ("t", 0), ("t", 1))
     m.poll(T0 + 5, TOPICS)
     actions = m.handle(answer(epoch=4, assignment=(("t", 1), ("t", 2)), now=T0 + 5))
-    assert actions == [joined(4), revoked(4, "rebalance", ("t", 0)),
+    assert actions == [STARTED, joined(4), revoked(4, "rebalance", ("t", 0)),
                        Revoke((("t", 0),), lost=False, reason="rebalance"),
                        assigned(4, ("t", 1), ("t", 2)),
                        Assign((("t", 1), ("t", 2)), (("t", 2),))]  # fmt: skip
-    assert m.poll(T0 + 5, TOPICS)[0].owned == (("t", 1), ("t", 2))  # type: ignore[union-attr]
+    assert m.poll(T0 + 5, TOPICS) == [
+        ENDED, SendConsumerGroupHeartbeat(4, False, None, (("t", 1), ("t", 2)))
+    ]  # fmt: skip
 
 
 @pytest.mark.parametrize("code", [ErrorCode.FENCED_MEMBER_EPOCH, ErrorCode.UNKNOWN_MEMBER_ID],
@@ -108,7 +122,7 @@ def test_a_fenced_epoch_loses_the_partitions_and_rejoins_at_epoch_0(code: int) -
     stable(m, ("t", 0))
     m.poll(T0 + 5, TOPICS)
     assert m.handle(answer(code, now=T0 + 5)) == [
-        Emit(SessionExpired, "m-uuid", 1, {"api": "ConsumerGroupHeartbeat"}),
+        FAILED, Emit(SessionExpired, "m-uuid", 1, {"api": "ConsumerGroupHeartbeat"}),
         revoked(1, "lost", ("t", 0)), Revoke((("t", 0),), lost=True, reason="lost"),
     ]  # fmt: skip
     assert m.state is ConsumerGroupState.JOINING and m.owned == ()
@@ -156,7 +170,8 @@ def test_each_error_code_on_each_kip_848_api(api: Api, code: int) -> None:
         assert actions == [] and m.state is ConsumerGroupState.STABLE
     elif what.fatal:
         fenced = what is Reaction.FENCED  # the engine's verdict, read by the application
-        assert actions == [BecomeFatal(api, code, fenced=fenced)] and m.fenced is fenced
+        failed = [FAILED] if api is API else []  # a heartbeat's fence fails the rebalance
+        assert actions == [*failed, BecomeFatal(api, code, fenced=fenced)] and m.fenced is fenced
         assert m.state is ConsumerGroupState.FATAL
         assert m.poll(T0 + 60, TOPICS) == [] and m.close(None) == []  # the state sticks
         assert m.membership_state(subscribed=True, handing_over=False) is (
@@ -167,7 +182,8 @@ def test_each_error_code_on_each_kip_848_api(api: Api, code: int) -> None:
             FindCoordinator()
         ]
     elif what is Reaction.RESET:
-        assert api is API and actions[2] == Revoke((("t", 0),), lost=True, reason="lost")
+        assert api is API and actions[0] == FAILED
+        assert actions[3] == Revoke((("t", 0),), lost=True, reason="lost")
         assert m.state is ConsumerGroupState.JOINING and m.member_epoch == 0
     elif what is Reaction.RETRY:
         assert actions == [Backoff()]
