@@ -20,8 +20,9 @@ loses its partitions under both protocols, and nothing is committed for lost par
 
 Everything that affects the machine lives in this file (h11's rule): its state, its reactions
 to each error code (read from ``_reactions``), its commits and what their answers mean. It is
-one state machine, so it is one class, not a base class and a subclass; pure functions over
-plain data live beside it (``_offset_fetch``, ``_plan``).
+one state machine, so it is one class (over the 300-line guide for that reason), not a base
+class and a subclass; pure functions over plain data live beside it (``_offset_fetch``,
+``_plan``).
 """
 
 from __future__ import annotations

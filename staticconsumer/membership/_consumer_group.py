@@ -28,6 +28,9 @@ driver once per refusal streak to remove the stale holder of its instance id (:c
 What every answer means is ``_reactions.CONSUMER_TABLE`` (its ConsumerGroupHeartbeat,
 OffsetCommit and OffsetFetch columns). Commits carry the member epoch (OffsetCommit v9+).
 
+Everything that affects the machine lives in this file (h11's rule), so its one class is over
+the 300-line guide: one state machine, not a base class and a subclass.
+
 Sources: Apache Kafka's ``ConsumerMembershipManager`` / ``AbstractMembershipManager``,
 ``AbstractHeartbeatRequestManager`` and ``CommitRequestManager`` (member side) and
 ``GroupMetadataManager`` (coordinator side), checked against Apache Kafka 4.3.1.
