@@ -30,6 +30,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
+from typing import assert_never
 
 from ..errors import ProtocolError
 from ..events import (
@@ -499,34 +500,45 @@ class ClassicMember:
     # -- inputs -------------------------------------------------------------------------------
 
     def handle(self, event: ClassicInput) -> Sequence[ClassicAction]:
-        """Feed one input; returns the actions it calls for (module docstring)."""
-        if isinstance(event, LeaveGroupAnswered):
-            return self._on_leave(event.error_code)
-        if isinstance(event, Unsubscribed):
-            return self._on_unsubscribed()
-        if self.terminal:
+        """Feed one input; returns the actions it calls for (module docstring). Every input has
+        its case (``mypy --strict`` proves it: ``assert_never``); an answer that arrives in
+        another state than the one that asked for it is ignored, and a terminal member takes
+        only the answer to its LeaveGroup and the application's unsubscribe."""
+        if self.terminal and not isinstance(event, LeaveGroupAnswered | Unsubscribed):
             return []
-        if isinstance(event, CoordinatorFound):
-            self.coordinator = event.node_id
-            return []
-        if isinstance(event, RequestFailed):
-            return self._on_no_answer(event.api)
-        if isinstance(event, JoinRequested):
-            return self._on_join_requested(event)
-        if isinstance(event, JoinGroupAnswered) and self.state is MemberState.JOINING:
-            return self._on_join(event)
-        if isinstance(event, AssignmentComputed) and self.state is MemberState.ASSIGNING:
-            return self._sync(event.assignments)
-        if isinstance(event, AssignmentFailed) and self.state is MemberState.ASSIGNING:
-            # The leader's assignor raised (the sender tells the application): the rebalance
-            # failed (Java's failed-rebalance metrics), and the member joins again
-            self.state = MemberState.UNJOINED
-            self._join_reason = why.JOIN_REASON_REJOIN_AFTER_ERROR
-            return [RecordRebalance(RebalanceMetric.FAILED), Backoff()]
-        if isinstance(event, SyncGroupAnswered) and self.state is MemberState.SYNCING:
-            return self._on_sync(event)
-        if isinstance(event, HeartbeatAnswered) and self.state is MemberState.STABLE:
-            return self._on_heartbeat(event)
+        match event:
+            case LeaveGroupAnswered():
+                return self._on_leave(event.error_code)
+            case Unsubscribed():
+                return self._on_unsubscribed()
+            case CoordinatorFound():
+                self.coordinator = event.node_id
+                return []
+            case RequestFailed():
+                return self._on_no_answer(event.api)
+            case JoinRequested():
+                return self._on_join_requested(event)
+            case JoinGroupAnswered():
+                if self.state is MemberState.JOINING:
+                    return self._on_join(event)
+            case AssignmentComputed():
+                if self.state is MemberState.ASSIGNING:
+                    return self._sync(event.assignments)
+            case AssignmentFailed():
+                if self.state is MemberState.ASSIGNING:
+                    # The leader's assignor raised (the sender tells the application): the
+                    # rebalance failed (Java's failed-rebalance metrics); the member joins again.
+                    self.state = MemberState.UNJOINED
+                    self._join_reason = why.JOIN_REASON_REJOIN_AFTER_ERROR
+                    return [RecordRebalance(RebalanceMetric.FAILED), Backoff()]
+            case SyncGroupAnswered():
+                if self.state is MemberState.SYNCING:
+                    return self._on_sync(event)
+            case HeartbeatAnswered():
+                if self.state is MemberState.STABLE:
+                    return self._on_heartbeat(event)
+            case _:
+                assert_never(event)
         self._log.debug("ignoring %r in state %s", event, self.state.value)
         return []
 

@@ -23,6 +23,7 @@ from staticconsumer.drivers.driver import Driver
 from staticconsumer.membership import (
     ClassicAction,
     ClassicInput,
+    ClassicMember,
     ClassicSenderAction,
     CommonAction,
     CommonInput,
@@ -79,18 +80,26 @@ def test_each_sender_has_a_case_for_each_of_its_actions_and_ends_in_assert_never
     assert never, "no runtime fallback: mypy --strict proves the match complete"
 
 
+def test_the_classic_engine_has_a_case_for_each_of_its_inputs_and_ends_in_assert_never() -> None:
+    names, never = cases(ClassicMember.handle)
+    assert names == {cls.__name__ for cls in members(ClassicInput)}
+    assert never
+
+
 def test_the_driver_has_a_case_for_each_common_action_and_hands_the_rest_to_its_sender() -> None:
     names, _ = cases(Driver._perform)
     assert names == {cls.__name__ for cls in members(CommonAction)}
     assert "self.sender.perform" in inspect.getsource(Driver._perform)
 
 
-#: (file, the ``case`` line removed, what mypy says): a sender's and the driver's.
+#: (file, the ``case`` line removed, what mypy says): senders, the classic engine, the driver.
 MISSING = [
     ("drivers/classic.py", "            case SendLeaveGroup():\n",
      'Argument 1 to "assert_never" has incompatible type "SendLeaveGroup"'),
     ("drivers/consumer_group.py", "            case TakeOver():\n",
      'Argument 1 to "assert_never" has incompatible type "TakeOver"'),
+    ("membership/_classic.py", "            case RequestFailed():\n",
+     'Argument 1 to "assert_never" has incompatible type "RequestFailed"'),
     ("drivers/driver.py", "            case BecomeFatal():\n",
      'Argument 1 to "perform" of "Sender" has incompatible type "BecomeFatal | SenderActionT"'),
 ]  # fmt: skip
