@@ -119,19 +119,23 @@ class Observability:
     def events_dropped(self) -> int:
         """Events not published to ``events_topic``: the buffer was full, or they were still
         buffered when :meth:`stop` ran out of ``events_flush_timeout_ms``."""
-        return self._owned.counter("dropped")
+        publisher = self._owned.publisher
+        return publisher.dropped if publisher is not None else 0
 
     @property
     def events_publish_errors(self) -> int:
         """Events the producer failed to deliver, plus failed attempts to start the producer."""
-        return self._owned.counter("publish_errors")
+        publisher = self._owned.publisher
+        return publisher.publish_errors if publisher is not None else 0
 
     @property
     def events_published(self) -> int:
         """Events the producer delivered to ``events_topic``."""
-        return self._owned.counter("published")
+        publisher = self._owned.publisher
+        return publisher.published if publisher is not None else 0
 
     @property
     def events_callback_errors(self) -> int:
         """Exceptions raised by ``on_event`` (each logged, none propagated)."""
-        return self._owned.counter("callback_errors")
+        events = self._owned.events
+        return events.callback_errors if events is not None else 0

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from typing import Any
 
 from aiokafka import AIOKafkaProducer
 
@@ -94,9 +93,3 @@ class OwnedServices:
         finally:
             if self.health is not None:
                 await self.health.close()
-
-    def counter(self, name: str) -> int:
-        """An event counter (``dropped``, ``publish_errors``, ``published`` of the publisher;
-        ``callback_errors`` of the emitter); 0 without the part that counts it."""
-        source: Any = self.events if name == "callback_errors" else self.publisher
-        return int(getattr(source, name)) if source is not None else 0
