@@ -53,12 +53,19 @@ async def topic_error_code(client: Any, topic: str) -> int:
     """Kafka's error code for ``topic`` in a Metadata answer that never creates it: 0 (it
     exists and we may describe it), UNKNOWN_TOPIC_OR_PARTITION (3), TOPIC_AUTHORIZATION_FAILED
     (29), ..."""
+    row = await _topic_metadata(client, topic, coordination=False)
+    # Not in the answer at all: as good as unknown.
+    return int(row["error_code"]) if row is not None else _UNKNOWN_TOPIC_OR_PARTITION
+
+
+async def _topic_metadata(client: Any, topic: str, *, coordination: bool) -> Any:
+    """``topic``'s row of a Metadata answer that never creates it (None: not in the answer);
+    ``coordination``: on the client's coordination connections (:func:`read_partition_log`)."""
     request = MetadataRequest([topic], allow_auto_topic_creation=False)
-    response = await client.send(client.get_random_node(), request)
-    for row in response.to_object()["topics"]:
-        if row["topic"] == topic:
-            return int(row["error_code"])
-    return 3  # not in the answer at all: as good as unknown
+    node_id = client.get_random_node()
+    answer = await (_send(client, node_id, request) if coordination
+                    else client.send(node_id, request))  # fmt: skip
+    return next((row for row in answer.to_object()["topics"] if row["topic"] == topic), None)
 
 
 def broker_count(client: Any) -> int:
@@ -120,17 +127,15 @@ async def _send(client: Any, node_id: int, request: Any) -> Any:
 
 async def _leader(client: Any, topic: str, partition: int) -> tuple[int, int]:
     """``(error code, leader node id)`` of the partition, from a Metadata that never creates."""
-    request = MetadataRequest([topic], allow_auto_topic_creation=False)
-    answer = (await _send(client, client.get_random_node(), request)).to_object()
-    for row in answer["topics"]:
-        if row["topic"] != topic:
-            continue
-        if row["error_code"]:
-            return int(row["error_code"]), -1
-        for part in row["partitions"]:
-            if part["partition"] == partition:
-                leader = int(part["leader"])
-                return (0, leader) if leader >= 0 else (_LEADER_NOT_AVAILABLE, -1)
+    row = await _topic_metadata(client, topic, coordination=True)
+    if row is None:
+        return _UNKNOWN_TOPIC_OR_PARTITION, -1
+    if row["error_code"]:
+        return int(row["error_code"]), -1
+    for part in row["partitions"]:
+        if part["partition"] == partition:
+            leader = int(part["leader"])
+            return (0, leader) if leader >= 0 else (_LEADER_NOT_AVAILABLE, -1)
     return _UNKNOWN_TOPIC_OR_PARTITION, -1
 
 
