@@ -8,7 +8,9 @@
 # pyproject.toml (v0.14.0); its sdist does not ship the tests, so CI (no GitHub access) cannot
 # run this: it is a developer's check. Its tests/ are copied to a temporary folder with our
 # conftest.py (scripts/aiokafka_suite/conftest.py) in place of theirs, which needs Docker.
-# --plain runs them on AIOKafkaConsumer itself, for the side-by-side count.
+# --plain runs them on AIOKafkaConsumer itself, for the side-by-side count. AIOKAFKA_TESTS picks
+# other files of theirs (default: the three consumer files), e.g. the producer and admin tests
+# that read back through a consumer: AIOKAFKA_TESTS="tests/test_producer.py tests/test_admin.py".
 # Tests that reach into the private consumer._coordinator are expected to fail with StaticConsumer
 # (its coordinator is ours by design): test_kafka_consumer_sets_coordinator_values,
 # test_consumer_propagates_{coordinator,heartbeat,commit_refresh}_errors and
@@ -25,5 +27,6 @@ trap 'rm -rf "$work"' EXIT
 cp -r "$checkout/tests" "$work/tests"
 cp "$root/scripts/aiokafka_suite/conftest.py" "$work/tests/conftest.py"
 cd "$work"
-SWAP=$swap "$VENV/bin/python" -m pytest -p no:cacheprovider -q --timeout 90 \
-  tests/test_consumer.py tests/test_pep492.py tests/test_transactional_consumer.py "$@"
+files="${AIOKAFKA_TESTS:-tests/test_consumer.py tests/test_pep492.py tests/test_transactional_consumer.py}"
+# shellcheck disable=SC2086
+SWAP=$swap "$VENV/bin/python" -m pytest -p no:cacheprovider -q --timeout 90 $files "$@"
