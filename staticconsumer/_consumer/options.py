@@ -19,7 +19,6 @@ where one applies, the KIP.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -37,6 +36,7 @@ from assignors import (
 from .._instance_id import InstanceId
 from ..errors import ConfigurationError
 from ..membership import JOIN_REASON_ENFORCED_PREFIX
+from ..roster import check_roster_topic
 from ..security import PROTOCOLS, SASL_MECHANISMS, SecuritySettings
 
 CLASSIC = "classic"
@@ -396,25 +396,12 @@ def security_options(security: Any, given: Mapping[str, Any]) -> dict[str, Any]:
     return raw
 
 
-_TOPIC_NAME = re.compile(r"^[a-zA-Z0-9._-]{1,249}$")
-
-
 def roster_topic_option(roster_topic: Any) -> str | None:
     """``roster_topic`` checked: a Kafka topic name, or None (the default: pre-registration off,
     no roster request)."""
     if roster_topic is None:
         return None
-    if (
-        not isinstance(roster_topic, str)
-        or not _TOPIC_NAME.match(roster_topic)
-        or roster_topic in (".", "..")
-    ):
-        raise ConfigurationError(
-            "roster_topic (staticconsumer option, no Java equivalent; KIP-469 pre-registration, "
-            "docs/scaling.md) must be a Kafka topic name (1 to 249 ASCII letters, digits, '.', "
-            f"'_', '-'), or None to leave pre-registration off; got {roster_topic!r}"
-        )
-    return roster_topic
+    return check_roster_topic(roster_topic, none_turns_off=True)
 
 
 def roster_barrier_option(roster_barrier: Any) -> bool:

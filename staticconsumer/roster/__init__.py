@@ -53,6 +53,7 @@ from ._record import (
     ROSTER_FORMAT_VERSION,
     Roster,
     RosterStatus,
+    check_roster_topic,
 )
 from ._store import DEFAULT_READ_TIMEOUT_S, read_roster
 
@@ -78,6 +79,7 @@ __all__ = [
     "arrival_value",
     "barrier",
     "check_instance_ids",
+    "check_roster_topic",
     "delete_roster",
     "describe_group",
     "describe_roster",

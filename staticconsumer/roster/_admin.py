@@ -19,12 +19,11 @@ from typing import Any
 from .._admin.client import DEFAULT_TIMEOUT_S, check_common
 from .._admin.remove import try_remove_members
 from .._compat.auth import who
-from .._instance_id import InstanceId
 from .._instance_id import check_instance_ids as _check_ids
 from ..errors import ConfigurationError, GroupAdminError, RosterFormatError, RosterUnreadableError
 from ..protocol import ErrorCode
 from ..security import SecuritySettings
-from ._record import DEFAULT_ROSTER_TOPIC, DEFAULT_ROSTER_WAIT_MS, Roster
+from ._record import DEFAULT_ROSTER_TOPIC, DEFAULT_ROSTER_WAIT_MS, Roster, check_roster_topic
 from ._store import ensure_topic, read_with, roster_client, topic_exists, write_value
 
 log = logging.getLogger(__name__)
@@ -37,18 +36,13 @@ def _now_ms() -> int:
     return time.time_ns() // 1_000_000
 
 
-def _check_topic(roster_topic: object) -> str:
-    # A topic name follows the same rules as an instance id (legal characters, at most 249).
-    return InstanceId.validate(roster_topic, field="roster_topic")
-
-
 async def _change(
     bootstrap_servers: str | list[str], group_id: str, change: _Change, *, dry_run: bool,
     timeout_s: float, security: SecuritySettings | None, roster_topic: str, what: str,
     security_kwargs: dict[str, Any],
 ) -> Roster | None:  # fmt: skip
     check_common(bootstrap_servers, group_id, timeout_s)
-    _check_topic(roster_topic)
+    check_roster_topic(roster_topic)
     settings = SecuritySettings.coerce(security, **security_kwargs)
     principal = who(settings)
     async with roster_client(bootstrap_servers, settings, timeout_s) as client:
@@ -174,7 +168,7 @@ async def describe_roster(
     Raises :class:`~staticconsumer.errors.RosterUnreadableError` when it cannot be read (a
     missing DESCRIBE/READ ACL: :class:`~staticconsumer.errors.RosterAuthorizationError`)."""
     check_common(bootstrap_servers, group_id, timeout_s)
-    _check_topic(roster_topic)
+    check_roster_topic(roster_topic)
     settings = SecuritySettings.coerce(security, **security_kwargs)
     async with roster_client(bootstrap_servers, settings, timeout_s) as client:
         return await read_with(client, group_id, roster_topic, who(settings), timeout_s)
@@ -190,7 +184,7 @@ async def delete_roster(
     that was deleted (None when there was none to read; a record this version cannot decode is
     deleted all the same). Nothing is written when the roster topic does not exist."""
     check_common(bootstrap_servers, group_id, timeout_s)
-    _check_topic(roster_topic)
+    check_roster_topic(roster_topic)
     settings = SecuritySettings.coerce(security, **security_kwargs)
     async with roster_client(bootstrap_servers, settings, timeout_s) as client:
         if not await topic_exists(client, group_id, roster_topic, who(settings)):

@@ -43,7 +43,7 @@ from ..protocol import ErrorCode, error_name
 from ..security import SecuritySettings
 from ._barrier import arrival_key, arrival_value
 from ._reader import RosterReader, _denied, _unreadable
-from ._record import DEFAULT_ROSTER_TOPIC, Roster
+from ._record import DEFAULT_ROSTER_TOPIC, Roster, check_roster_topic
 
 log = logging.getLogger(__name__)
 
@@ -111,6 +111,7 @@ async def read_roster(
     (:class:`~staticconsumer.errors.RosterAuthorizationError`). A member treats it as "no
     roster" and logs a WARNING: a roster nobody can read never blocks a group.
     """
+    check_roster_topic(roster_topic)
     settings = security if security is not None else SecuritySettings()
     principal = who(settings)
 

@@ -10,7 +10,13 @@ from typing import Any
 
 import pytest
 
-from staticconsumer.errors import GroupAdminError, RosterAuthorizationError, RosterUnreadableError
+from staticconsumer.errors import (
+    ConfigurationError,
+    GroupAdminError,
+    InvalidInstanceIdError,
+    RosterAuthorizationError,
+    RosterUnreadableError,
+)
 from staticconsumer.roster import (
     Roster,
     delete_roster,
@@ -146,3 +152,19 @@ async def test_read_roster_is_bounded_and_typed(monkeypatch: pytest.MonkeyPatch)
     with pytest.raises(RosterUnreadableError, match="could not reach Kafka") as caught:
         await read_roster("b:9092", GROUP, roster_topic=TOPIC)
     assert isinstance(caught.value.__cause__, GroupAdminError)
+
+
+@pytest.mark.parametrize("bad", ["", ".", "a b", "x" * 250, 7])
+@pytest.mark.parametrize("call", [read_roster, describe_roster, delete_roster])
+async def test_a_bad_roster_topic_is_refused_as_a_topic_name_not_an_instance_id(
+    call: Any, bad: object
+) -> None:
+    """The roster topic is checked as a Kafka topic name before any request, and the message
+    names the ``roster_topic`` option; it used to be checked as a ``group.instance.id``
+    (``InvalidInstanceIdError`` saying "Java: group.instance.id, KIP-345")."""
+    with pytest.raises(ConfigurationError) as raised:
+        await call("127.0.0.1:9", GROUP, roster_topic=bad)
+    assert not isinstance(raised.value, InvalidInstanceIdError)
+    message = str(raised.value)
+    assert message.startswith("roster_topic ") and "topic name" in message, message
+    assert "group.instance.id" not in message, message
