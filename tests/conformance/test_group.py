@@ -145,9 +145,10 @@ async def test_stop_runs_the_revoke_listener_only_on_a_static_consumer_static_di
     topic_factory: Callable[..., str], unique_group_id: Callable[..., str],
 ) -> None:  # fmt: skip
     """aiokafka's ``stop()`` calls no listener. StaticConsumer follows Java's ``close()``
-    (``onLeavePrepare``): ``on_partitions_revoked`` with what it holds, before the final commit,
-    so an application that commits or flushes state there does not re-process after a clean
-    bounce (docs/aiokafka-differences.md)."""
+    (``onLeavePrepare``): ``on_partitions_revoked`` with what it holds, after the auto-commit
+    of what was consumed and before the member leaves or stays, so an application that commits
+    or flushes state there does not re-process after a clean bounce
+    (docs/aiokafka-differences.md)."""
     topic = topic_factory(partitions=2)
     await produce(kafka_bootstrap, topic, 0, range(3))
     listener = Recorder()
