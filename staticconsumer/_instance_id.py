@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterable
+from typing import TypeGuard
 
 from .errors import ConfigurationError, InvalidInstanceIdError
 
@@ -19,6 +20,16 @@ _K8S_SAFE = "[bcdfghjklmnpqrstvwxz2456789]"
 _DEPLOYMENT_POD = re.compile(rf"^(?P<name>.+)-(?P<hash>{_K8S_SAFE}{{6,10}})-{_K8S_SAFE}{{5}}$")
 #: A StatefulSet's pod: ``<statefulset>-<ordinal>``.
 _STATEFULSET_POD = re.compile(r"^.+-(0|[1-9][0-9]*)$")
+
+
+def is_topic_name(value: object) -> TypeGuard[str]:
+    """Whether Kafka accepts ``value`` as a topic name (``Topic.validate``): 1 to
+    :data:`MAX_LENGTH` of ``[a-zA-Z0-9._-]``, not ``.`` or ``..``; a group instance id follows
+    the same rule."""
+    return (
+        isinstance(value, str) and 0 < len(value) <= MAX_LENGTH and value not in (".", "..")
+        and _LEGAL.match(value) is not None
+    )  # fmt: skip
 
 
 class InstanceId:

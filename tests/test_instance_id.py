@@ -125,3 +125,17 @@ def test_explicit_instance_id_is_taken_as_given(monkeypatch: pytest.MonkeyPatch)
     monkeypatch.setenv("STATICCONSUMER_INSTANCE_ID", "orders-7d4b9c6f5b-x2k8q")
     monkeypatch.setenv("POD_NAME", "orders-7d4b9c6f5b-x2k8q")
     assert InstanceId.from_env() == "orders-7d4b9c6f5b-x2k8q"
+
+
+@pytest.mark.parametrize(
+    ("value", "legal"),
+    [("orders", True), ("a.b_c-9", True), ("x" * 249, True), ("x" * 250, False), ("", False),
+     (".", False), ("..", False), ("...", True), ("a b", False), ("é", False), (b"t", False),
+     (None, False)],
+)  # fmt: skip
+def test_is_topic_name_is_kafkas_topic_rule(value: object, legal: bool) -> None:
+    """One rule for every topic option (``roster_topic``, ``events_topic``) and, through the
+    same characters and length, for instance ids."""
+    from staticconsumer._instance_id import is_topic_name
+
+    assert is_topic_name(value) is legal

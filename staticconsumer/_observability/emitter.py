@@ -11,7 +11,6 @@ from __future__ import annotations
 import inspect
 import itertools
 import logging
-import re
 import socket
 import time
 import uuid
@@ -21,6 +20,7 @@ from typing import Any, TypeVar
 
 from aiokafka import AIOKafkaProducer
 
+from .._instance_id import is_topic_name
 from ..errors import ConfigurationError
 from ..events import MembershipEvent
 from ..membership import LOG_FIELDS
@@ -38,7 +38,6 @@ SHARED_CLIENT_KEYS = (
     "sasl_kerberos_domain_name", "sasl_oauth_token_provider", "api_version",
     "metadata_max_age_ms", "request_timeout_ms", "retry_backoff_ms", "connections_max_idle_ms",
 )  # fmt: skip
-_TOPIC = re.compile(r"^[a-zA-Z0-9._-]{1,249}$")
 _WHERE = "(staticconsumer option, no Java equivalent; schema: docs/membership-events.md)"
 
 
@@ -76,10 +75,7 @@ def event_options(
                 f"on_event {_WHERE} must be a plain function: it is called on the event loop "
                 "and must not block; schedule your own task from it for async work"
             )
-    if events_topic is not None and (
-        not isinstance(events_topic, str) or events_topic in (".", "..")
-        or not _TOPIC.match(events_topic)
-    ):  # fmt: skip
+    if events_topic is not None and not is_topic_name(events_topic):
         raise ConfigurationError(
             f"events_topic {_WHERE} must be a Kafka topic name (1 to 249 of [a-zA-Z0-9._-], not "
             f"'.' or '..'), got {events_topic!r}"

@@ -26,26 +26,26 @@ Worked example::
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from .._instance_id import check_instance_ids
+from .._instance_id import check_instance_ids, is_topic_name
 from ..errors import ConfigurationError, RosterFormatError
 
 #: The compacted topic that holds every group's roster (``roster_topic`` changes it).
 DEFAULT_ROSTER_TOPIC = "_staticconsumer_rosters"
-_TOPIC_NAME = re.compile(r"^[a-zA-Z0-9._-]{1,249}$")
+#: How long the leader waits for missing registered members, from the last roster change.
+DEFAULT_ROSTER_WAIT_MS = 120_000
+#: The record format this version writes and the newest it reads.
+ROSTER_FORMAT_VERSION = 1
 
 
 def check_roster_topic(roster_topic: object, *, none_turns_off: bool = False) -> str:
     """``roster_topic`` if Kafka accepts it as a topic name (1 to 249 ASCII letters, digits,
     ``.``, ``_``, ``-``; not ``.`` or ``..``), else :class:`ConfigurationError` naming the option.
     ``none_turns_off``: the message also says None (a consumer's "pre-registration off")."""
-    if isinstance(roster_topic, str) and _TOPIC_NAME.match(roster_topic) and roster_topic not in (
-        ".", "..",
-    ):  # fmt: skip
+    if is_topic_name(roster_topic):
         return roster_topic
     alternative = ", or None to leave pre-registration off" if none_turns_off else ""
     raise ConfigurationError(
@@ -53,12 +53,6 @@ def check_roster_topic(roster_topic: object, *, none_turns_off: bool = False) ->
         "docs/scaling.md) must be a Kafka topic name (1 to 249 ASCII letters, digits, '.', "
         f"'_', '-', not '.' or '..'){alternative}; got {roster_topic!r}"
     )
-
-
-#: How long the leader waits for missing registered members, from the last roster change.
-DEFAULT_ROSTER_WAIT_MS = 120_000
-#: The record format this version writes and the newest it reads.
-ROSTER_FORMAT_VERSION = 1
 
 
 def _check_ms(value: object, name: str) -> int:
