@@ -10,11 +10,12 @@ import asyncio
 from collections.abc import Callable
 
 import pytest
-from aiokafka import AIOKafkaConsumer, ConsumerRebalanceListener, TopicPartition
+from aiokafka import ConsumerRebalanceListener, TopicPartition
 
 from staticconsumer import StaticConsumer
 
 from ..conformance.conftest import produce
+from ..reliability._harness import committed_offsets
 
 PER_PARTITION = 5
 
@@ -38,17 +39,6 @@ class CommitOnRevoke(ConsumerRebalanceListener):  # type: ignore[misc]  # aiokaf
 
     async def on_partitions_assigned(self, assigned: set[TopicPartition]) -> None:
         pass
-
-
-async def _committed(bootstrap: str, group: str, tps: list[TopicPartition]) -> list[int | None]:
-    """The group's committed offsets, read by a consumer that does not join the group."""
-    reader = AIOKafkaConsumer(bootstrap_servers=bootstrap, group_id=group,
-                              enable_auto_commit=False)  # fmt: skip
-    await reader.start()
-    try:
-        return [await reader.committed(tp) for tp in tps]
-    finally:
-        await reader.stop()
 
 
 @pytest.mark.parametrize("group_protocol", ["classic", "consumer"])
@@ -75,11 +65,11 @@ async def test_a_commit_in_the_revoke_listener_on_stop_commits_what_was_consumed
                 batch = await consumer.getmany(timeout_ms=1000)
                 seen += sum(len(records) for records in batch.values())
         assert seen == 2 * PER_PARTITION
-        assert await _committed(kafka_bootstrap, group, tps) == [None, None], "none yet"
+        assert await committed_offsets(kafka_bootstrap, group) == {}, "none yet"
         held_before_stop = len(listener.revoked)
     finally:
         await consumer.stop()
     assert listener.revoked[held_before_stop:] == [frozenset({0, 1})], listener.revoked
     assert listener.commit_errors == []
-    committed = await _committed(kafka_bootstrap, group, tps)
-    assert committed == [PER_PARTITION, PER_PARTITION], "the listener's commit on stop landed"
+    committed = await committed_offsets(kafka_bootstrap, group)
+    assert committed == {0: PER_PARTITION, 1: PER_PARTITION}, "the listener's commit on stop landed"
