@@ -32,6 +32,7 @@ from .errors import (
     ClusterUnavailableError,
     ConfigurationError,
     FencedInstanceIdError,
+    GroupMembershipError,
     InvalidInstanceIdError,
     SessionTimeoutOutOfRangeError,
     StaticConsumerError,
@@ -50,6 +51,7 @@ from .events import (
     SessionExpired,
 )
 from .membership import Membership, MembershipState
+from .options import ConsumerOptions, MembershipOperation
 from .security import SecuritySettings
 
 __all__ = [
@@ -57,10 +59,12 @@ __all__ = [
     "AuthorizationError",
     "ClusterUnavailableError",
     "ConfigurationError",
+    "ConsumerOptions",
     "EnforceRebalanceRequested",
     "FencedInstanceIdError",
     "GroupJoined",
     "GroupLeft",
+    "GroupMembershipError",
     "HealthServer",
     "InstanceFenced",
     "InstanceId",
@@ -68,6 +72,7 @@ __all__ = [
     "JoinGroupReason",
     "Membership",
     "MembershipEvent",
+    "MembershipOperation",
     "MembershipState",
     "PartitionsAssigned",
     "PartitionsRevoked",

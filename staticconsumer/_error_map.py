@@ -34,6 +34,8 @@ from .errors import (
     FencedInstanceIdError,
     GroupAdminAuthorizationError,
     GroupAdminError,
+    GroupMembershipError,
+    SessionTimeoutOutOfRangeError,
     StaticConsumerError,
     UnreleasedInstanceIdError,
 )
@@ -77,6 +79,35 @@ def fenced_error(ctx: MemberContext, api: str, holder: str | None = None) -> Fen
     )
     error.holder = holder
     return error
+
+
+def fatal_error(ctx: MemberContext, api: str, code: int) -> GroupMembershipError:
+    """The engine's fatal verdict on ``api`` answering ``code`` (not a fence: see
+    :func:`fenced_error`): the member stops for good."""
+    name = error_name(code)
+    return GroupMembershipError(
+        f"{api} for group {ctx.group_id!r} failed fatally: {name} (code {code}); member "
+        f"{ctx.member_id!r} (group.instance.id {ctx.group_instance_id!r}, client "
+        f"{ctx.client_id!r}) has stopped",
+        group_id=ctx.group_id, api=api, error_code=code, error_name=name,
+    )  # fmt: skip
+
+
+def session_timeout_error(
+    session_timeout_ms: int, bounds: tuple[int, int] | None
+) -> SessionTimeoutOutOfRangeError:
+    """INVALID_SESSION_TIMEOUT, with the broker's ``bounds`` (min, max) when it told them."""
+    where = (
+        f"the broker allows group.min.session.timeout.ms={bounds[0]} to "
+        f"group.max.session.timeout.ms={bounds[1]}"
+        if bounds
+        else "outside the broker's group.min.session.timeout.ms/group.max.session.timeout.ms"
+    )
+    return SessionTimeoutOutOfRangeError(
+        f"session_timeout_ms={session_timeout_ms} (Java: session.timeout.ms) was "
+        f"rejected by the group coordinator: {where}. Static members usually want a long "
+        "timeout (KIP-345 raised the broker's cap to 30 minutes)."
+    )
 
 
 def kafka_error(

@@ -13,6 +13,8 @@ Every error this package raises on purpose is one of these::
     ├── SessionTimeoutOutOfRangeError (fatal) session_timeout_ms outside the broker's
     │                                        group.min/max.session.timeout.ms; also aiokafka's
     │                                        InvalidSessionTimeoutError
+    ├── GroupMembershipError (fatal)         a group API answered an error that ends the
+    │                                        membership (e.g. GROUP_MAX_SIZE_REACHED)
     ├── GroupAdminError                      an admin call (describe, remove members) failed
     │   ├── UnknownMemberError               remove_members named an instance id the group lacks
     │   │                                    (also aiokafka's UnknownMemberIdError)
@@ -143,6 +145,22 @@ class SessionTimeoutOutOfRangeError(StaticConsumerError, _aiokafka.InvalidSessio
     """session_timeout_ms lies outside the broker's group.min/max.session.timeout.ms."""
 
     fatal = True
+
+
+class GroupMembershipError(StaticConsumerError):
+    """A group API answered an error the membership ends on (the engine's fatal verdict, not a
+    fence): ``api``, ``error_code``, ``error_name`` and ``group_id`` say which."""
+
+    fatal = True
+
+    def __init__(
+        self, message: str, *, group_id: str, api: str, error_code: int, error_name: str
+    ) -> None:
+        super().__init__(message)
+        self.group_id = group_id
+        self.api = api
+        self.error_code = error_code
+        self.error_name = error_name
 
 
 class GroupAdminError(StaticConsumerError):

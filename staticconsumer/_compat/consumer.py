@@ -8,7 +8,6 @@ import contextlib
 import logging
 import time
 from collections.abc import Awaitable, Callable, Iterable
-from dataclasses import dataclass
 from typing import Any, Protocol
 
 import aiokafka
@@ -331,7 +330,7 @@ class ClientSeam:
 
 
 async def start_consumer(
-    consumer: Any, make_driver: Callable[[ClientSeam, GroupApiVersions | None], Driver],
+    consumer: Any, make_driver: Callable[[ClientSeam, GroupApiVersions], Driver],
     identity: LogIdentity | None = None,
     before_join: Callable[[ClientSeam], Awaitable[None]] | None = None,
 ) -> None:
@@ -406,51 +405,13 @@ async def wait_for_assignment(consumer: Any) -> None:
     await consumer._subscription.wait_for_assignment()
 
 
-def start_poll_timer(consumer: Any) -> None:
-    """``max_poll_interval_ms`` counts from now (:meth:`ClientSeam.start_poll_timer`)."""
-    driver = coordinator_of(consumer)
-    if driver is not None:
-        driver.seam.start_poll_timer()
-
-
-def coordinator_of(consumer: Any) -> Any:
+def coordinator_of(consumer: Any) -> Driver | None:
+    """The driver behind ``consumer._coordinator`` (for tests and benchmarks that look inside a
+    consumer; ``StaticConsumer`` holds its own driver, typed)."""
     seam = consumer._coordinator
-    return getattr(seam, "driver", None)
+    driver: Driver | None = getattr(seam, "driver", None)
+    return driver
 
 
 def client_id_of(consumer: Any) -> str:
     return str(consumer._client._client_id)
-
-
-@dataclass(frozen=True)
-class ConsumerSettings:
-    """The aiokafka consumer's settings a driver needs, read here (the one reader of the
-    consumer's private fields) once the consumer was constructed and validated."""
-
-    group_id: str
-    group_instance_id: str | None
-    client_id: str
-    client_rack: str | None
-    assignors: tuple[Any, ...]  # partition_assignment_strategy, checked by StaticConsumer
-    session_timeout_ms: int
-    heartbeat_interval_ms: int
-    rebalance_timeout_ms: int
-    max_poll_interval_ms: int
-    retry_backoff_ms: int
-    enable_auto_commit: bool
-    auto_commit_interval_ms: int
-
-
-def consumer_settings(consumer: Any) -> ConsumerSettings:
-    """:class:`ConsumerSettings` of ``consumer`` (an ``AIOKafkaConsumer`` with a group id)."""
-    c = consumer
-    return ConsumerSettings(
-        group_id=c._group_id, group_instance_id=c._group_instance_id,
-        client_id=client_id_of(c), client_rack=c._client_rack,
-        assignors=tuple(c._partition_assignment_strategy),
-        session_timeout_ms=c._session_timeout_ms, heartbeat_interval_ms=c._heartbeat_interval_ms,
-        rebalance_timeout_ms=c._rebalance_timeout_ms,
-        max_poll_interval_ms=c._max_poll_interval_ms, retry_backoff_ms=c._retry_backoff_ms,
-        enable_auto_commit=c._enable_auto_commit,
-        auto_commit_interval_ms=c._auto_commit_interval_ms,
-    )  # fmt: skip

@@ -44,6 +44,7 @@ from ..events import (
     PartitionsRevoked,
     SessionExpired,
 )
+from ..options import ConsumerOptions, MembershipOperation
 from ..protocol import (
     NO_GENERATION,
     UNKNOWN_MEMBER_ID,
@@ -108,6 +109,19 @@ class MemberConfig:
     rebalance_protocol: RebalanceProtocol = RebalanceProtocol.EAGER
     #: Only to name the member in its log lines (``_log``).
     client_id: str = ""
+
+    @classmethod
+    def of(cls, options: ConsumerOptions) -> MemberConfig:
+        """The engine's config, from the consumer's options value (its group id is set)."""
+        strategies = options.partition_assignment_strategy
+        cooperative = bool(strategies) and all(
+            "cooperative" in a.supported_protocols for a in strategies)  # fmt: skip
+        return cls(
+            options.group_id or "", options.group_instance_id, options.session_timeout_ms,
+            options.heartbeat_interval_ms, options.max_poll_interval_ms,
+            RebalanceProtocol.COOPERATIVE if cooperative else RebalanceProtocol.EAGER,
+            client_id=options.client_id,
+        )  # fmt: skip
 
 
 class ClassicMember:
@@ -609,18 +623,20 @@ class ClassicMember:
                 or self.state is not MemberState.STABLE)  # fmt: skip
         return self._revoke(self.owned, lost=lost, reason=REVOKED_CLOSE)
 
-    def close(self, leave_reason: str | None) -> Sequence[ClassicAction]:
-        """Stop. A static member stays in the group (KIP-345) unless ``leave_reason`` is given;
-        a dynamic member in a generation leaves; a fenced member sends nothing."""
+    def close(
+        self, membership: MembershipOperation, reason: str | None = None
+    ) -> Sequence[ClassicAction]:
+        """Stop. A member in a generation leaves when ``membership`` says so (KIP-1092: by
+        default a static member stays, KIP-345, and a dynamic one leaves), with ``reason`` (or
+        the default close reason, KIP-800); a fenced member sends nothing."""
         if self.terminal:
             return []
         actions: list[ClassicAction] = []
         if self.owned:
             actions.append(self._emit(PartitionsRevoked, partitions=list(self.owned),
                                       reason=REVOKED_CLOSE))  # fmt: skip
-        if self.generation_id > 0 and (not self.is_static or leave_reason):
-            reason = leave_reason or why.LEAVE_REASON_PREFIX
-            self._leaving = reason
-            actions.append(SendLeaveGroup(self.member_id, reason))
+        if self.generation_id > 0 and membership.leaves(static=self.is_static):
+            self._leaving = reason or why.LEAVE_REASON_PREFIX
+            actions.append(SendLeaveGroup(self.member_id, self._leaving))
         self.state = MemberState.CLOSED
         return actions

@@ -53,6 +53,7 @@ from ..events import (
     PartitionsRevoked,
     SessionExpired,
 )
+from ..options import ConsumerOptions, MembershipOperation
 from ..protocol import (
     JOIN_GROUP_MEMBER_EPOCH,
     LEAVE_GROUP_MEMBER_EPOCH,
@@ -116,6 +117,12 @@ _HOLDING = frozenset(
 )
 
 
+#: How long a member refused with UNRELEASED_INSTANCE_ID retries before it also raises it to the
+#: application (and goes on retrying): the broker's default group.consumer.session.timeout.ms,
+#: after which the stale member is gone anyway.
+UNRELEASED_INSTANCE_WAIT_MS = 45_000
+
+
 @dataclass(frozen=True)
 class ConsumerGroupConfig:
     group_id: str
@@ -129,6 +136,19 @@ class ConsumerGroupConfig:
     takeover: bool = False
     #: Only to name the member in its log lines (``_log``).
     client_id: str = ""
+
+    @classmethod
+    def of(cls, options: ConsumerOptions, member_id: str) -> ConsumerGroupConfig:
+        """The engine's config, from the consumer's options value (its group id is set) and the
+        member id the client made (KIP-1082)."""
+        return cls(
+            options.group_id or "", member_id, options.group_instance_id,
+            rebalance_timeout_ms=options.max_poll_interval_ms,
+            server_assignor=options.group_remote_assignor, rack_id=options.client_rack,
+            unreleased_wait_ms=UNRELEASED_INSTANCE_WAIT_MS,
+            max_poll_interval_ms=options.max_poll_interval_ms,
+            takeover=options.instance_takeover, client_id=options.client_id,
+        )  # fmt: skip
 
 
 class ConsumerGroupMember:
@@ -489,11 +509,13 @@ class ConsumerGroupMember:
         return [self._emit(PartitionsRevoked, partitions=list(gone), reason=REVOKED_CLOSE),
                 Revoke(gone, lost=False, reason=REVOKED_CLOSE)]  # fmt: skip
 
-    def close(self, leave_reason: str | None) -> list[ConsumerGroupAction]:
-        """The heartbeat that leaves: epoch -2 for a static member that only stops (it keeps its
-        assignment until the session times out), -1 for a dynamic one or a leave for good (a
-        ``leave_reason`` given)."""
-        leave_for_good, reason = leave_reason is not None, leave_reason
+    def close(
+        self, membership: MembershipOperation, reason: str | None = None
+    ) -> list[ConsumerGroupAction]:
+        """The heartbeat that leaves, as ``membership`` says (KIP-1092): epoch -1 for a member
+        that leaves (by default a dynamic one), -2 for a static member that stays (it keeps its
+        assignment until its session times out); a dynamic member that stays sends nothing
+        (the coordinator removes it when its session times out)."""
         if self.terminal:
             return []
         was_member = self.member_epoch > 0 and self.coordinator is not None
@@ -504,8 +526,13 @@ class ConsumerGroupMember:
         self.state = ConsumerGroupState.CLOSED
         if not was_member:
             return actions
-        epoch = (LEAVE_GROUP_STATIC_MEMBER_EPOCH if self.is_static and not leave_for_good
-                 else LEAVE_GROUP_MEMBER_EPOCH)  # fmt: skip
+        leaves = membership.leaves(static=self.is_static)
+        if not (leaves or self.is_static):  # REMAIN_IN_GROUP, dynamic: Java sends nothing
+            self._log.info("Stopped in the group without leaving (remain_in_group): the "
+                           "coordinator removes member %s when its session times out",
+                           self.member_id)  # fmt: skip
+            return actions
+        epoch = LEAVE_GROUP_MEMBER_EPOCH if leaves else LEAVE_GROUP_STATIC_MEMBER_EPOCH
         self._leaving = reason or why.LEAVE_REASON_PREFIX
         self._leave_emits = epoch == LEAVE_GROUP_MEMBER_EPOCH
         self._in_flight = True

@@ -17,6 +17,7 @@ from aiokafka.structs import OffsetAndMetadata, TopicPartition
 from assignors import MemberAssignment
 from staticconsumer.drivers import Driver, classic_driver
 from staticconsumer.errors import StaticConsumerError
+from staticconsumer.options import ConsumerOptions
 from staticconsumer.protocol import (
     IMPLEMENTED_VERSIONS,
     ApiKey,
@@ -322,13 +323,14 @@ def classic_harness(
     coordinator = coordinator or FakeCoordinator()
     seam = FakeSeam(coordinator)
     fatal: list[StaticConsumerError] = []
-    driver = classic_driver(
-        seam, versions, group_id="g", group_instance_id=group_instance_id, client_id="c",
-        client_rack=None, assignors=[assignor], session_timeout_ms=10_000,
+    options = ConsumerOptions(
+        group_id="g", group_instance_id=group_instance_id, client_id="c", client_rack=None,
+        partition_assignment_strategy=(assignor,), session_timeout_ms=10_000,
         heartbeat_interval_ms=100, rebalance_timeout_ms=10_000, max_poll_interval_ms=300_000,
         retry_backoff_ms=10, enable_auto_commit=enable_auto_commit, auto_commit_interval_ms=60_000,
-        on_fatal=fatal.append, events=events, roster=roster,
     )  # type: ignore[arg-type]  # fmt: skip
+    driver = classic_driver(seam, versions, options, on_fatal=fatal.append, events=events,
+                            roster=roster)  # type: ignore[arg-type]  # fmt: skip
     return Harness(seam, coordinator, driver, fatal)
 
 

@@ -77,7 +77,7 @@ def epochs(members: list[Member]) -> list[int]:
 async def crash(member: Member) -> None:
     """Stop without the leaving heartbeat: to the coordinator this is a process that died."""
     driver = coordinator_of(member.consumer)
-    driver.engine.close = lambda leave_reason: []
+    driver.engine.close = lambda *_: []
     await member.stop()
 
 
@@ -233,7 +233,7 @@ async def test_a_refused_newcomer_waits_in_start_and_says_why_once_the_wait_runs
     monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture,
 ) -> None:  # fmt: skip
     monkeypatch.setattr(
-        "staticconsumer._consumer.static_consumer.UNRELEASED_INSTANCE_WAIT_MS", 1000
+        "staticconsumer.membership._consumer_group.UNRELEASED_INSTANCE_WAIT_MS", 1000
     )
     topic, group = topic_factory(partitions=2), unique_group_id()
     first = await start(topic, kafka_bootstrap, group, "twin2")

@@ -48,6 +48,7 @@ from staticconsumer.membership import (
     SyncGroupAnswered,
     reaction,
 )
+from staticconsumer.options import MembershipOperation
 from staticconsumer.protocol import (
     Assignment,
     ErrorCode,
@@ -150,7 +151,7 @@ def _answer(member: ClassicMember, api: Api, code: int) -> list[object]:
         return member.handle(HeartbeatAnswered(code, T0 + 3))
     stable(member, ("t", 0))
     if api is Api.LEAVE_GROUP:
-        assert kinds(member.close("bye")) == [Emit, SendLeaveGroup]
+        assert kinds(member.close(MembershipOperation.LEAVE_GROUP, "bye")) == [Emit, SendLeaveGroup]
         return member.handle(LeaveGroupAnswered(code))
     if api is Api.OFFSET_FETCH:
         outcome, raised, actions = member.on_offset_fetch_answer([code])
@@ -521,7 +522,7 @@ def test_poll_timeout_gives_up_the_membership(static: bool, leaves: bool) -> Non
 def test_a_static_member_stops_without_leaving() -> None:
     member = new_member(static=True)
     stable(member, ("t", 0))
-    actions = member.close(None)
+    actions = member.close(MembershipOperation.DEFAULT)
     assert events(actions) == [PartitionsRevoked]
     assert not any(isinstance(a, SendLeaveGroup) for a in actions)
     assert member.state is MemberState.CLOSED and member.poll(T0, TOPICS, 0.0) == []
@@ -530,7 +531,8 @@ def test_a_static_member_stops_without_leaving() -> None:
 def test_an_explicit_leave_sends_the_reason_and_reports_it_once_answered() -> None:
     member = new_member(static=True)
     stable(member, ("t", 0))
-    actions = member.close("the consumer is being closed: scale down")
+    reason = "the consumer is being closed: scale down"
+    actions = member.close(MembershipOperation.LEAVE_GROUP, reason)
     assert SendLeaveGroup("m-1", "the consumer is being closed: scale down") in actions
     left = member.handle(LeaveGroupAnswered(ErrorCode.NONE))
     assert [e.fields["reason"] for e in left if isinstance(e, Emit)] == [
@@ -541,7 +543,7 @@ def test_an_explicit_leave_sends_the_reason_and_reports_it_once_answered() -> No
 def test_a_dynamic_member_leaves_on_close() -> None:
     member = new_member(static=False)
     stable(member)
-    assert any(isinstance(a, SendLeaveGroup) for a in member.close(None))
+    assert any(isinstance(a, SendLeaveGroup) for a in member.close(MembershipOperation.DEFAULT))
 
 
 def test_a_fenced_member_sends_nothing_on_close() -> None:
@@ -550,7 +552,7 @@ def test_a_fenced_member_sends_nothing_on_close() -> None:
     member.poll(T0 + 3, TOPICS, 0.0)
     member.handle(HeartbeatAnswered(ErrorCode.FENCED_INSTANCE_ID, T0 + 3))
     member.fatal(RuntimeError("fenced"))
-    assert member.close("leave") == []
+    assert member.close(MembershipOperation.LEAVE_GROUP, "leave") == []
     assert isinstance(member.fatal_error, RuntimeError)
 
 

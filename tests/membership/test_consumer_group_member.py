@@ -36,6 +36,7 @@ from staticconsumer.membership._consumer_group import (
     SendConsumerGroupHeartbeat,
 )
 from staticconsumer.membership._reactions import Api, GroupProtocol
+from staticconsumer.options import MembershipOperation
 from staticconsumer.protocol import ErrorCode
 
 T0 = 1000.0
@@ -173,7 +174,8 @@ def test_each_error_code_on_each_kip_848_api(api: Api, code: int) -> None:
         failed = [FAILED] if api is API else []  # a heartbeat's fence fails the rebalance
         assert actions == [*failed, BecomeFatal(api, code, fenced=fenced)] and m.fenced is fenced
         assert m.state is ConsumerGroupState.FATAL
-        assert m.poll(T0 + 60, TOPICS) == [] and m.close(None) == []  # the state sticks
+        # the state sticks
+        assert m.poll(T0 + 60, TOPICS) == [] and m.close(MembershipOperation.DEFAULT) == []
         assert m.membership_state(subscribed=True, handing_over=False) is (
             MembershipState.FENCED if fenced else MembershipState.FAILED
         )  # fmt: skip
@@ -252,7 +254,8 @@ def test_a_fatal_member_sends_nothing_and_commits_nothing() -> None:
     m = member()
     stable(m, ("t", 0))
     m.fatal(RuntimeError("fenced"))
-    assert m.terminal and m.poll(T0 + 60, TOPICS) == [] and m.close("bye") == []
+    assert m.terminal and m.poll(T0 + 60, TOPICS) == []
+    assert m.close(MembershipOperation.LEAVE_GROUP, "bye") == []
     assert m.on_commit_answer(ErrorCode.NONE)[0] is CommitOutcome.FAILED
 
 
