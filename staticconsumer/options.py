@@ -70,6 +70,10 @@ class ConsumerOptions:
     enable_auto_commit: bool = True
     #: Default 5 000. Java: ``auto.commit.interval.ms``.
     auto_commit_interval_ms: int = 5_000
+    #: Default 45 000 (the broker's default group.consumer.session.timeout.ms). No Java key;
+    #: KIP-848: how long a member refused with UNRELEASED_INSTANCE_ID (its previous process
+    #: crashed) retries before it also raises it to the application (and goes on retrying).
+    unreleased_instance_wait_ms: int = 45_000
     #: Default None (pre-registration off). No Java key; KIP-469 (``docs/scaling.md``).
     roster_topic: str | None = None
     #: Default True. No Java key; KIP-469: with ``roster_topic``, a registered new member
@@ -93,10 +97,20 @@ class ConsumerOptions:
                 f"group_protocol (Java: group.protocol) must be 'classic' or 'consumer' "
                 f"(KIP-848), got {self.group_protocol!r}"
             )
-        for name in ("session_timeout_ms", "rebalance_timeout_ms"):
+        for name, (java_key, kip) in _POSITIVE.items():
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ConfigurationError(f"{name} must be an int >= 1, got {value!r}")
+                raise ConfigurationError(
+                    f"{name} ({java_key}, {kip}) must be an int >= 1, got {value!r}"
+                )
+
+
+#: Whole-number fields checked here: field -> (Java key or why there is none, KIP).
+_POSITIVE = {
+    "session_timeout_ms": ("Java: session.timeout.ms", "KIP-345"),
+    "rebalance_timeout_ms": ("no Java key: Java sends max.poll.interval.ms", "KIP-62"),
+    "unreleased_instance_wait_ms": ("no Java key", "KIP-848"),
+}
 
 
 def default_session_timeout_ms(group_instance_id: str | None) -> int:

@@ -75,8 +75,8 @@ class StaticConsumer(Observability, AIOKafkaConsumer):  # type: ignore[misc]  # 
     * Every option is checked at construction (a :class:`~staticconsumer.ConfigurationError`
       names the field and the Java key); ``security=SecuritySettings(...)`` replaces the raw
       security arguments.
-    * ``group_protocol="consumer"`` (KIP-848) with ``group_remote_assignor`` and
-      ``instance_takeover`` (``docs/consumer-protocol.md``).
+    * ``group_protocol="consumer"`` (KIP-848) with ``group_remote_assignor``,
+      ``instance_takeover`` and ``unreleased_instance_wait_ms`` (``docs/consumer-protocol.md``).
     * Pre-registration (KIP-469, ``docs/scaling.md``), opt-in: ``roster_topic``, ``roster_barrier``.
     """
 
@@ -95,6 +95,7 @@ class StaticConsumer(Observability, AIOKafkaConsumer):  # type: ignore[misc]  # 
         group_protocol: str = "classic",
         group_remote_assignor: str | None = None,
         instance_takeover: bool | None = None,
+        unreleased_instance_wait_ms: int = 45_000,
         roster_topic: str | None = None,
         roster_barrier: bool = True,
         security: SecuritySettings | None = None,
@@ -223,13 +224,10 @@ class StaticConsumer(Observability, AIOKafkaConsumer):  # type: ignore[misc]  # 
         membership: MembershipOperation | str = MembershipOperation.DEFAULT,
     ) -> None:  # fmt: skip
         """Stop consuming. The rebalance listener hears of the partitions held first, as Java's
-        ``close()`` tells it (revoked after the commit of what was consumed, or lost); then the
-        member leaves the group or stays, as ``membership`` says (Java 4.4's
-        ``close(CloseOptions)``, KIP-1092): ``"default"`` (a static member stays, a dynamic one
-        leaves), ``"leave_group"`` (needs a ``reason``, KIP-800; ``leave_group=True`` says the
-        same) or ``"remain_in_group"`` (a dynamic member stays too, until its session times
-        out). Then the events are flushed (bounded) and the health endpoint closed.
-        ``docs/static-consumer.md`` has the details."""
+        ``close()`` tells it; then the member leaves or stays as ``membership`` says (Java 4.4's
+        ``close(CloseOptions)``, KIP-1092): ``"default"``, ``"leave_group"`` (needs a ``reason``,
+        KIP-800; also ``leave_group=True``) or ``"remain_in_group"``. Then the events are
+        flushed and the health endpoint closed (``docs/static-consumer.md``)."""
         operation, leave_reason = close_options(leave_group, reason, membership)
         self._lifecycle = Lifecycle.STOPPED
         try:

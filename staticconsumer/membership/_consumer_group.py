@@ -117,12 +117,6 @@ _HOLDING = frozenset(
 )
 
 
-#: How long a member refused with UNRELEASED_INSTANCE_ID retries before it also raises it to the
-#: application (and goes on retrying): the broker's default group.consumer.session.timeout.ms,
-#: after which the stale member is gone anyway.
-UNRELEASED_INSTANCE_WAIT_MS = 45_000
-
-
 @dataclass(frozen=True)
 class ConsumerGroupConfig:
     group_id: str
@@ -145,7 +139,7 @@ class ConsumerGroupConfig:
             options.group_id or "", member_id, options.group_instance_id,
             rebalance_timeout_ms=options.max_poll_interval_ms,
             server_assignor=options.group_remote_assignor, rack_id=options.client_rack,
-            unreleased_wait_ms=UNRELEASED_INSTANCE_WAIT_MS,
+            unreleased_wait_ms=options.unreleased_instance_wait_ms,
             max_poll_interval_ms=options.max_poll_interval_ms,
             takeover=options.instance_takeover, client_id=options.client_id,
         )  # fmt: skip
