@@ -107,10 +107,8 @@ def check_construction(values: Mapping[str, Any], defaults: Mapping[str, Any]) -
         kwargs["rebalance_timeout_ms"] = values["max_poll_interval_ms"]
     ours = {f.name: values[f.name] for f in dataclasses.fields(ConsumerOptions) if f.name in values}
     options = ConsumerOptions(**{
-        **ours, "client_id": str(values["client_id"]), "roster_topic": roster_topic,
-        "roster_barrier": barrier, "group_protocol": protocol.protocol,
-        "group_remote_assignor": protocol.remote_assignor,
-        "instance_takeover": protocol.instance_takeover, "group_id": group_id,
+        **ours, **dataclasses.asdict(protocol), "client_id": str(values["client_id"]),
+        "roster_topic": roster_topic, "roster_barrier": barrier, "group_id": group_id,
         "partition_assignment_strategy": strategies, "session_timeout_ms": session_timeout_ms,
         "session_timeout_given": session_given,
         "rebalance_timeout_ms": kwargs["rebalance_timeout_ms"],

@@ -64,13 +64,16 @@ _CONSUMER_PROTOCOL_UNSUPPORTED = {
 
 @dataclass(frozen=True)
 class GroupProtocolOptions:
-    protocol: str = CLASSIC
-    remote_assignor: str | None = None
+    """The checked ``group_protocol`` options, named as the constructor names them (they go
+    into :class:`~staticconsumer.options.ConsumerOptions` by these names)."""
+
+    group_protocol: str = CLASSIC
+    group_remote_assignor: str | None = None
     instance_takeover: bool = False
 
     @property
     def consumer(self) -> bool:
-        return self.protocol == CONSUMER
+        return self.group_protocol == CONSUMER
 
 
 def group_protocol_options(
