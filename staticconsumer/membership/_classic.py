@@ -90,10 +90,13 @@ from ._io import (
 )
 from ._log import LogIdentity, MemberLog
 from ._offset_fetch import offset_fetch_verdict
-from ._reactions import Api, Reaction, reaction
+from ._reactions import Api, GroupProtocol, Reaction, reaction
 from ._status import MembershipState, classic_state
 
 log = logging.getLogger(__name__)
+
+#: Which table every lookup here reads (``_reactions.CLASSIC_TABLE``).
+_CLASSIC = GroupProtocol.CLASSIC
 
 
 @dataclass(frozen=True)
@@ -219,7 +222,7 @@ class ClassicMember:
     # -- errors: _reactions.TABLE decides ---------------------------------------------------------
 
     def _on_error(self, api: Api, code: int) -> Sequence[CommonAction]:
-        what = reaction(api, code)
+        what = reaction(api, code, protocol=_CLASSIC)
         self._log.warning("%s failed: %s -> %s", api.value, error_name(code), what.value)
         in_join = api in (Api.JOIN_GROUP, Api.SYNC_GROUP) and self.state in (
             MemberState.JOINING,
@@ -291,7 +294,7 @@ class ClassicMember:
         but the commit's outcome (Java's check before resetting the generation)."""
         if self.terminal:
             return CommitOutcome.FAILED, []
-        what = reaction(Api.OFFSET_COMMIT, code)
+        what = reaction(Api.OFFSET_COMMIT, code, protocol=_CLASSIC)
         stale = generation_sent is not None and generation_sent != self.generation_id
         if stale and what in (Reaction.REJOIN, Reaction.RESET):
             return CommitOutcome.FAILED, []
@@ -320,7 +323,7 @@ class ClassicMember:
         request, not a commit (:class:`CommitOutcome` serves both)."""
         if self.terminal:
             return CommitOutcome.FAILED, ErrorCode.NONE, []
-        outcome, code, find_coordinator = offset_fetch_verdict(codes, self._log)
+        outcome, code, find_coordinator = offset_fetch_verdict(codes, self._log, protocol=_CLASSIC)
         if find_coordinator:
             return outcome, code, self._coordinator_dead()
         return outcome, code, [Backoff()] if outcome is CommitOutcome.RETRY else []
@@ -455,7 +458,8 @@ class ClassicMember:
         return actions
 
     def _on_join(self, answer: JoinGroupAnswered) -> Sequence[ClassicAction]:
-        if reaction(Api.JOIN_GROUP, answer.error_code) is Reaction.JOIN_WITH_MEMBER_ID:
+        what = reaction(Api.JOIN_GROUP, answer.error_code, protocol=_CLASSIC)
+        if what is Reaction.JOIN_WITH_MEMBER_ID:
             self.member_id = answer.member_id
             self._join_reason = why.JOIN_REASON_MEMBER_ID_REQUIRED
             self.state = MemberState.UNJOINED
@@ -578,7 +582,7 @@ class ClassicMember:
     def _on_leave(self, code: int) -> Sequence[ClassicAction]:
         """A LeaveGroup answer: the LeaveGroup column says OK or IGNORE (logged, nothing else)."""
         reason, self._leaving = self._leaving, None
-        what = reaction(Api.LEAVE_GROUP, code)
+        what = reaction(Api.LEAVE_GROUP, code, protocol=_CLASSIC)
         if reason is None or what is not Reaction.OK:
             if what is not Reaction.OK:
                 self._log.warning("LeaveGroup answered %s -> %s", error_name(code), what.value)

@@ -209,7 +209,7 @@ class ConsumerGroupMember:
         heartbeat decides); RETRY (a stale epoch) sends it again with the next heartbeat's."""
         if self.state is ConsumerGroupState.FATAL:
             return CommitOutcome.FAILED, []
-        what = reaction(Api.OFFSET_COMMIT, code, _CONSUMER)
+        what = reaction(Api.OFFSET_COMMIT, code, protocol=_CONSUMER)
         if what is Reaction.OK:
             return CommitOutcome.DONE, []
         self._log.warning("OffsetCommit: %s -> %s", error_name(code), what.value)
@@ -239,8 +239,7 @@ class ConsumerGroupMember:
         column of ``CONSUMER_TABLE``."""
         if self.terminal:
             return CommitOutcome.FAILED, ErrorCode.NONE, []
-        outcome, code, find_coordinator = offset_fetch_verdict(codes, self._log,
-                                                               _CONSUMER)  # fmt: skip
+        outcome, code, find_coordinator = offset_fetch_verdict(codes, self._log, protocol=_CONSUMER)
         if find_coordinator:
             self.coordinator = None
             return outcome, code, [Backoff(), FindCoordinator()]
@@ -353,7 +352,7 @@ class ConsumerGroupMember:
             case ConsumerGroupHeartbeatFailed():
                 return self._no_answer(event.now)
             case ConsumerGroupHeartbeatAnswered():
-                what = reaction(_API, event.error_code, _CONSUMER)
+                what = reaction(_API, event.error_code, protocol=_CONSUMER)
                 return [*self._rebalance_metrics(event, what), *self._on_answer(event, what)]
             case _:
                 assert_never(event)

@@ -27,6 +27,7 @@ from staticconsumer.membership import (
     CoordinatorFound,
     Emit,
     FindCoordinator,
+    GroupProtocol,
     HeartbeatAnswered,
     JoinGroupAnswered,
     JoinRequested,
@@ -58,6 +59,7 @@ from staticconsumer.protocol import (
 )
 
 EAGER, COOP = RebalanceProtocol.EAGER, RebalanceProtocol.COOPERATIVE
+CLASSIC = GroupProtocol.CLASSIC  # which reactions table the lookups here read
 TOPICS = ("t",)
 T0 = 100.0
 #: What an enforce without a reason sends: Java's ``KafkaConsumer.DEFAULT_REASON`` (KIP-800).
@@ -123,13 +125,14 @@ def test_every_named_code_has_an_explicit_row_for_every_api(code: int) -> None:
 
 
 def test_an_unknown_code_is_raised_to_the_application() -> None:
-    assert reaction(Api.HEARTBEAT, 9999) is Reaction.RAISE
-    assert reaction(Api.LEAVE_GROUP, 9999) is Reaction.IGNORE  # the member is leaving anyway
+    assert reaction(Api.HEARTBEAT, 9999, protocol=CLASSIC) is Reaction.RAISE
+    # IGNORE on LeaveGroup: the member is leaving anyway
+    assert reaction(Api.LEAVE_GROUP, 9999, protocol=CLASSIC) is Reaction.IGNORE
 
 
 def test_the_classic_table_says_nothing_about_kip_848_apis() -> None:
     with pytest.raises(ValueError, match="ConsumerGroupHeartbeat is not a column of the classic"):
-        reaction(Api.CONSUMER_GROUP_HEARTBEAT, ErrorCode.NONE)
+        reaction(Api.CONSUMER_GROUP_HEARTBEAT, ErrorCode.NONE, protocol=CLASSIC)
 
 
 # -- each row on each API, from the state in which that API is answered ---------------------------
@@ -160,7 +163,7 @@ def _answer(member: ClassicMember, api: Api, code: int) -> list[object]:
         outcome, actions = member.on_commit_answer(code)
     assert outcome is {
         Reaction.RETRY: CommitOutcome.RETRY, Reaction.FIND_COORDINATOR: CommitOutcome.RETRY,
-    }.get(reaction(api, code), CommitOutcome.FAILED)  # fmt: skip
+    }.get(reaction(api, code, protocol=CLASSIC), CommitOutcome.FAILED)  # fmt: skip
     return actions
 
 
@@ -169,7 +172,7 @@ def _answer(member: ClassicMember, api: Api, code: int) -> list[object]:
 def test_each_error_code_on_each_api(api: Api, code: int, protocol: RebalanceProtocol) -> None:
     member = new_member(protocol=protocol)
     actions = _answer(member, api, code)
-    what = reaction(api, code)
+    what = reaction(api, code, protocol=CLASSIC)
     in_join = api in (Api.JOIN_GROUP, Api.SYNC_GROUP)
     if what.fatal:
         fenced = what is Reaction.FENCED  # the engine's verdict, read by the application

@@ -161,7 +161,7 @@ def _answer(m: ConsumerGroupMember, api: Api, code: int) -> Answered:
 def test_each_error_code_on_each_kip_848_api(api: Api, code: int) -> None:
     m = member()
     outcome, actions = _answer(m, api, code)
-    what = reaction(api, code, GroupProtocol.CONSUMER)
+    what = reaction(api, code, protocol=GroupProtocol.CONSUMER)
     if api is not API:  # a commit or fetch: its outcome goes to the caller
         assert outcome is {
             Reaction.OK: CommitOutcome.DONE, Reaction.RETRY: CommitOutcome.RETRY,
@@ -215,9 +215,9 @@ def test_a_heartbeat_refused_for_a_topic_acl_says_which_topics_it_subscribed_to(
 
 
 def test_an_unknown_code_is_raised_and_the_kip_848_table_says_nothing_about_classic_apis() -> None:
-    assert reaction(API, 9999, GroupProtocol.CONSUMER) is Reaction.RAISE
+    assert reaction(API, 9999, protocol=GroupProtocol.CONSUMER) is Reaction.RAISE
     with pytest.raises(ValueError, match="JoinGroup is not a column of the consumer"):
-        reaction(Api.JOIN_GROUP, ErrorCode.NONE, GroupProtocol.CONSUMER)
+        reaction(Api.JOIN_GROUP, ErrorCode.NONE, protocol=GroupProtocol.CONSUMER)
 
 
 def test_commits_carry_the_member_epoch_only_while_the_member_holds_one() -> None:
