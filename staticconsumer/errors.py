@@ -16,6 +16,11 @@ Every error this package raises on purpose is one of these::
     ├── GroupAdminError                      an admin call (describe, remove members) failed
     │   ├── UnknownMemberError               remove_members named an instance id the group lacks
     │   │                                    (also aiokafka's UnknownMemberIdError)
+    │   ├── InvalidGroupIdError              INVALID_GROUP_ID (24): the coordinator refused the
+    │   │                                    group id (also aiokafka's InvalidGroupIdError)
+    │   ├── GroupAdminUnsupportedVersionError UNSUPPORTED_VERSION (35): the coordinator cannot
+    │   │                                    do this for the group or member (also aiokafka's
+    │   │                                    UnsupportedVersionError)
     │   ├── GroupAdminAuthorizationError     refused for a missing ACL (also an AuthorizationError)
     │   └── RosterUnreadableError            a group's roster (KIP-469 by the client) could not be
     │       │                                read: a timeout, a broker error, an undecodable record
@@ -157,6 +162,27 @@ class UnknownMemberError(GroupAdminError, _aiokafka.UnknownMemberIdError):
         self.instance_ids = instance_ids
 
 
+class InvalidGroupIdError(GroupAdminError, _aiokafka.InvalidGroupIdError):
+    """INVALID_GROUP_ID (24): the coordinator refused the group id of an admin call, for the
+    whole request or (``remove_members``) for the members in ``instance_ids``. Apache Kafka
+    answers it for an empty group id; a broker may refuse other names too."""
+
+    def __init__(self, message: str, *, instance_ids: tuple[str, ...] = ()) -> None:
+        super().__init__(message)
+        self.instance_ids = instance_ids
+
+
+class GroupAdminUnsupportedVersionError(GroupAdminError, _aiokafka.UnsupportedVersionError):
+    """UNSUPPORTED_VERSION (35) on an admin call: the coordinator cannot serve the request at
+    the version sent, for the whole request or (``remove_members``) for the members in
+    ``instance_ids``, e.g. a broker that cannot remove members by ``group.instance.id``
+    (LeaveGroup v3+, KIP-345). Not fatal for anything else: only this call failed."""
+
+    def __init__(self, message: str, *, instance_ids: tuple[str, ...] = ()) -> None:
+        super().__init__(message)
+        self.instance_ids = instance_ids
+
+
 class AuthenticationError(StaticConsumerError, _aiokafka.AuthenticationFailedError):
     """The broker did not accept who we are: SASL authentication failed (SASL_AUTHENTICATION_FAILED,
     58: wrong username or password; UNSUPPORTED_SASL_MECHANISM, 33) or the TLS handshake failed
@@ -208,7 +234,6 @@ class ClusterUnavailableError(StaticConsumerError, _aiokafka.KafkaConnectionErro
 
     Also an aiokafka ``KafkaConnectionError`` (``retriable``), as what aiokafka's own
     ``start()`` raises in this case, so ``except KafkaConnectionError`` keeps working."""
-
 
 
 class ProtocolError(StaticConsumerError):
