@@ -29,7 +29,7 @@ from staticconsumer.errors import (
     UnsupportedBrokerError,
 )
 from staticconsumer.protocol import ApiKey
-from tests._fake_client import FakeClient, api_versions, metadata
+from tests._fake_client import KAFKA_2_2, FakeClient, api_versions, metadata
 
 NOWHERE = "127.0.0.1:1"
 
@@ -348,13 +348,6 @@ async def test_assign_is_no_topic_subscription(consumer_parts: list[AIOKafkaCons
     assert not _compat.subscribes_topics(consumer), "assign(): no group join"
     subscriber, _ = scripted(consumer_parts, "t", group_id="g")
     assert _compat.subscribes_topics(subscriber)
-
-
-#: Apache Kafka 2.2.2's newest group API versions: no JoinGroup v5 (KIP-345 came in 2.3).
-KAFKA_2_2 = {ApiKey.OFFSET_COMMIT: (0, 6), ApiKey.OFFSET_FETCH: (0, 5),
-             ApiKey.FIND_COORDINATOR: (0, 2), ApiKey.JOIN_GROUP: (0, 4), ApiKey.HEARTBEAT: (0, 2),
-             ApiKey.LEAVE_GROUP: (0, 2), ApiKey.SYNC_GROUP: (0, 2),
-             ApiKey.DESCRIBE_GROUPS: (0, 2)}  # fmt: skip
 
 
 async def test_start_consumer_downgrades_a_member_without_instance_id_on_kafka_2_2(

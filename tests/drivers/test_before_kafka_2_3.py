@@ -11,21 +11,10 @@ from aiokafka.structs import OffsetAndMetadata
 
 from staticconsumer import MembershipState
 from staticconsumer.errors import UnsupportedBrokerError
-from staticconsumer.protocol import ApiKey, build_join_group, negotiate
+from staticconsumer.protocol import build_join_group, negotiate
+from tests._fake_client import KAFKA_2_2
 
 from ._fakes import FakeCoordinator, ScriptedAssignor, classic_harness, wait_for
-
-#: Apache Kafka 2.2.2's newest versions of the group APIs (ApiKeys of its kafka-clients jar).
-KAFKA_2_2: dict[int, tuple[int, int]] = {
-    ApiKey.OFFSET_COMMIT: (0, 6),
-    ApiKey.OFFSET_FETCH: (0, 5),
-    ApiKey.FIND_COORDINATOR: (0, 2),
-    ApiKey.JOIN_GROUP: (0, 4),
-    ApiKey.HEARTBEAT: (0, 2),
-    ApiKey.LEAVE_GROUP: (0, 2),
-    ApiKey.SYNC_GROUP: (0, 2),
-    ApiKey.DESCRIBE_GROUPS: (0, 2),
-}
 
 
 async def test_a_dynamic_member_joins_commits_and_leaves_with_kafka_2_2_versions() -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import pytest
 from aiokafka.protocol.admin import ApiVersionResponse_v1
 
@@ -16,6 +18,7 @@ from staticconsumer.protocol import (
     negotiate_consumer_group_heartbeat,
     negotiate_metadata,
 )
+from tests._fake_client import KAFKA_2_2
 
 # What Apache Kafka 4.x announces for these APIs.
 KAFKA_4: dict[int, tuple[int, int]] = {
@@ -87,24 +90,12 @@ def test_broker_below_static_membership_is_refused_with_a_precise_message() -> N
     assert info.value.fatal
 
 
-# What Apache Kafka 2.2.2 and 2.1.1 announce for these APIs (read from ApiKeys of their
-# kafka-clients jars): the brokers between the Java client 4.x's floor (KIP-896) and KIP-345.
-KAFKA_2_2: dict[int, tuple[int, int]] = {
-    ApiKey.OFFSET_COMMIT: (0, 6),
-    ApiKey.OFFSET_FETCH: (0, 5),
-    ApiKey.FIND_COORDINATOR: (0, 2),
-    ApiKey.JOIN_GROUP: (0, 4),
-    ApiKey.HEARTBEAT: (0, 2),
-    ApiKey.LEAVE_GROUP: (0, 2),
-    ApiKey.SYNC_GROUP: (0, 2),
-    ApiKey.DESCRIBE_GROUPS: (0, 2),
-}
 KAFKA_2_1 = {**KAFKA_2_2, ApiKey.JOIN_GROUP: (0, 3)}
 
 
 @pytest.mark.parametrize(("broker", "join_group"), [(KAFKA_2_2, 4), (KAFKA_2_1, 3)])
 def test_a_member_without_instance_id_downgrades_to_what_an_older_broker_has(
-    broker: dict[int, tuple[int, int]], join_group: int
+    broker: Mapping[int, tuple[int, int]], join_group: int
 ) -> None:
     """KIP-345's compatibility rule: a dynamic member works as before on a broker without
     JoinGroup v5, with that broker's newest versions; a static one is refused, saying so."""
