@@ -57,9 +57,11 @@ def check_aiokafka_version() -> None:
 
 
 async def negotiate_versions(
-    client: Any, timeout_s: float, backoff_s: float, identity: LogIdentity | None = None
-) -> GroupApiVersions:
-    """Ask a broker that answers for its ApiVersions and pick our group API versions.
+    client: Any, timeout_s: float, backoff_s: float, identity: LogIdentity | None = None,
+    *, static_member: bool = True,
+) -> GroupApiVersions:  # fmt: skip
+    """Ask a broker that answers for its ApiVersions and pick our group API versions (for a
+    member with or without ``group_instance_id``: :func:`~staticconsumer.protocol.negotiate`).
 
     The metadata may still list a broker that just died (a coordinator failing over: KRaft fences
     it only after ``broker.session.timeout.ms``), so every known broker is tried in turn, and
@@ -81,7 +83,7 @@ async def negotiate_versions(
                     "ApiVersions from node %s failed (%r): trying another broker",
                     broker.nodeId, exc)  # fmt: skip
                 continue
-            return negotiate(api_versions_from_response(response))
+            return negotiate(api_versions_from_response(response), static_member=static_member)
         if time.monotonic() >= deadline:
             raise ClusterUnavailableError(
                 f"no broker answered ApiVersions within {timeout_s:g}s "
@@ -368,7 +370,7 @@ async def start_consumer(
         return
     versions = await negotiate_versions(
         consumer._client, consumer._request_timeout_ms / 1000, consumer._retry_backoff_ms / 1000,
-        identity,
+        identity, static_member=consumer._group_instance_id is not None,
     )
     seam = ClientSeam(consumer._client, subscription)
     if before_join is not None:
