@@ -82,23 +82,27 @@ java_home="${JAVA_HOME:-}"
 if [ -z "$java_home" ] && command -v java >/dev/null; then
   java_home=$(dirname "$(dirname "$(readlink -f "$(command -v java)")")")
 fi
-jar_cache="${XDG_CACHE_HOME:-$HOME/.cache}/staticconsumer"
-shared=(/proc /sys "$repo")
-[ -n "$java_home" ] && shared+=("$java_home")
-# The host's Java trust store too (the JDK's cacerts links to it): Maven verifies TLS as on the host.
-for dir in /etc/java-* /etc/ssl/certs/java; do [ -d "$dir" ] && shared+=("$dir"); done
+jar_cache="${STATICCONSUMER_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/staticconsumer}"
 mkdir -p "$jar_cache"
-shared+=("$jar_cache")
+shared=(/proc "$repo" "$jar_cache")
+# Shared read-only: the tests read them, nothing in the root may change them.
+read_only=(/sys)
+[ -n "$java_home" ] && read_only+=("$java_home")
+# The host's Java trust store too (the JDK's cacerts links to it): Maven verifies TLS as on the host.
+for dir in /etc/java-* /etc/ssl/certs/java; do [ -d "$dir" ] && read_only+=("$dir"); done
 mounted=()
 
 mount_shared() {
   mount --rbind /dev "$sid_root/dev"
   mount --make-rslave "$sid_root/dev"
   mounted+=("$sid_root/dev")
-  for dir in "${shared[@]}"; do
+  for dir in "${shared[@]}" "${read_only[@]}"; do
     mkdir -p "$sid_root$dir"
     mount --bind "$dir" "$sid_root$dir"
     mounted+=("$sid_root$dir")
+  done
+  for dir in "${read_only[@]}"; do
+    mount -o remount,bind,ro "$sid_root$dir"
   done
   cp /etc/ssl/certs/ca-certificates.crt "$sid_root/etc/ssl/certs/host-ca-certificates.crt"
   cp /etc/resolv.conf "$sid_root/etc/resolv.conf"
@@ -121,13 +125,15 @@ run_python() {
   say "Python $version: fresh venv $venv with .[test-core]"
   chroot "$sid_root" "${in_root[@]}" sh -c "rm -rf $venv && python$version -m venv $venv \
     && $venv/bin/python -m pip install --quiet --upgrade pip \
-    && cd '$repo' && $venv/bin/python -m pip install --quiet -e '.[test-core]'"
+    && cd '$repo' && $venv/bin/python -m pip install --quiet -e '.[test-core]'" \
+    >"$sid_root.venv-$version.log" 2>&1 || { tail -40 "$sid_root.venv-$version.log" >&2; exit 1; }
   say "Python $version: python $*"
   local code=0
   # STATICCONSUMER_* (the broker version, Docker tests...) and CI reach the tests as on the host.
   local passed=()
   mapfile -t passed < <(env | grep -E '^(STATICCONSUMER_[A-Z0-9_]*|CI)=' || true)
   chroot "$sid_root" "${in_root[@]}" ${java_home:+JAVA_HOME=$java_home} "${passed[@]}" \
+    STATICCONSUMER_CACHE_DIR="$jar_cache" \
     sh -c "cd '$repo' && exec $venv/bin/python \"\$@\"" python "$@" || code=$?
   unmount_shared
   trap - EXIT
@@ -135,6 +141,10 @@ run_python() {
   return "$code"
 }
 
+# One invocation at a time per root: they share its mounts and its venvs.
+mkdir -p "$(dirname "$sid_root")"
+exec 9>"$sid_root.lock"
+flock 9
 case "${1:-}" in
   root)
     build_root
