@@ -33,7 +33,7 @@ the 300-line guide: one state machine, not a base class and a subclass.
 
 Sources: Apache Kafka's ``ConsumerMembershipManager`` / ``AbstractMembershipManager``,
 ``AbstractHeartbeatRequestManager`` and ``CommitRequestManager`` (member side) and
-``GroupMetadataManager`` (coordinator side), checked against Apache Kafka 4.3.1.
+``GroupMetadataManager`` (coordinator side), checked against Apache Kafka 4.3.1 and 4.4.0.
 """
 
 from __future__ import annotations

@@ -21,7 +21,7 @@ Sources: the Java client's ``AbstractCoordinator`` response handlers (JoinGroup,
 Heartbeat, LeaveGroup), ``ConsumerCoordinator.OffsetCommitResponseHandler`` and
 ``OffsetFetchResponseHandler``; for KIP-848 ``AbstractHeartbeatRequestManager``,
 ``ConsumerMembershipManager`` and ``CommitRequestManager``; checked against Apache Kafka 4.3.1's
-group coordinator.
+and 4.4.0's group coordinator.
 
 OffsetFetch answers a consumer's question "where do I start?". None of its retriable answers (a
 moved or loading coordinator, an offset a transaction may still change, a stale member epoch) may

@@ -198,6 +198,10 @@ MEASURED: dict[str, dict[int, tuple[int, int]]] = {
     "4.0.2": {**KAFKA_4, ApiKey.OFFSET_COMMIT: (2, 9), ApiKey.OFFSET_FETCH: (1, 9),
               ApiKey.METADATA: (0, 13), ApiKey.CONSUMER_GROUP_HEARTBEAT: (0, 1),
               ApiKey.CONSUMER_GROUP_DESCRIBE: (0, 1)},
+    # The default broker from issue 35: its group APIs are 4.3.1's; ApiVersions v5 (KIP-1242)
+    # and DeleteGroups v3 are new, and this package sends neither.
+    "4.4.0": {**KAFKA_4, ApiKey.API_VERSIONS: (0, 5), ApiKey.METADATA: (0, 13),
+              ApiKey.CONSUMER_GROUP_HEARTBEAT: (0, 1), ApiKey.CONSUMER_GROUP_DESCRIBE: (0, 1)},
 }  # fmt: skip
 
 
@@ -218,6 +222,17 @@ def test_the_consumer_protocol_before_kafka_4_is_refused_in_one_sentence(kafka: 
 
 def test_kafka_4_0_serves_the_consumer_protocol() -> None:
     assert negotiate(MEASURED["4.0.2"]).for_consumer_protocol().consumer_group_heartbeat == 1
+
+
+def test_kafka_4_4_gets_the_versions_of_every_4_x_line() -> None:
+    """Kafka 4.4.0 adds no group API version (its message specs are 4.3.1's for every API this
+    package sends): the same versions are chosen, both protocols, as on 4.0.2."""
+    chosen = negotiate(MEASURED["4.4.0"])
+    assert (chosen.join_group, chosen.sync_group, chosen.heartbeat, chosen.leave_group,
+            chosen.offset_commit, chosen.offset_fetch, chosen.describe_groups,
+            chosen.find_coordinator) == (9, 5, 4, 5, 9, 9, 6, 4)  # fmt: skip
+    assert chosen.for_consumer_protocol() == negotiate(MEASURED["4.0.2"]).for_consumer_protocol()
+    assert chosen.for_consumer_protocol().consumer_group_describe == 1
 
 
 def test_broker_with_only_newer_consumer_group_heartbeat_is_refused() -> None:
