@@ -15,7 +15,8 @@ Layout: the folders are the layers, each importing only those below it::
     sans-IO         membership/ (engines, reactions, reasons), protocol/ (wire), _error_map
     pure            assignors (a sibling package; no aiokafka)
     ── the wall ──  tooling, importing only the public names above and never imported by
-                    them: cli/, localkafka/, testing/, analytics/, _demo/, streams_app/
+                    them: cli/, localkafka/, testing/, analytics/, _demo/, streams_app/,
+                    faststream/ (FastStream services as static members, extra ``faststream``)
 
 ``import staticconsumer`` loads no tooling package; ``tests/contract`` holds the house to this.
 """

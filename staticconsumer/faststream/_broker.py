@@ -214,8 +214,8 @@ class StaticKafkaBroker(_seam.ConnectSeam):
         finally:
             if self._health_server is not None:
                 await self._health_server.close()
-        if self._fatal is not None:
-            raise self._fatal
+        if self._fatal is not None:  # its traceback was logged where it was raised
+            raise self._fatal.with_traceback(None) from None
 
     # -- the consumers -------------------------------------------------------------------------
 

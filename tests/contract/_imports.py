@@ -2,7 +2,7 @@
 
 Layers, each importing only what is below it (the README's "Layout" draws them)::
 
-    tooling (localkafka, analytics, _demo, streams_app, testing, cli, __main__)
+    tooling (localkafka, analytics, _demo, streams_app, testing, cli, __main__, faststream)
         public names only: staticconsumer, .errors, .events, .admin, .security, .protocol,
         .membership, assignors (and each other's public modules)
     ─────────────────────────────── the wall ───────────────────────────────
@@ -29,7 +29,8 @@ from pathlib import Path
 ROOTS = ("staticconsumer", "assignors")
 TOOLING = tuple(
     f"staticconsumer.{name}"
-    for name in ("localkafka", "analytics", "_demo", "streams_app", "testing", "cli", "__main__")
+    for name in ("localkafka", "analytics", "_demo", "streams_app", "testing", "cli", "__main__",
+                 "faststream")  # the FastStream integration: public names only, never imported
 )
 #: What a protocol module may import besides the standard library and protocol itself.
 PROTOCOL_MAY_IMPORT = ("staticconsumer.errors", "aiokafka.protocol")

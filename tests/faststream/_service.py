@@ -25,7 +25,6 @@ from faststream.kafka.annotations import KafkaMessage
 
 from staticconsumer.faststream import StaticKafkaBroker
 
-
 #: FastStream's own lines go through logging (stderr), not to stdout, which carries the events.
 LOG = logging.getLogger("service")
 
