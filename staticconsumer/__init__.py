@@ -23,7 +23,8 @@ it (``tests/contract`` checks every arrow, and that this drawing keeps the contr
                     _version, _roster_status
     assignors       assignors (a sibling package: pure, no aiokafka)
     ── the wall ──  tooling, importing only the public names above and never imported by
-                    them: cli/, localkafka/, testing/, analytics/, _demo/, streams_app/
+                    them: cli/, localkafka/, testing/, analytics/, _demo/, streams_app/,
+                    faststream/ (FastStream services as static members, extra ``faststream``)
 
 ``import staticconsumer`` loads no tooling package; ``tests/contract`` holds the house to this.
 """

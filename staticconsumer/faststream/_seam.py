@@ -1,0 +1,120 @@
+"""Every FastStream name that is not FastStream's documented API, in one place.
+
+``staticconsumer.faststream`` touches FastStream (``faststream[kafka]``) here and nowhere else,
+and only on the versions in :data:`SUPPORTED` (the ``faststream`` extra pins the same range,
+as ``staticconsumer._compat`` pins aiokafka). ``tests/faststream/test_seam.py`` checks each
+fact below on the installed FastStream, so an upgrade that moves one fails loudly there
+instead of quietly building plain aiokafka consumers:
+
+* ``KafkaBroker._connect()`` connects the broker's clients and sets
+  ``broker.config.broker_config.builder`` (a ``KafkaBrokerConfig`` field) to
+  ``functools.partial(aiokafka.AIOKafkaConsumer, **client options)``. Every subscriber's
+  ``start()`` calls ``builder(group_id=..., client_id=..., **connection_args)`` for its
+  consumer, and ``stop()`` awaits that consumer's ``stop()``.
+* A subscriber keeps its ``subscriber(...)`` aiokafka arguments in the dict
+  ``_connection_args`` (``group_instance_id`` among them), its group in ``group_id`` and its
+  topics (or pattern, or partitions) in ``topic_names``.
+* Each subscriber subscribes its consumer with a rebalance listener from
+  ``make_logging_listener``: FastStream's ``_LoggingListener`` alone, or a
+  ``_LoggingListenerFacade`` whose ``listener`` is the user's. The logging part reads aiokafka's
+  private ``consumer._coordinator.member_id``, which a StaticConsumer does not have (its
+  coordinator is its own), so :func:`split_listener` takes the user's listener out and the
+  consumer logs the assignment itself.
+* ``ConcurrentBetweenPartitionsSubscriber`` (``max_workers > 1`` without ``ACK_FIRST``) builds
+  ``max_workers`` consumers from the same arguments.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.metadata
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from faststream.kafka import KafkaBroker
+from faststream.kafka.helpers.rebalance_listener import _LoggingListener, _LoggingListenerFacade
+from faststream.kafka.subscriber.usecase import ConcurrentBetweenPartitionsSubscriber
+
+from ..errors import ConfigurationError
+
+#: FastStream versions this seam was checked on (``>=`` first, ``<`` second); the
+#: ``faststream`` extra in pyproject.toml says the same.
+SUPPORTED = ((0, 7, 0), (0, 8, 0))
+
+Builder = Callable[..., Any]
+
+
+def version() -> tuple[int, ...]:
+    """The installed FastStream's version as numbers (``0.7.8`` -> ``(0, 7, 8)``)."""
+    installed = importlib.metadata.version("faststream")
+    return tuple(int(part) for part in installed.split(".")[:3] if part.isdigit())
+
+
+def check_version() -> None:
+    """Refuse a FastStream outside :data:`SUPPORTED`: the seam may not hold there."""
+    low, high = SUPPORTED
+    if not low <= version() < high:
+        raise ConfigurationError(
+            f"staticconsumer.faststream supports faststream>={'.'.join(map(str, low))},"
+            f"<{'.'.join(map(str, high))}; {importlib.metadata.version('faststream')} is "
+            "installed (pip install 'staticconsumer[faststream]')"
+        )
+
+
+class ConnectSeam(KafkaBroker):
+    """A ``KafkaBroker`` whose ``_connect`` hands FastStream's consumer options to
+    :meth:`consumer_builder` and installs the builder that method returns."""
+
+    async def _connect(self) -> Builder:
+        await super()._connect()
+        builder = self.consumer_builder(builder_options(self))
+        self.config.broker_config.builder = builder
+        return builder
+
+    def consumer_builder(self, options: Mapping[str, Any]) -> Builder:
+        raise NotImplementedError
+
+
+def builder_options(broker: KafkaBroker) -> dict[str, Any]:
+    """The client options FastStream's builder carries (bootstrap servers, security...)."""
+    builder = broker.config.broker_config.builder
+    if not isinstance(builder, functools.partial):
+        raise TypeError(f"FastStream's consumer builder is not a functools.partial: {builder!r}")
+    return dict(builder.keywords)
+
+
+def connection_args(subscriber: Any) -> dict[str, Any]:
+    """The subscriber's aiokafka arguments (the dict its ``start()`` passes to the builder)."""
+    args = subscriber._connection_args
+    if not isinstance(args, dict):
+        raise TypeError(f"{subscriber!r}._connection_args is not a dict")
+    return args
+
+
+def group_id(subscriber: Any) -> str | None:
+    value = subscriber.group_id
+    return value if value is None else str(value)
+
+
+def topic_names(subscriber: Any) -> list[str]:
+    """Its topics; or its pattern; or ``topic-partition`` names for assigned partitions."""
+    return [str(name) for name in subscriber.topic_names]
+
+
+def builds_several_consumers(subscriber: Any) -> bool:
+    """``max_workers > 1`` without ``ACK_FIRST``: one consumer per worker, same arguments."""
+    return isinstance(subscriber, ConcurrentBetweenPartitionsSubscriber)
+
+
+def application(broker: KafkaBroker) -> Any:
+    """The ``FastStream`` application running ``broker``, or None (a broker run by hand)."""
+    return broker.context.get("app")
+
+
+def split_listener(listener: Any) -> tuple[bool, Any]:
+    """``(FastStream's logging listener was there, the user's listener or None)``."""
+    if isinstance(listener, _LoggingListenerFacade):
+        return True, listener.listener
+    if isinstance(listener, _LoggingListener):
+        return True, None
+    return False, listener

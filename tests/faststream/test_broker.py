@@ -1,0 +1,191 @@
+"""StaticKafkaBroker without a broker: users' TestKafkaBroker tests run unchanged, the consumers
+it builds, its options, and the fatal path (one line, the app told to exit, stop raising)."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any
+from unittest import mock
+
+import pytest
+from aiokafka import AIOKafkaConsumer
+from faststream import AckPolicy, BaseMiddleware, FastStream
+from faststream.kafka import KafkaBroker, KafkaRouter, TestKafkaBroker
+
+from staticconsumer import StaticConsumer
+from staticconsumer.errors import (
+    ConfigurationError,
+    FencedInstanceIdError,
+    InvalidInstanceIdError,
+    StaticConsumerError,
+)
+from staticconsumer.faststream import ServiceConsumer, StaticKafkaBroker, SubscriberKey
+
+
+def _service(broker: KafkaBroker) -> tuple[list[Any], list[str]]:
+    """A user's service: a router, a middleware, a batch subscriber with manual acks."""
+    seen: list[Any] = []
+    calls: list[str] = []
+
+    class Tag(BaseMiddleware):
+        async def on_receive(self) -> None:
+            calls.append("middleware")
+
+    router = KafkaRouter(middlewares=[Tag])
+
+    @router.subscriber("orders", group_id="billing")
+    @router.publisher("billed")
+    async def bill(order: dict[str, int]) -> dict[str, int]:
+        seen.append(order)
+        return {"billed": order["id"]}
+
+    @broker.subscriber("billed", group_id="mail", batch=True, ack_policy=AckPolicy.MANUAL,
+                       group_instance_id=SubscriberKey("mailer"))  # fmt: skip
+    async def mail(batch: list[dict[str, int]]) -> None:
+        seen.append(batch)
+
+    broker.include_router(router)
+    return seen, calls
+
+
+@pytest.mark.parametrize("broker_class", [KafkaBroker, StaticKafkaBroker])
+async def test_test_kafka_broker_runs_the_users_handler_tests_unchanged(
+    broker_class: type[KafkaBroker],
+) -> None:
+    broker = broker_class("localhost:9092")
+    seen, calls = _service(broker)
+    async with TestKafkaBroker(broker) as test_broker:
+        await test_broker.publish({"id": 7}, "orders")
+    assert seen == [{"id": 7}, [{"billed": 7}]]
+    assert calls == ["middleware"]
+
+
+def test_our_options_are_checked_at_construction() -> None:
+    with pytest.raises(InvalidInstanceIdError, match="instance_id"):
+        StaticKafkaBroker(instance_id="not valid")
+    with pytest.raises(ConfigurationError, match="consumer_options may not set health_port"):
+        StaticKafkaBroker(consumer_options={"health_port": 1})
+    with pytest.raises(ConfigurationError, match="unreleased_wait_ms"):
+        StaticKafkaBroker(unreleased_wait_ms=0)
+
+
+async def test_ids_are_validated_at_start_before_any_connection() -> None:
+    broker = StaticKafkaBroker("localhost:1", instance_id="svc-0")
+    broker.subscriber("a", group_id="g", group_instance_id=SubscriberKey("k"))
+    broker.subscriber("b", group_id="g", group_instance_id=SubscriberKey("k"))
+    with pytest.raises(ConfigurationError, match=r"would share group\.instance\.id 'svc-0-k'"):
+        await broker.start()
+
+
+async def test_the_base_id_comes_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("STATICCONSUMER_INSTANCE_ID", "POD_NAME", "HOSTNAME"):
+        monkeypatch.delenv(name, raising=False)
+    broker = StaticKafkaBroker("localhost:1")
+    broker.subscriber("a", group_id="g")
+    with pytest.raises(InvalidInstanceIdError, match="no group instance id in the environment"):
+        await broker.start()
+    monkeypatch.setenv("POD_NAME", "orders-2")
+    broker._plan()
+    assert broker.static_members == {"orders-2-g-a": "g/a"}
+
+
+async def test_several_consumers_per_subscriber_are_refused_at_start() -> None:
+    broker = StaticKafkaBroker("localhost:1", instance_id="svc-0")
+    broker.subscriber("a", group_id="g", max_workers=2, ack_policy=AckPolicy.ACK)
+    with pytest.raises(ConfigurationError, match="one subscriber per worker"):
+        await broker.start()
+
+
+async def _built(broker: StaticKafkaBroker) -> list[ServiceConsumer]:
+    """What each subscriber's start() would build (no I/O: consumer_only, nothing started)."""
+    broker._plan()
+    await broker.connect()
+    consumers = []
+    for subscriber in broker.subscribers:
+        consumer = subscriber.builder(group_id=subscriber.group_id, client_id="c",
+                                      **subscriber._connection_args)  # fmt: skip
+        consumers.append(consumer)
+    return consumers
+
+
+@pytest.mark.parametrize("protocol", ["classic", "consumer"])
+async def test_each_subscriber_gets_a_static_consumer_with_its_id(protocol: str) -> None:
+    broker = StaticKafkaBroker("localhost:1", instance_id="svc-0", consumer_only=True,
+                               group_protocol=protocol)  # fmt: skip
+    broker.subscriber("orders", group_id="billing")  # FastStream's defaults: aiokafka's
+    broker.subscriber("orders", group_id="mail", batch=True)  # round robin, 10 s session
+    broker.subscriber("raw", partitions=[])
+    consumers = await _built(broker)
+    assert all(isinstance(c, StaticConsumer) and isinstance(c, AIOKafkaConsumer)
+               for c in consumers)  # fmt: skip
+    ids = {c.group_instance_id for c in consumers}
+    assert ids == {"svc-0-billing-orders", "svc-0-mail-orders", None}
+    labels = {c.metrics().labels.instance_id for c in consumers}
+    assert labels == {"svc-0-billing-orders", "svc-0-mail-orders", ""}
+    for consumer in consumers:
+        await consumer.stop()
+
+
+async def test_an_option_the_consumer_protocol_refuses_is_still_refused() -> None:
+    broker = StaticKafkaBroker("localhost:1", instance_id="svc-0", consumer_only=True,
+                               group_protocol="consumer")  # fmt: skip
+    broker.subscriber("orders", group_id="billing", session_timeout_ms=60000)
+    refused = r"session_timeout_ms .* group_protocol='consumer'"
+    with pytest.raises(ConfigurationError, match=refused):
+        await _built(broker)
+
+
+async def test_a_fatal_subscriber_logs_one_line_exits_the_app_and_stop_raises(
+    caplog: pytest.LogCaptureFixture,
+) -> None:  # fmt: skip
+    broker = StaticKafkaBroker("localhost:1", instance_id="svc-0", consumer_only=True)
+    broker.subscriber("orders", group_id="billing")
+    app = FastStream(broker)
+    (consumer,) = await _built(broker)
+    fenced = FencedInstanceIdError("fenced", group_id="billing",
+                                   group_instance_id="svc-0-billing-orders")  # fmt: skip
+    with mock.patch.object(app, "exit") as app_exit, caplog.at_level(logging.INFO):
+        consumer._report(fenced)
+        consumer._report(fenced)  # a second report (the poll, after on_fatal): no second line
+    app_exit.assert_called_once_with()
+    lines = [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR]
+    assert len(lines) == 1, lines
+    assert "svc-0-billing-orders" in lines[0] and "base id svc-0" in lines[0]
+    assert broker.fatal_error is fenced
+    with pytest.raises(FencedInstanceIdError):
+        await broker.stop()
+    await consumer.stop()
+
+
+async def test_without_an_app_a_fatal_subscriber_stops_every_subscriber() -> None:
+    broker = StaticKafkaBroker("localhost:1", instance_id="svc-0", consumer_only=True)
+    broker.subscriber("orders", group_id="billing")
+    (consumer,) = await _built(broker)
+    with mock.patch.object(type(broker.subscribers[0]), "stop") as stop:
+        consumer._report(FencedInstanceIdError("fenced"))
+        await asyncio.sleep(0)
+    stop.assert_awaited_once()
+    await consumer.stop()
+
+
+async def test_a_poll_that_meets_a_fatal_error_waits_instead_of_feeding_the_retry_loop(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:  # fmt: skip
+    reports: list[StaticConsumerError] = []
+    consumer = ServiceConsumer("t", group_id="g", group_instance_id="i",
+                               report=reports.append, start_wait_s=None)  # fmt: skip
+    raised: list[StaticConsumerError] = [FencedInstanceIdError("fenced")]
+
+    async def getmany(self: Any, *args: Any, **kwargs: Any) -> Any:
+        raise raised[0]
+
+    monkeypatch.setattr(StaticConsumer, "getmany", getmany)
+    with pytest.raises(TimeoutError):
+        await asyncio.wait_for(consumer.getmany(timeout_ms=1), 0.2)
+    assert reports == raised
+    raised[0] = StaticConsumerError("not fatal")  # goes to FastStream, as before
+    with pytest.raises(StaticConsumerError, match="not fatal"):
+        await consumer.getmany()
+    assert len(reports) == 1
+    await consumer.stop()

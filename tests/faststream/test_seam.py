@@ -1,0 +1,102 @@
+"""Every FastStream name ``staticconsumer/faststream/_seam.py`` relies on, checked on the
+installed FastStream: an upgrade that moves one fails here, by name, not in production."""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import inspect
+import logging
+
+import aiokafka
+import pytest
+from faststream import AckPolicy, FastStream
+from faststream.kafka import KafkaBroker
+from faststream.kafka.configs import KafkaBrokerConfig
+from faststream.kafka.helpers import rebalance_listener
+from faststream.kafka.subscriber import usecase
+
+from staticconsumer.errors import ConfigurationError
+from staticconsumer.faststream import _seam
+
+
+def test_the_installed_faststream_is_a_supported_one() -> None:
+    low, high = _seam.SUPPORTED
+    assert low <= _seam.version() < high
+    _seam.check_version()
+
+
+def test_a_faststream_outside_the_pin_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(_seam, "version", lambda: (0, 8, 0))
+    with pytest.raises(ConfigurationError, match=r"faststream>=0\.7\.0,<0\.8\.0"):
+        _seam.check_version()
+
+
+def test_connect_is_the_private_coroutine_the_seam_overrides() -> None:
+    assert inspect.iscoroutinefunction(KafkaBroker._connect)
+    assert _seam.ConnectSeam._connect is not KafkaBroker._connect
+
+
+def test_the_broker_config_holds_a_builder_field() -> None:
+    assert "builder" in {f.name for f in dataclasses.fields(KafkaBrokerConfig)}
+
+
+async def test_connect_leaves_a_partial_of_aiokafkas_consumer_with_the_client_options() -> None:
+    broker = KafkaBroker("host-a:9092", consumer_only=True, client_id="svc", request_timeout_ms=123)
+    await broker.config.broker_config.connect(**broker._connection_kwargs)
+    builder = broker.config.broker_config.builder
+    assert isinstance(builder, functools.partial)
+    assert builder.func is aiokafka.AIOKafkaConsumer
+    options = _seam.builder_options(broker)
+    assert options["bootstrap_servers"] == ["host-a:9092"]
+    assert options["request_timeout_ms"] == 123
+
+
+def test_a_subscriber_reads_its_builder_from_the_broker_config_and_keeps_its_arguments() -> None:
+    broker = KafkaBroker("host-a:9092")
+    subscriber = broker.subscriber("orders", group_id="billing", group_instance_id="x")
+    marker = functools.partial(dict)
+    broker.config.broker_config.builder = marker
+    assert subscriber.builder is marker
+    args = _seam.connection_args(subscriber)
+    assert args["group_instance_id"] == "x"
+    assert _seam.group_id(subscriber) == "billing"
+    assert _seam.topic_names(subscriber) == ["orders"]
+
+
+def test_start_calls_the_builder_with_group_client_and_connection_args() -> None:
+    source = inspect.getsource(usecase.LogicSubscriber.start)
+    assert "self.builder(" in source
+    assert "group_id=self.group_id" in source and "**self._connection_args" in source
+    assert "await consumer.start()" in source
+    assert "await self.consumer.stop()" in inspect.getsource(usecase.LogicSubscriber.stop)
+
+
+def test_several_consumers_per_subscriber_are_told_apart() -> None:
+    broker = KafkaBroker()
+    shared = broker.subscriber("a", group_id="g", max_workers=2, ack_policy=AckPolicy.ACK)
+    single = broker.subscriber("b", group_id="g")
+    assert _seam.builds_several_consumers(shared)
+    assert not _seam.builds_several_consumers(single)
+
+
+def test_the_logging_listener_is_taken_apart() -> None:
+    user = object()
+    facade = rebalance_listener.make_logging_listener(
+        consumer=None, logger=logging.getLogger("x"), log_extra={}, listener=user,
+    )  # fmt: skip
+    alone = rebalance_listener.make_logging_listener(
+        consumer=None, logger=logging.getLogger("x"), log_extra={}, listener=None,
+    )  # fmt: skip
+    assert _seam.split_listener(facade) == (True, user)
+    assert _seam.split_listener(alone) == (True, None)
+    assert _seam.split_listener(user) == (False, user)
+    # What it replaces reads aiokafka's private coordinator (a StaticConsumer has its own).
+    assert "_coordinator.member_id" in inspect.getsource(rebalance_listener._LoggingListener)
+
+
+def test_the_application_is_found_in_the_broker_context() -> None:
+    broker = KafkaBroker()
+    assert _seam.application(broker) is None
+    app = FastStream(broker)
+    assert _seam.application(broker) is app

@@ -1,0 +1,49 @@
+"""FastStream services on a real broker, run by FastStream's own runner (``app.run()`` in
+subprocesses, ``_service.py``): a rolling restart moves nothing, a duplicated pod stops the
+older holder, on the classic and the consumer protocol."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from staticconsumer.localkafka import KafkaCluster
+
+from ..reliability._harness import PARTITIONS, Settings
+from ._scenario import duplicate_base_id, rolling_restart
+
+pytestmark = [pytest.mark.kafka, pytest.mark.timeout(400)]
+
+
+def _settings(kafka_cluster: KafkaCluster, group: str, protocol: str) -> Settings:
+    topics = [kafka_cluster.create_topic(f"{group}-t{i}", partitions=PARTITIONS)
+              for i in (1, 2)]  # fmt: skip
+    return Settings("static", kafka_cluster.bootstrap_servers, ",".join(topics), group,
+                    session_timeout_ms=30000, group_protocol=protocol)  # fmt: skip
+
+
+@pytest.mark.parametrize("protocol", ["classic", "consumer"])
+async def test_rolling_restart_moves_nothing(
+    kafka_cluster: KafkaCluster, unique_group_id: Callable[..., str], tmp_path: Path,
+    protocol: str,
+) -> None:  # fmt: skip
+    found = await rolling_restart(_settings(kafka_cluster, unique_group_id("fs"), protocol),
+                                  tmp_path)  # fmt: skip
+    assert (found.rebalances, found.duplicates, found.lost, found.moved) == (0, 0, 0, []), found
+
+
+@pytest.mark.parametrize("protocol", ["classic", "consumer"])
+async def test_a_duplicated_pod_stops_the_older_holder(
+    kafka_cluster: KafkaCluster, unique_group_id: Callable[..., str], tmp_path: Path,
+    protocol: str,
+) -> None:  # fmt: skip
+    settings = _settings(kafka_cluster, unique_group_id("fsdup"), protocol)
+    found = await duplicate_base_id(settings, tmp_path, takeover=protocol == "consumer")
+    extra = found.extra
+    assert extra["older_exit_s"] is not None and extra["older_exit_s"] < 15, found
+    assert extra["older_rc"] not in (0, None), found
+    assert extra["fatal_lines"] == 1, found
+    assert extra["newer_rc"] is None, found  # the newcomer and svc-1 go on
+    assert found.lost == 0, found
