@@ -53,6 +53,7 @@ from .helpers import (
     replica_racks,
     topic_partition,
 )
+from .records import next_record
 
 __all__ = [
     "SUPPORTED_AIOKAFKA",
@@ -78,6 +79,7 @@ __all__ = [
     "joins_group",
     "kafka_tp",
     "negotiate_versions",
+    "next_record",
     "open_admin_client",
     "replica_racks",
     "send_to_node",

@@ -29,7 +29,7 @@ import weakref
 from collections.abc import Awaitable, Callable, Generator
 from typing import Any, Literal
 
-from aiokafka.consumer.fetcher import READ_COMMITTED, Fetcher, FetchResult
+from aiokafka.consumer.fetcher import READ_COMMITTED, Fetcher, FetchResult, PartitionRecords
 from aiokafka.structs import TopicPartition
 
 try:
@@ -110,10 +110,12 @@ class _ResultBuffer(collections.OrderedDict):  # type: ignore[type-arg]
 
 def install_reader(result: Any, tp: Any, message_set: bytes) -> bool:
     """Give ``result`` (a ``FetchResult`` not read yet) the compiled reader of ``message_set``,
-    the bytes its aiokafka ``PartitionRecords`` was made from; False (aiokafka's reader stays)
-    when they are not the same size."""
+    the bytes its aiokafka ``PartitionRecords`` was made from; False (the reader stays) when
+    it has no aiokafka reader or they are not the same size."""
     assert _records is not None
     records = result._partition_records
+    if type(records) is not PartitionRecords:
+        return False
     if len(message_set) != records._records.size_in_bytes():
         return False
     result._partition_records = _records.PartitionReader(
