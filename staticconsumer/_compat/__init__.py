@@ -53,7 +53,7 @@ from .helpers import (
     replica_racks,
     topic_partition,
 )
-from .records import next_record
+from .records import next_record, record_path_of
 
 __all__ = [
     "SUPPORTED_AIOKAFKA",
@@ -81,6 +81,7 @@ __all__ = [
     "negotiate_versions",
     "next_record",
     "open_admin_client",
+    "record_path_of",
     "replica_racks",
     "send_to_node",
     "start_consumer",

@@ -168,6 +168,12 @@ def fetcher_path(fetcher: Any) -> RecordPath:
     return "compiled" if isinstance(fetcher, FetchSeam) else "pure"
 
 
+def record_path_of(consumer: Any) -> RecordPath | None:
+    """The path ``consumer`` runs; None before it started (it has no fetcher yet)."""
+    fetcher = consumer._fetcher
+    return None if fetcher is None else fetcher_path(fetcher)
+
+
 # -- async for: a record already buffered, without a coroutine -----------------------------------
 
 
