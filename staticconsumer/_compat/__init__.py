@@ -50,6 +50,7 @@ from .helpers import (
     replica_racks,
     topic_partition,
 )
+from .records import next_record, record_path_of
 
 __all__ = [
     "SUPPORTED_AIOKAFKA",
@@ -73,7 +74,9 @@ __all__ = [
     "joins_group",
     "kafka_tp",
     "negotiate_versions",
+    "next_record",
     "open_admin_client",
+    "record_path_of",
     "replica_racks",
     "send_to_node",
     "start_consumer",

@@ -13,7 +13,6 @@ from typing import Any, Protocol
 import aiokafka
 import aiokafka.errors as Errors
 from aiokafka.client import ConnectionGroup, CoordinationType
-from aiokafka.consumer.fetcher import Fetcher
 from aiokafka.consumer.group_coordinator import BaseCoordinator, NoGroupCoordinator
 from aiokafka.protocol.admin import ApiVersionRequest
 from aiokafka.structs import OffsetAndMetadata, TopicPartition
@@ -30,6 +29,7 @@ from ..protocol import (
 from .broker_config import session_timeout_bounds
 from .helpers import replica_racks
 from .log_redaction import redact_sasl_logs
+from .records import make_fetcher
 from .roster import PartitionLog, read_partition_log
 
 #: aiokafka versions whose internals this module was written against (see pyproject.toml).
@@ -345,7 +345,7 @@ async def start_consumer(
     redact_sasl_logs(consumer._client._security_protocol)  # before the first connection
     await consumer._client.bootstrap()
     await consumer._wait_topics()
-    consumer._fetcher = Fetcher(
+    consumer._fetcher = make_fetcher(  # the record path: compiled or aiokafka's (.records)
         consumer._client, consumer._subscription,
         key_deserializer=consumer._key_deserializer,
         value_deserializer=consumer._value_deserializer,

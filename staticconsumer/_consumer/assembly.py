@@ -91,6 +91,12 @@ class Observability:
             in_group=bool(driver.engine.in_group) if driver is not None else False,
         )  # fmt: skip
 
+    @property
+    def record_path(self) -> str | None:
+        """How this started consumer builds its records: ``"compiled"`` (the Cython reader) or
+        ``"pure"`` (aiokafka's own); None before ``start()`` (issue 37; logged at start too)."""
+        return _compat.record_path_of(self)
+
     def metrics(self) -> MetricValues:
         """The coordinator metrics now, ``{java_name: value}`` as Java's ``consumer.metrics()``
         names them (group ``consumer-coordinator-metrics``; ``docs/operations.md`` lists each),

@@ -292,11 +292,15 @@ class StaticConsumer(Observability, AIOKafkaConsumer):  # type: ignore[misc]  # 
             self._raise_woken()
             raise
 
-    async def __anext__(self) -> Record:
+    def __anext__(self) -> Awaitable[Record]:
+        """A record already buffered at once, without a coroutine (``_compat.next_record``);
+        else :meth:`_anext`. A subclass that overrides ``getone`` gets aiokafka's
+        ``__anext__`` back (``__init_subclass__``)."""
+        return _compat.next_record(self, self._anext)
+
+    async def _anext(self) -> Record:
         """aiokafka's ``__anext__`` (same loop, same errors, same log), but awaiting aiokafka's
-        ``getone`` itself: through ``self.getone()`` every record of ``async for`` paid for one
-        more coroutine (ours) than on a plain ``AIOKafkaConsumer``. A subclass that overrides
-        ``getone`` gets aiokafka's ``__anext__`` back (``__init_subclass__``)."""
+        ``getone`` itself: through ``self.getone()`` every record paid for one more coroutine."""
         while True:
             try:
                 record: Record = await AIOKafkaConsumer.getone(self)
