@@ -164,7 +164,11 @@ def read_tree(root: Path) -> dict[str, list[Import]]:
     files = sorted(p for top in ROOTS for p in (root / top).rglob("*.py"))
     names = {path: module_name(path, root) for path in files}
     known = {name for name, _ in names.values()}
-    return {
+    # Compiled modules (Cython's .pyx, e.g. _compat/_records): modules of the tree, whose
+    # imports (aiokafka's, the standard library's) are not parsed.
+    compiled = {module_name(p, root)[0] for top in ROOTS for p in (root / top).rglob("*.pyx")}
+    known |= compiled
+    return {name: [] for name in sorted(compiled)} | {
         name: parse_imports(path.read_text(encoding="utf-8"), name, is_package=package, known=known)
         for path, (name, package) in names.items()
     }
