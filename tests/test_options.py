@@ -5,6 +5,7 @@ No broker: construction sends nothing."""
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
@@ -27,9 +28,21 @@ from staticconsumer.membership import (
 from staticconsumer.options import STATIC_SESSION_TIMEOUT_MS
 from staticconsumer.protocol import ErrorCode
 
+_made: list[StaticConsumer] = []
+
 
 def make(**kwargs: Any) -> StaticConsumer:
-    return StaticConsumer("t", bootstrap_servers="127.0.0.1:1", group_id="g", **kwargs)
+    consumer = StaticConsumer("t", bootstrap_servers="127.0.0.1:1", group_id="g", **kwargs)
+    _made.append(consumer)
+    return consumer
+
+
+@pytest.fixture(autouse=True)
+async def _stop_what_was_made() -> AsyncIterator[None]:
+    """Stop every consumer a test made (never started: nothing is sent)."""
+    yield
+    while _made:
+        await _made.pop().stop()
 
 
 def test_the_value_is_frozen_and_keyword_only() -> None:
