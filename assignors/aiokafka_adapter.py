@@ -18,8 +18,9 @@ from one id: the consumer's keyword arguments ``group_instance_id`` and
   ``<group.instance.id>-<uuid>``, so a member whose subscription says ``svc-0`` but whose member
   id does not start with ``svc-0-`` is refused: :meth:`AiokafkaAssignor.assign` raises
   ``ValueError`` naming each such member, and aiokafka hands it to the leader's application
-  (``getmany``/``getone`` raise it, as a ``KafkaError``) on every rebalance until the member is
-  fixed. (A dynamic member whose ``client_id`` is the assignor's id escapes this check.)
+  (``start()`` when it waits for the first assignment, else ``getmany``/``getone``, raise it as a
+  ``KafkaError``) on every rebalance until the member is fixed. (A dynamic member whose
+  ``client_id`` is the assignor's id escapes this check.)
 
 aiokafka 0.14 takes ``partition_assignment_strategy`` as a tuple of objects and only duck-types
 them (no ``issubclass`` check): the coordinator reads ``.name``, calls ``.metadata(topics)`` for the

@@ -141,7 +141,8 @@ class UnreleasedInstanceIdError(StaticConsumerError):
 
 
 class UnsupportedBrokerError(StaticConsumerError, _aiokafka.UnsupportedVersionError):
-    """The broker's API versions cannot carry group.instance.id (KIP-345 needs Kafka 2.3+), or,
+    """The broker's API versions cannot carry group.instance.id (KIP-345 on every group API
+    needs Kafka 2.4+), or,
     for a member without one, are older than this package serves (Kafka 2.1+)."""
 
     fatal = True

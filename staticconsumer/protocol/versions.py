@@ -2,7 +2,9 @@
 rule of this package is here.
 
 For each API we take the highest version both the broker and this package implement. Static
-membership needs ``group_instance_id`` on every one of them (KIP-345: Kafka 2.3+); for a static
+membership needs ``group_instance_id`` on every one of them (KIP-345: Kafka 2.4+, as 2.3 has it on
+JoinGroup, SyncGroup, Heartbeat and OffsetCommit but not yet on LeaveGroup and DescribeGroups,
+which the admin path and the fence diagnosis use); for a static
 member a broker that cannot reach those versions gets an
 :class:`~staticconsumer.errors.UnsupportedBrokerError`, never a silent downgrade to a request that
 would leave the instance id out. A member *without* an instance id (``static_member=False``) is
@@ -172,7 +174,8 @@ def negotiate(
     if problems and static_member:
         dynamic = all(not _choose(k, broker_versions.get(k), False)[1] for _, k in _FIELDS)
         raise UnsupportedBrokerError(
-            "The broker cannot carry group.instance.id (KIP-345 needs Apache Kafka 2.3 or newer): "
+            "The broker cannot carry group.instance.id on every group API (KIP-345: Apache Kafka "
+            "2.4 or newer): "
             + "; ".join(problems)
             + (". A member without group_instance_id works with this broker" if dynamic else "")
         )

@@ -47,7 +47,7 @@ def test_a_static_member_is_refused_before_any_request() -> None:
     with pytest.raises(UnsupportedBrokerError) as refused:
         negotiate(KAFKA_2_2)
     text = str(refused.value)
-    assert "cannot carry group.instance.id (KIP-345 needs Apache Kafka 2.3 or newer)" in text
+    assert "cannot carry group.instance.id on every group API (KIP-345: Apache Kafka 2.4" in text
     assert "JoinGroup (api key 11): the broker supports v0-v4; static membership needs v5" in text
     assert refused.value.fatal
 

@@ -33,7 +33,8 @@ KAFKA_4: dict[int, tuple[int, int]] = {
     ApiKey.API_VERSIONS: (0, 4),
 }
 
-# Apache Kafka 2.3: the first release with static membership.
+# The first version of each API that carries the instance id (KIP-345): Kafka 2.3 has the first
+# four, 2.4 LeaveGroup v3 and DescribeGroups v4 (see KAFKA_2_3_1 below).
 KAFKA_2_3: dict[int, tuple[int, int]] = {
     ApiKey.OFFSET_COMMIT: (0, 7),
     ApiKey.OFFSET_FETCH: (0, 6),
@@ -82,7 +83,8 @@ def test_broker_below_static_membership_is_refused_with_a_precise_message() -> N
         negotiate(kafka_2_2)
     message = str(info.value)
     assert message == (
-        "The broker cannot carry group.instance.id (KIP-345 needs Apache Kafka 2.3 or newer): "
+        "The broker cannot carry group.instance.id on every group API (KIP-345: Apache Kafka "
+        "2.4 or newer): "
         "JoinGroup (api key 11): the broker supports v0-v4; static membership needs v5 or newer; "
         "Heartbeat (api key 12): the broker supports v0-v2; static membership needs v3 or newer. "
         "A member without group_instance_id works with this broker"
@@ -111,6 +113,28 @@ def test_a_member_without_instance_id_downgrades_to_what_an_older_broker_has(
     commit = "OffsetCommit (api key 8): the broker supports v0-v6; static membership needs v7"
     assert commit in message
     assert message.endswith("A member without group_instance_id works with this broker")
+
+
+#: Apache Kafka 2.3.1 (ApiKeys of its kafka-clients jar): the instance id on JoinGroup, SyncGroup,
+#: Heartbeat and OffsetCommit, not yet on LeaveGroup (v3) and DescribeGroups (v4), both in 2.4.
+KAFKA_2_3_1 = {**KAFKA_2_2, ApiKey.JOIN_GROUP: (0, 5), ApiKey.SYNC_GROUP: (0, 3),
+               ApiKey.HEARTBEAT: (0, 3), ApiKey.OFFSET_COMMIT: (0, 7),
+               ApiKey.DESCRIBE_GROUPS: (0, 3)}  # fmt: skip
+
+
+def test_kafka_2_3_serves_a_dynamic_member_and_refuses_a_static_one_naming_what_lacks() -> None:
+    assert negotiate(KAFKA_2_3_1, static_member=False) == GroupApiVersions(
+        join_group=5, sync_group=3, heartbeat=3, leave_group=2, offset_commit=7,
+        offset_fetch=5, describe_groups=3, find_coordinator=2,
+    )  # fmt: skip
+    with pytest.raises(UnsupportedBrokerError) as info:
+        negotiate(KAFKA_2_3_1)
+    assert str(info.value) == (
+        "The broker cannot carry group.instance.id on every group API (KIP-345: Apache Kafka "
+        "2.4 or newer): LeaveGroup (api key 13): the broker supports v0-v2; static membership "
+        "needs v3 or newer; DescribeGroups (api key 15): the broker supports v0-v3; static "
+        "membership needs v4 or newer. A member without group_instance_id works with this broker"
+    )
 
 
 def test_a_member_without_instance_id_still_gets_the_newest_versions() -> None:
