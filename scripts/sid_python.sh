@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Python 3.14 and 3.15 for CI (issue 35): Debian sid's binary packages (python3.14, python3.15 and
-# their -venv and -dev, gcc for the sdists without a wheel for that Python) in a Debian root made
-# with debootstrap, as scripts/kafka_image.sh makes the Kafka image's root; Maven, which the
-# launcher uses where it is installed. The tests run inside
-# it with chroot, sharing the host's loopback, /proc, /dev, /sys, the host's Java (the broker the
-# pytest plugin starts) and the launcher's jar cache; the worktree is mounted at its own path.
+# their -venv and -dev; gcc for the sdists without a wheel for that Python; Maven, which the
+# launcher uses where it is installed) in a Debian root made with debootstrap, as
+# scripts/kafka_image.sh makes the Kafka image's root. The tests run inside it with chroot,
+# sharing the host's loopback, /proc, /dev, /sys, the host's Java (for the broker the pytest
+# plugin starts) and the launcher's jar cache; the worktree is mounted at its own path.
 #
 #   bash scripts/sid_python.sh root                   # build the root (or reuse it) and say where
 #   bash scripts/sid_python.sh 3.14 -m pytest -q ...  # a fresh venv of 3.14 in the root with

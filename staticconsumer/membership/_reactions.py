@@ -161,6 +161,12 @@ CONSUMER_TABLE: dict[int, dict[Api, Reaction]] = {
     # again at epoch 0 with the same member id. A commit answered so fails; the heartbeat decides.
     ErrorCode.FENCED_MEMBER_EPOCH: _consumer_row(_R.RESET, _RS, _RS),
     ErrorCode.UNKNOWN_MEMBER_ID: _consumer_row(_R.RESET, _RS, _RS),
+    # The group itself is gone (deleted while this member was away: its heartbeat carries an
+    # epoch above 0 and only epoch 0 creates a group; listed in Kafka 4.4's spec). Java's member
+    # turns fatal on it; here it joins again at epoch 0, as a classic member does when its
+    # coordinator has forgotten the group (UNKNOWN_MEMBER_ID), instead of failing a static
+    # member for an operator's clean-up. Answered again and again, it was raised on every poll.
+    ErrorCode.GROUP_ID_NOT_FOUND: _consumer_row(_R.RESET, _RS, _RS),
     # The previous holder of our instance id has not left yet (``_consumer_group``'s docstring:
     # retried with a backoff, raised once it lasted ``unreleased_wait_ms``, or taken over).
     ErrorCode.UNRELEASED_INSTANCE_ID: _consumer_row(_R.RETRY, _RS, _RS),

@@ -1,14 +1,20 @@
 """Group admin on a KIP-848 consumer group (``group_protocol="consumer"``), on the real broker:
 ``describe_group`` reads ConsumerGroupDescribe (member epochs, instance ids, assignments and
 target assignments) and ``remove_members`` removes a stopped static member by instance id, whose
-partitions then go to the others at once."""
+partitions then go to the others at once; a group deleted under a live member is made anew when
+the member joins again."""
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
 
+import pytest
+from aiokafka.client import AIOKafkaClient
+from aiokafka.protocol.admin import ApiVersionRequest, DeleteGroupsRequest
+
 from staticconsumer.admin import describe_group, remove_members
+from staticconsumer.membership import Reaction
 
 from ._group import owned, wait_until
 from .test_consumer_protocol import settled, start
@@ -84,3 +90,41 @@ async def test_a_live_member_removed_by_an_admin_loses_its_partitions_and_joins_
         assert m.consumer.fatal_error is None and m.consumer.member_id == member_id
     finally:
         await m.stop()
+
+
+async def test_a_member_whose_group_was_deleted_joins_again(
+    kafka_bootstrap: str, topic_factory: Callable[..., str], unique_group_id: Callable[..., str],
+    caplog: pytest.LogCaptureFixture,
+) -> None:  # fmt: skip
+    """Issue 35: an operator removes a member and deletes its (then empty) group, as
+    ``kafka-consumer-groups.sh --delete`` does. The member's next heartbeat, at its old epoch, is
+    answered GROUP_ID_NOT_FOUND (in ConsumerGroupHeartbeat's spec from Kafka 4.4): it joins again
+    at epoch 0, which makes the group anew, and gets its partitions back (it raised the error on
+    every poll and never came back). The deletion races the member's 500 ms heartbeat, so it is
+    tried until a heartbeat found the group gone."""
+    topic, group = topic_factory(partitions=2), unique_group_id()
+    client = AIOKafkaClient(bootstrap_servers=kafka_bootstrap)
+    await client.bootstrap()
+    node_id = next(iter(client.cluster.brokers())).nodeId  # one broker: the coordinator
+    await client.send(node_id, ApiVersionRequest())  # connected before the race below
+    m = await start(topic, kafka_bootstrap, group, "deleted")
+    try:
+        await settled([m], 2)
+        for _ in range(5):
+            lost_before = len(m.listener.revoked)
+            await remove_members(kafka_bootstrap, group, ["deleted"], reason="test")
+            answer = await client.send(node_id, DeleteGroupsRequest([group]))
+            deleted = [code for name, code in answer.results if name == group] == [0]
+            await wait_until(lambda before=lost_before: len(m.listener.revoked) > before, 15,
+                             "the partitions to be revoked as lost")  # fmt: skip
+            await settled([m], 2)
+            if deleted and "GROUP_ID_NOT_FOUND" in caplog.text:
+                break
+        assert f"ConsumerGroupHeartbeat failed: GROUP_ID_NOT_FOUND -> {Reaction.RESET.value}" in (
+            caplog.text
+        )
+        assert m.consumer.fatal_error is None and owned(m) == {0, 1}
+        assert (await describe_group(kafka_bootstrap, group)).state == "Stable"
+    finally:
+        await m.stop()
+        await client.close()

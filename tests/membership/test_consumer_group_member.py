@@ -116,7 +116,8 @@ def test_reconciliation_revokes_before_it_assigns_and_hands_over_only_what_chang
     ]  # fmt: skip
 
 
-@pytest.mark.parametrize("code", [ErrorCode.FENCED_MEMBER_EPOCH, ErrorCode.UNKNOWN_MEMBER_ID],
+@pytest.mark.parametrize("code", [ErrorCode.FENCED_MEMBER_EPOCH, ErrorCode.UNKNOWN_MEMBER_ID,
+                                  ErrorCode.GROUP_ID_NOT_FOUND],  # the group was deleted
                          ids=lambda c: ErrorCode(c).name)  # fmt: skip
 def test_a_fenced_epoch_loses_the_partitions_and_rejoins_at_epoch_0(code: int) -> None:
     m = member()
