@@ -186,7 +186,7 @@ class StaticKafkaBroker(_seam.ConnectSeam):
     # -- lifecycle ---------------------------------------------------------------------------
 
     async def start(self) -> None:
-        self._fatal = None
+        self._fatal, self._stopping = None, None
         members = self._plan()
         health = self._health_server
         if health is not None:

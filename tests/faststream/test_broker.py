@@ -20,7 +20,7 @@ from staticconsumer.errors import (
     InvalidInstanceIdError,
     StaticConsumerError,
 )
-from staticconsumer.faststream import ServiceConsumer, StaticKafkaBroker, SubscriberKey
+from staticconsumer.faststream import ServiceConsumer, StaticKafkaBroker, SubscriberKey, _seam
 
 
 def _service(broker: KafkaBroker) -> tuple[list[Any], list[str]]:
@@ -104,7 +104,7 @@ async def _built(broker: StaticKafkaBroker) -> list[ServiceConsumer]:
     consumers = []
     for subscriber in broker.subscribers:
         consumer = subscriber.builder(group_id=subscriber.group_id, client_id="c",
-                                      **subscriber._connection_args)  # fmt: skip
+                                      **_seam.connection_args(subscriber))  # fmt: skip
         consumers.append(consumer)
     return consumers
 
