@@ -19,6 +19,7 @@ from staticconsumer.errors import (
     FencedInstanceIdError,
     InvalidInstanceIdError,
     StaticConsumerError,
+    UnreleasedInstanceIdError,
 )
 from staticconsumer.faststream import ServiceConsumer, StaticKafkaBroker, SubscriberKey, _seam
 
@@ -188,4 +189,30 @@ async def test_a_poll_that_meets_a_fatal_error_waits_instead_of_feeding_the_retr
     with pytest.raises(StaticConsumerError, match="not fatal"):
         await consumer.getmany()
     assert len(reports) == 1
+    await consumer.stop()
+
+
+async def test_no_assignment_within_the_unreleased_wait_is_fatal(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:  # fmt: skip
+    reports: list[StaticConsumerError] = []
+    consumer = ServiceConsumer("t", group_id="g", group_instance_id="svc-0-g-t",
+                               group_protocol="consumer", report=reports.append,
+                               start_wait_s=0.1)  # fmt: skip
+
+    async def start(self: Any) -> None:
+        await asyncio.Event().wait()  # the coordinator keeps refusing the id
+
+    monkeypatch.setattr(StaticConsumer, "start", start)
+    with pytest.raises(UnreleasedInstanceIdError, match="svc-0-g-t"):
+        await consumer.start()
+    assert [type(r) for r in reports] == [UnreleasedInstanceIdError]
+
+    async def getone(self: Any, *partitions: Any) -> Any:
+        raise UnreleasedInstanceIdError("still held", group_id="g")
+
+    monkeypatch.setattr(StaticConsumer, "getone", getone)  # raised once past its wait
+    with pytest.raises(TimeoutError):
+        await asyncio.wait_for(consumer.getone(), 0.2)
+    assert len(reports) == 2
     await consumer.stop()
