@@ -216,3 +216,12 @@ async def test_no_assignment_within_the_unreleased_wait_is_fatal(
         await asyncio.wait_for(consumer.getone(), 0.2)
     assert len(reports) == 2
     await consumer.stop()
+
+
+async def test_a_broker_wide_strategy_is_refused_with_the_consumer_protocol() -> None:
+    broker = StaticKafkaBroker("localhost:1", instance_id="svc-0", consumer_only=True,
+                               group_protocol="consumer",
+                               partition_assignment_strategy="cooperative-sticky")  # fmt: skip
+    broker.subscriber("orders", group_id="billing")
+    with pytest.raises(ConfigurationError, match="partition_assignment_strategy"):
+        await _built(broker)
