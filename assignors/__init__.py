@@ -37,12 +37,15 @@ satisfies it:
   body (owned partitions + generation) first, so Java leaders stay sticky; every assignor appends
   our envelope with the member's instance id. Byte layout: :mod:`assignors._userdata`.
 
-**Plain aiokafka**: wrap each assignor with ``for_aiokafka`` (module
-:mod:`assignors.aiokafka_adapter`, the only one that imports aiokafka, loaded on first use)::
+**Plain aiokafka**: ``static_membership`` gives a consumer both halves of static membership from
+one id, its ``group_instance_id`` and its assignors (module :mod:`assignors.aiokafka_adapter`, the
+only one that imports aiokafka, loaded on first use)::
 
-    AIOKafkaConsumer(..., group_instance_id="svc-0", partition_assignment_strategy=(
-        for_aiokafka(StickyAssignor.for_instance("svc-0")),
-    ))
+    AIOKafkaConsumer(topic, group_id="g", **static_membership("svc-0", StickyAssignor))
+
+``for_aiokafka(assignor)`` wraps one assignor; one without an instance id is refused unless
+``dynamic_member=True``, and the leader refuses members whose consumer's id is not their
+assignor's (the adapter's docstring says how it tells).
 
 ``for_instance`` returns a fresh object each call; all state lives on that object, never on a class
 or module. ``RangeAssignor()`` (no instance id) behaves as a dynamic member. The roster assignor
@@ -54,6 +57,8 @@ Mixing this package's assignors with aiokafka's built-in ones in one group is no
 Errors: invalid input (duplicate member ids, negative partition counts, bad roster entries or
 instance ids) raises ``ValueError`` naming the problem.
 """
+
+from typing import TYPE_CHECKING
 
 from ._assignor import (
     CooperativeStickyAssignor,
@@ -78,6 +83,9 @@ from ._userdata import (
     encode_sticky_user_data,
 )
 
+if TYPE_CHECKING:  # their real types for type checkers; at run time loaded on first use
+    from .aiokafka_adapter import AiokafkaAssignor, for_aiokafka, static_membership
+
 __all__ = [
     "AiokafkaAssignor",
     "CooperativeStickyAssignor",
@@ -100,12 +108,14 @@ __all__ = [
     "encode_envelope",
     "encode_sticky_user_data",
     "for_aiokafka",
+    "static_membership",
 ]
 
 
 def __getattr__(name: str) -> object:
-    """``AiokafkaAssignor`` and ``for_aiokafka`` import aiokafka: only when asked for."""
-    if name in ("AiokafkaAssignor", "for_aiokafka"):
+    """``AiokafkaAssignor``, ``for_aiokafka`` and ``static_membership`` import aiokafka: only
+    when asked for."""
+    if name in ("AiokafkaAssignor", "for_aiokafka", "static_membership"):
         from . import aiokafka_adapter
 
         return getattr(aiokafka_adapter, name)

@@ -109,7 +109,7 @@ class Member:
         self.task.cancel()
         await asyncio.gather(self.task, return_exceptions=True)
         if crash:
-            coordinator_of(self.consumer).engine.close = lambda leave_reason: []
+            coordinator_of(self.consumer).engine.close = lambda *_: []
         await self.consumer.stop()
         return at
 

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # The broker matrix (issue 30): the smoke suite tests/matrix on each Kafka line users run, one
 # broker at a time, each launched from Maven Central by the pytest plugin (ZooKeeper mode for 2.8,
-# KRaft from 3.3). Prints each version's duration. Kafka 4.3.1, the default broker, runs tests/matrix
+# KRaft from 3.3). Prints each version's duration. Kafka 4.4.0, the default broker, runs tests/matrix
 # with the whole suite (scripts/test.sh). docs/compatibility.md is what this run checks.
 #
-#   bash scripts/broker_matrix.sh                 # 2.8.2 3.5.2 3.9.1 4.0.2
+#   bash scripts/broker_matrix.sh                 # 2.8.2 3.5.2 3.9.1 4.0.2 4.3.1
 #   bash scripts/broker_matrix.sh 3.7.2 4.1.1     # any other lines, 2.8.x and newer
 set -euo pipefail
 # .ci/run exports VENV (with the test extras); alone, a virtualenv with test-core is enough.
@@ -15,7 +15,7 @@ source "$(dirname "$0")/_venv.sh"
 cd "$root"
 versions=("$@")
 if [ "${#versions[@]}" -eq 0 ]; then
-  versions=(2.8.2 3.5.2 3.9.1 4.0.2)
+  versions=(2.8.2 3.5.2 3.9.1 4.0.2 4.3.1)
 fi
 prefetch=()
 for version in "${versions[@]}"; do

@@ -4,16 +4,24 @@
 >>> consumer = StaticConsumer("orders", bootstrap_servers="...", group_id="billing",
 ...                           group_instance_id=InstanceId.from_env())   # doctest: +SKIP
 
-Layout: the folders are the layers, each importing only those below it::
+Layout: the folders are the layers, top first; each imports only its own layer and those below
+it (``tests/contract`` checks every arrow, and that this drawing keeps the contract's order)::
 
-    public face     staticconsumer (__all__ below), errors, events, security, admin
-    consumer        _consumer/ (StaticConsumer), _admin/ (describe, remove, reconcile)
-    feature         roster/ (KIP-469 pre-registration, opt-in: its sans-IO record, plan and
+    public face     staticconsumer (__all__ below), admin (the group admin calls)
+    consumer        _consumer/ (StaticConsumer, its construction and assembly)
+    drivers         drivers/ (the asyncio loop: a Driver holding an engine; fence diagnosis)
+    roster          roster/ (KIP-469 pre-registration, opt-in: its sans-IO record, plan and
                     barrier, the leader's gate, the join barrier, the admin's roster calls)
-    I/O             drivers/ (the asyncio loop), _observability/ (events, health),
-                    _compat/ (the only reader of aiokafka internals)
-    sans-IO         membership/ (engines, reactions, reasons), protocol/ (wire), _error_map
-    pure            assignors (a sibling package; no aiokafka)
+    admin calls     _admin/ (describe, remove, reconcile, the admin coordinator)
+    observability   _observability/ (events emitter and publisher, health, metrics)
+    compat          _compat/ (the only reader of aiokafka internals)
+    error map       _error_map (the one error code -> exception map)
+    membership      membership/ (sans-IO engines, reactions, reasons)
+    options         options (the consumer's options: one frozen value)
+    protocol        protocol/ (sans-IO wire structs and versions)
+    vocabulary      errors, events, security (public), _instance_id, _java_properties,
+                    _version, _roster_status
+    assignors       assignors (a sibling package: pure, no aiokafka)
     ── the wall ──  tooling, importing only the public names above and never imported by
                     them: cli/, localkafka/, testing/, analytics/, _demo/, streams_app/,
                     faststream/ (FastStream services as static members, extra ``faststream``)
@@ -33,6 +41,7 @@ from .errors import (
     ClusterUnavailableError,
     ConfigurationError,
     FencedInstanceIdError,
+    GroupMembershipError,
     InvalidInstanceIdError,
     SessionTimeoutOutOfRangeError,
     StaticConsumerError,
@@ -51,6 +60,7 @@ from .events import (
     SessionExpired,
 )
 from .membership import Membership, MembershipState
+from .options import ConsumerOptions, MembershipOperation
 from .security import SecuritySettings
 
 __all__ = [
@@ -58,10 +68,12 @@ __all__ = [
     "AuthorizationError",
     "ClusterUnavailableError",
     "ConfigurationError",
+    "ConsumerOptions",
     "EnforceRebalanceRequested",
     "FencedInstanceIdError",
     "GroupJoined",
     "GroupLeft",
+    "GroupMembershipError",
     "HealthServer",
     "InstanceFenced",
     "InstanceId",
@@ -69,6 +81,7 @@ __all__ = [
     "JoinGroupReason",
     "Membership",
     "MembershipEvent",
+    "MembershipOperation",
     "MembershipState",
     "PartitionsAssigned",
     "PartitionsRevoked",

@@ -14,7 +14,11 @@ What a member *does* about a code is decided by the membership engine
   (``GroupAuthorizationFailedError`` names the group, ``TopicAuthorizationFailedError`` the
   topics the refused request named), so ``except`` clauses written for aiokafka keep working;
 * any code on an admin call → :class:`~staticconsumer.errors.GroupAdminError` naming the group,
-  the API and Kafka's error name (a missing ACL: ``GroupAdminAuthorizationError``);
+  the API and Kafka's error name (a missing ACL: ``GroupAdminAuthorizationError``;
+  INVALID_GROUP_ID: ``InvalidGroupIdError``; UNSUPPORTED_VERSION:
+  ``GroupAdminUnsupportedVersionError``), for the whole request (:func:`admin_error`) or for
+  the members a removal could not remove (:func:`removal_error`; UNKNOWN_MEMBER_ID:
+  ``UnknownMemberError``);
 * aiokafka's SASL, TLS and authorization exceptions → ``AuthenticationError`` /
   ``AuthorizationError`` naming the principal and what it lacks (:func:`security_error`).
 """
@@ -34,7 +38,12 @@ from .errors import (
     FencedInstanceIdError,
     GroupAdminAuthorizationError,
     GroupAdminError,
+    GroupAdminUnsupportedVersionError,
+    GroupMembershipError,
+    InvalidGroupIdError,
+    SessionTimeoutOutOfRangeError,
     StaticConsumerError,
+    UnknownMemberError,
     UnreleasedInstanceIdError,
 )
 from .protocol import ErrorCode, error_name
@@ -77,6 +86,35 @@ def fenced_error(ctx: MemberContext, api: str, holder: str | None = None) -> Fen
     )
     error.holder = holder
     return error
+
+
+def fatal_error(ctx: MemberContext, api: str, code: int) -> GroupMembershipError:
+    """The engine's fatal verdict on ``api`` answering ``code`` (not a fence: see
+    :func:`fenced_error`): the member stops for good."""
+    name = error_name(code)
+    return GroupMembershipError(
+        f"{api} for group {ctx.group_id!r} failed fatally: {name} (code {code}); member "
+        f"{ctx.member_id!r} (group.instance.id {ctx.group_instance_id!r}, client "
+        f"{ctx.client_id!r}) has stopped",
+        group_id=ctx.group_id, api=api, error_code=code, error_name=name,
+    )  # fmt: skip
+
+
+def session_timeout_error(
+    session_timeout_ms: int, bounds: tuple[int, int] | None
+) -> SessionTimeoutOutOfRangeError:
+    """INVALID_SESSION_TIMEOUT, with the broker's ``bounds`` (min, max) when it told them."""
+    where = (
+        f"the broker allows group.min.session.timeout.ms={bounds[0]} to "
+        f"group.max.session.timeout.ms={bounds[1]}"
+        if bounds
+        else "outside the broker's group.min.session.timeout.ms/group.max.session.timeout.ms"
+    )
+    return SessionTimeoutOutOfRangeError(
+        f"session_timeout_ms={session_timeout_ms} (Java: session.timeout.ms) was "
+        f"rejected by the group coordinator: {where}. Static members usually want a long "
+        "timeout (KIP-345 raised the broker's cap to 30 minutes)."
+    )
 
 
 def kafka_error(
@@ -130,11 +168,34 @@ AUTHORIZATION: dict[int, str] = {
 }
 
 
+#: Admin answers (the whole request's, or one member's in a removal) with a class of their own,
+#: and what each means for the user.
+_ADMIN_TYPED: dict[int, tuple[type[InvalidGroupIdError | GroupAdminUnsupportedVersionError], str]]
+_ADMIN_TYPED = {
+    ErrorCode.INVALID_GROUP_ID: (
+        InvalidGroupIdError,
+        "the coordinator refuses the group id (Apache Kafka answers it for an empty group id); "
+        "check the group id given",
+    ),
+    ErrorCode.UNSUPPORTED_VERSION: (
+        GroupAdminUnsupportedVersionError,
+        "the coordinator cannot serve this request at the version sent (removing members by "
+        "group.instance.id needs LeaveGroup v3 or newer: KIP-345, Apache Kafka 2.4+); nothing "
+        "was changed for them",
+    ),
+}
+
+
 def admin_error(group_id: str, api: str, code: int, detail: str | None = None) -> GroupAdminError:
     """An admin call's failure: group, API and Kafka's name for ``code``, and the broker's
     message when it sent one; a missing ACL is a
-    :class:`~staticconsumer.errors.GroupAdminAuthorizationError` saying what it is missing on."""
+    :class:`~staticconsumer.errors.GroupAdminAuthorizationError` saying what it is missing on,
+    INVALID_GROUP_ID and UNSUPPORTED_VERSION their own classes (:data:`_ADMIN_TYPED`)."""
     text = f"{api} for group {group_id!r} failed: {error_name(code)} (error code {code})"
+    if code in _ADMIN_TYPED:
+        error_type, meaning = _ADMIN_TYPED[code]
+        text = f"{text}: {meaning}"
+        return error_type(f"{text} ({detail})" if detail else text)
     if code in AUTHORIZATION:
         missing = AUTHORIZATION[code].format(group=repr(group_id))
         text = f"{text}: the principal lacks an ACL on {missing}"
@@ -143,6 +204,38 @@ def admin_error(group_id: str, api: str, code: int, detail: str | None = None) -
             error_name=error_name(code), resource=group_id,
         )  # fmt: skip
     return GroupAdminError(f"{text}: {detail}" if detail else text)
+
+
+def removal_error(
+    group_id: str, removed: Iterable[str], failed: Iterable[tuple[str, str]]
+) -> GroupAdminError | None:
+    """What ``remove_members`` raises for the instance ids LeaveGroup could not remove
+    (``failed``: ``(instance id, Kafka error name)``), or None when it removed them all. When
+    every failure has one code, its class: UNKNOWN_MEMBER_ID → ``UnknownMemberError``,
+    INVALID_GROUP_ID → ``InvalidGroupIdError``, UNSUPPORTED_VERSION →
+    ``GroupAdminUnsupportedVersionError`` (each with ``instance_ids``); else a
+    ``GroupAdminError`` listing each id with its error. The message names the ids removed."""
+    failed = tuple(failed)
+    if not failed:
+        return None
+    done = ", ".join(removed)
+    done = f"; removed: {done}" if done else "; none removed"
+    names = {name for _, name in failed}
+    ids = tuple(i for i, _ in failed)
+    if names == {ErrorCode.UNKNOWN_MEMBER_ID.name}:
+        return UnknownMemberError(
+            f"group {group_id!r} has no member with group.instance.id {', '.join(ids)}{done}",
+            instance_ids=ids,
+        )
+    for code, (error_type, meaning) in _ADMIN_TYPED.items():
+        if names == {error_name(code)}:
+            return error_type(
+                f"LeaveGroup for group {group_id!r} failed for {', '.join(ids)}: "
+                f"{error_name(code)} (error code {int(code)}): {meaning}{done}",
+                instance_ids=ids,
+            )
+    listed = ", ".join(f"{i} ({name})" for i, name in failed)
+    return GroupAdminError(f"LeaveGroup for group {group_id!r} failed for {listed}{done}")
 
 
 #: aiokafka's exceptions for a refused login, and for a missing ACL (with Kafka's name).

@@ -13,9 +13,16 @@ Every error this package raises on purpose is one of these::
     ├── SessionTimeoutOutOfRangeError (fatal) session_timeout_ms outside the broker's
     │                                        group.min/max.session.timeout.ms; also aiokafka's
     │                                        InvalidSessionTimeoutError
+    ├── GroupMembershipError (fatal)         a group API answered an error that ends the
+    │                                        membership (e.g. GROUP_MAX_SIZE_REACHED)
     ├── GroupAdminError                      an admin call (describe, remove members) failed
     │   ├── UnknownMemberError               remove_members named an instance id the group lacks
     │   │                                    (also aiokafka's UnknownMemberIdError)
+    │   ├── InvalidGroupIdError              INVALID_GROUP_ID (24): the coordinator refused the
+    │   │                                    group id (also aiokafka's InvalidGroupIdError)
+    │   ├── GroupAdminUnsupportedVersionError UNSUPPORTED_VERSION (35): the coordinator cannot
+    │   │                                    do this for the group or member (also aiokafka's
+    │   │                                    UnsupportedVersionError)
     │   ├── GroupAdminAuthorizationError     refused for a missing ACL (also an AuthorizationError)
     │   └── RosterUnreadableError            a group's roster (KIP-469 by the client) could not be
     │       │                                read: a timeout, a broker error, an undecodable record
@@ -134,7 +141,8 @@ class UnreleasedInstanceIdError(StaticConsumerError):
 
 
 class UnsupportedBrokerError(StaticConsumerError, _aiokafka.UnsupportedVersionError):
-    """The broker's API versions cannot carry group.instance.id (KIP-345 needs Kafka 2.3+)."""
+    """The broker's API versions cannot carry group.instance.id (KIP-345 needs Kafka 2.3+), or,
+    for a member without one, are older than this package serves (Kafka 2.1+)."""
 
     fatal = True
 
@@ -145,12 +153,49 @@ class SessionTimeoutOutOfRangeError(StaticConsumerError, _aiokafka.InvalidSessio
     fatal = True
 
 
+class GroupMembershipError(StaticConsumerError):
+    """A group API answered an error the membership ends on (the engine's fatal verdict, not a
+    fence): ``api``, ``error_code``, ``error_name`` and ``group_id`` say which."""
+
+    fatal = True
+
+    def __init__(
+        self, message: str, *, group_id: str, api: str, error_code: int, error_name: str
+    ) -> None:
+        super().__init__(message)
+        self.group_id = group_id
+        self.api = api
+        self.error_code = error_code
+        self.error_name = error_name
+
+
 class GroupAdminError(StaticConsumerError):
     """An admin operation on a consumer group failed."""
 
 
 class UnknownMemberError(GroupAdminError, _aiokafka.UnknownMemberIdError):
     """remove_members named group instance ids that are not members of the group."""
+
+    def __init__(self, message: str, *, instance_ids: tuple[str, ...] = ()) -> None:
+        super().__init__(message)
+        self.instance_ids = instance_ids
+
+
+class InvalidGroupIdError(GroupAdminError, _aiokafka.InvalidGroupIdError):
+    """INVALID_GROUP_ID (24): the coordinator refused the group id of an admin call, for the
+    whole request or (``remove_members``) for the members in ``instance_ids``. Apache Kafka
+    answers it for an empty group id; a broker may refuse other names too."""
+
+    def __init__(self, message: str, *, instance_ids: tuple[str, ...] = ()) -> None:
+        super().__init__(message)
+        self.instance_ids = instance_ids
+
+
+class GroupAdminUnsupportedVersionError(GroupAdminError, _aiokafka.UnsupportedVersionError):
+    """UNSUPPORTED_VERSION (35) on an admin call: the coordinator cannot serve the request at
+    the version sent, for the whole request or (``remove_members``) for the members in
+    ``instance_ids``, e.g. a broker that cannot remove members by ``group.instance.id``
+    (LeaveGroup v3+, KIP-345). Not fatal for anything else: only this call failed."""
 
     def __init__(self, message: str, *, instance_ids: tuple[str, ...] = ()) -> None:
         super().__init__(message)
@@ -208,7 +253,6 @@ class ClusterUnavailableError(StaticConsumerError, _aiokafka.KafkaConnectionErro
 
     Also an aiokafka ``KafkaConnectionError`` (``retriable``), as what aiokafka's own
     ``start()`` raises in this case, so ``except KafkaConnectionError`` keeps working."""
-
 
 
 class ProtocolError(StaticConsumerError):

@@ -29,6 +29,20 @@ from staticconsumer.protocol._wire import to_values
 #: What the fake announces in ApiVersions: every version the protocol layer implements.
 ALL_VERSIONS: Mapping[int, tuple[int, int]] = {**IMPLEMENTED_VERSIONS, ApiKey.API_VERSIONS: (0, 3)}
 
+#: What Apache Kafka 2.2.2 announces for the group APIs (read from ApiKeys of its kafka-clients
+#: jar): no JoinGroup v5 (KIP-345 came in 2.3); 2.1.1 differs only by JoinGroup v0-v3. The
+#: brokers between the Java client 4.x's floor (KIP-896) and static membership.
+KAFKA_2_2: Mapping[int, tuple[int, int]] = {
+    ApiKey.OFFSET_COMMIT: (0, 6),
+    ApiKey.OFFSET_FETCH: (0, 5),
+    ApiKey.FIND_COORDINATOR: (0, 2),
+    ApiKey.JOIN_GROUP: (0, 4),
+    ApiKey.HEARTBEAT: (0, 2),
+    ApiKey.LEAVE_GROUP: (0, 2),
+    ApiKey.SYNC_GROUP: (0, 2),
+    ApiKey.DESCRIBE_GROUPS: (0, 2),
+}
+
 
 def response(api_key: int, version: int, fields: Mapping[str, Any]) -> Any:
     """A response object of the protocol layer, from every field of its schema."""

@@ -115,6 +115,8 @@ def test_every_runtime_error_is_an_aiokafka_kafka_error() -> None:
         (errors.SessionTimeoutOutOfRangeError, "InvalidSessionTimeoutError"),
         (errors.UnsupportedBrokerError, "UnsupportedVersionError"),
         (errors.UnknownMemberError, "UnknownMemberIdError"),
+        (errors.InvalidGroupIdError, "InvalidGroupIdError"),
+        (errors.GroupAdminUnsupportedVersionError, "UnsupportedVersionError"),
         (errors.AuthenticationError, "AuthenticationFailedError"),
         (errors.GroupAuthorizationError, "GroupAuthorizationFailedError"),
         (errors.TopicAuthorizationError, "TopicAuthorizationFailedError"),

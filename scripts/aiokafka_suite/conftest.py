@@ -54,7 +54,7 @@ def setup_test_class(request, loop, kafka_cluster):
     request.cls.kafka_host = host
     request.cls.kafka_port = int(port)
     request.cls.hosts = [f"{host}:{port}"]
-    request.cls.kafka_version = os.environ.get("KV", "4.3.1")
+    request.cls.kafka_version = os.environ.get("KV", "4.4.0")
     request.cls.kafka_ssl_port = None
     request.cls.kafka_sasl_plain_port = None
     request.cls.kafka_sasl_ssl_port = None

@@ -14,11 +14,12 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import aiokafka.errors as Errors
 
 from .._compat import close_client
+from .._roster_status import RosterStatus
 from ..errors import GroupAdminError, ProtocolError, StaticConsumerError
 from ..protocol import (
     CONSUMER_PROTOCOL_TYPE,
@@ -36,9 +37,6 @@ from ..protocol import (
 from ..security import SecuritySettings
 from .client import DEFAULT_TIMEOUT_S, check_common, check_group, open_client
 from .coordinator import check_code, send, with_coordinator
-
-if TYPE_CHECKING:  # the roster reads this module: its value type only, for mypy
-    from ..roster import RosterStatus
 
 log = logging.getLogger(__name__)
 

@@ -14,8 +14,9 @@ from typing import Any
 import aiokafka.errors as Errors
 
 from .._compat import close_client
+from .._error_map import removal_error
 from .._instance_id import check_instance_ids
-from ..errors import GroupAdminError, StaticConsumerError, UnknownMemberError
+from ..errors import GroupAdminError, StaticConsumerError
 from ..membership import admin_remove_reason
 from ..protocol import (
     UNKNOWN_MEMBER_ID,
@@ -119,18 +120,9 @@ async def try_remove_members(
 
 
 def _raise_for_failures(outcome: RemovalOutcome) -> None:
-    if not outcome.failed:
-        return
-    group = outcome.group_id
-    done = f"; removed: {', '.join(outcome.removed)}" if outcome.removed else "; none removed"
-    unknown = tuple(i for i, name in outcome.failed if name == ErrorCode.UNKNOWN_MEMBER_ID.name)
-    if len(unknown) == len(outcome.failed):
-        raise UnknownMemberError(
-            f"group {group!r} has no member with group.instance.id {', '.join(unknown)}{done}",
-            instance_ids=unknown,
-        )
-    listed = ", ".join(f"{i} ({name})" for i, name in outcome.failed)
-    raise GroupAdminError(f"LeaveGroup for group {group!r} failed for {listed}{done}")
+    error = removal_error(outcome.group_id, outcome.removed, outcome.failed)
+    if error is not None:
+        raise error
 
 
 async def remove_members(
@@ -155,6 +147,9 @@ async def remove_members(
     for an empty list, an invalid instance id or a duplicate;
     :class:`~staticconsumer.errors.UnknownMemberError` naming the instance ids the group does
     not have (``.instance_ids``) — the known ones in the same call ARE removed;
+    :class:`~staticconsumer.errors.InvalidGroupIdError` (INVALID_GROUP_ID) and
+    :class:`~staticconsumer.errors.GroupAdminUnsupportedVersionError` (UNSUPPORTED_VERSION)
+    when the whole request, or every id that failed, got that answer (``.instance_ids``);
     :class:`~staticconsumer.errors.GroupAdminError` for any other failure.
     """
     outcome = await try_remove_members(
@@ -163,4 +158,3 @@ async def remove_members(
     )  # fmt: skip
     _raise_for_failures(outcome)
     return RemoveMembersResult(group_id, outcome.removed)
-

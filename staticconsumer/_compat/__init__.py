@@ -29,7 +29,6 @@ from .admin import (
 from .consumer import (
     SUPPORTED_AIOKAFKA,
     ClientSeam,
-    ConsumerSettings,
     CoordinatorSeam,
     Driver,
     KafkaConnectionError,
@@ -37,12 +36,10 @@ from .consumer import (
     WakeMarker,
     check_aiokafka_version,
     client_id_of,
-    consumer_settings,
     coordinator_of,
     joins_group,
     negotiate_versions,
     start_consumer,
-    start_poll_timer,
     subscribes_topics,
     wait_for_assignment,
 )
@@ -53,11 +50,11 @@ from .helpers import (
     replica_racks,
     topic_partition,
 )
+from .records import next_record, record_path_of
 
 __all__ = [
     "SUPPORTED_AIOKAFKA",
     "ClientSeam",
-    "ConsumerSettings",
     "CoordinatorSeam",
     "Driver",
     "KafkaConnectionError",
@@ -72,17 +69,17 @@ __all__ = [
     "client_principal",
     "close_client",
     "committed",
-    "consumer_settings",
     "coordinator_of",
     "ensure_node_metadata",
     "joins_group",
     "kafka_tp",
     "negotiate_versions",
+    "next_record",
     "open_admin_client",
+    "record_path_of",
     "replica_racks",
     "send_to_node",
     "start_consumer",
-    "start_poll_timer",
     "subscribes_topics",
     "topic_partition",
     "wait_for_assignment",

@@ -8,13 +8,11 @@ import contextlib
 import logging
 import time
 from collections.abc import Awaitable, Callable, Iterable
-from dataclasses import dataclass
 from typing import Any, Protocol
 
 import aiokafka
 import aiokafka.errors as Errors
 from aiokafka.client import ConnectionGroup, CoordinationType
-from aiokafka.consumer.fetcher import Fetcher
 from aiokafka.consumer.group_coordinator import BaseCoordinator, NoGroupCoordinator
 from aiokafka.protocol.admin import ApiVersionRequest
 from aiokafka.structs import OffsetAndMetadata, TopicPartition
@@ -31,6 +29,7 @@ from ..protocol import (
 from .broker_config import session_timeout_bounds
 from .helpers import replica_racks
 from .log_redaction import redact_sasl_logs
+from .records import make_fetcher
 from .roster import PartitionLog, read_partition_log
 
 #: aiokafka versions whose internals this module was written against (see pyproject.toml).
@@ -58,9 +57,11 @@ def check_aiokafka_version() -> None:
 
 
 async def negotiate_versions(
-    client: Any, timeout_s: float, backoff_s: float, identity: LogIdentity | None = None
-) -> GroupApiVersions:
-    """Ask a broker that answers for its ApiVersions and pick our group API versions.
+    client: Any, timeout_s: float, backoff_s: float, identity: LogIdentity | None = None,
+    *, static_member: bool = True,
+) -> GroupApiVersions:  # fmt: skip
+    """Ask a broker that answers for its ApiVersions and pick our group API versions (for a
+    member with or without ``group_instance_id``: :func:`~staticconsumer.protocol.negotiate`).
 
     The metadata may still list a broker that just died (a coordinator failing over: KRaft fences
     it only after ``broker.session.timeout.ms``), so every known broker is tried in turn, and
@@ -82,7 +83,7 @@ async def negotiate_versions(
                     "ApiVersions from node %s failed (%r): trying another broker",
                     broker.nodeId, exc)  # fmt: skip
                 continue
-            return negotiate(api_versions_from_response(response))
+            return negotiate(api_versions_from_response(response), static_member=static_member)
         if time.monotonic() >= deadline:
             raise ClusterUnavailableError(
                 f"no broker answered ApiVersions within {timeout_s:g}s "
@@ -331,7 +332,7 @@ class ClientSeam:
 
 
 async def start_consumer(
-    consumer: Any, make_driver: Callable[[ClientSeam, GroupApiVersions | None], Driver],
+    consumer: Any, make_driver: Callable[[ClientSeam, GroupApiVersions], Driver],
     identity: LogIdentity | None = None,
     before_join: Callable[[ClientSeam], Awaitable[None]] | None = None,
 ) -> None:
@@ -344,7 +345,7 @@ async def start_consumer(
     redact_sasl_logs(consumer._client._security_protocol)  # before the first connection
     await consumer._client.bootstrap()
     await consumer._wait_topics()
-    consumer._fetcher = Fetcher(
+    consumer._fetcher = make_fetcher(  # the record path: compiled or aiokafka's (.records)
         consumer._client, consumer._subscription,
         key_deserializer=consumer._key_deserializer,
         value_deserializer=consumer._value_deserializer,
@@ -369,7 +370,7 @@ async def start_consumer(
         return
     versions = await negotiate_versions(
         consumer._client, consumer._request_timeout_ms / 1000, consumer._retry_backoff_ms / 1000,
-        identity,
+        identity, static_member=consumer._group_instance_id is not None,
     )
     seam = ClientSeam(consumer._client, subscription)
     if before_join is not None:
@@ -406,51 +407,13 @@ async def wait_for_assignment(consumer: Any) -> None:
     await consumer._subscription.wait_for_assignment()
 
 
-def start_poll_timer(consumer: Any) -> None:
-    """``max_poll_interval_ms`` counts from now (:meth:`ClientSeam.start_poll_timer`)."""
-    driver = coordinator_of(consumer)
-    if driver is not None:
-        driver.seam.start_poll_timer()
-
-
-def coordinator_of(consumer: Any) -> Any:
+def coordinator_of(consumer: Any) -> Driver | None:
+    """The driver behind ``consumer._coordinator`` (for tests and benchmarks that look inside a
+    consumer; ``StaticConsumer`` holds its own driver, typed)."""
     seam = consumer._coordinator
-    return getattr(seam, "driver", None)
+    driver: Driver | None = getattr(seam, "driver", None)
+    return driver
 
 
 def client_id_of(consumer: Any) -> str:
     return str(consumer._client._client_id)
-
-
-@dataclass(frozen=True)
-class ConsumerSettings:
-    """The aiokafka consumer's settings a driver needs, read here (the one reader of the
-    consumer's private fields) once the consumer was constructed and validated."""
-
-    group_id: str
-    group_instance_id: str | None
-    client_id: str
-    client_rack: str | None
-    assignors: tuple[Any, ...]  # partition_assignment_strategy, checked by StaticConsumer
-    session_timeout_ms: int
-    heartbeat_interval_ms: int
-    rebalance_timeout_ms: int
-    max_poll_interval_ms: int
-    retry_backoff_ms: int
-    enable_auto_commit: bool
-    auto_commit_interval_ms: int
-
-
-def consumer_settings(consumer: Any) -> ConsumerSettings:
-    """:class:`ConsumerSettings` of ``consumer`` (an ``AIOKafkaConsumer`` with a group id)."""
-    c = consumer
-    return ConsumerSettings(
-        group_id=c._group_id, group_instance_id=c._group_instance_id,
-        client_id=client_id_of(c), client_rack=c._client_rack,
-        assignors=tuple(c._partition_assignment_strategy),
-        session_timeout_ms=c._session_timeout_ms, heartbeat_interval_ms=c._heartbeat_interval_ms,
-        rebalance_timeout_ms=c._rebalance_timeout_ms,
-        max_poll_interval_ms=c._max_poll_interval_ms, retry_backoff_ms=c._retry_backoff_ms,
-        enable_auto_commit=c._enable_auto_commit,
-        auto_commit_interval_ms=c._auto_commit_interval_ms,
-    )  # fmt: skip

@@ -4,48 +4,33 @@ health endpoint, event counters)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from .. import _compat
-from .._observability.emitter import EventEmitter
-from .._observability.metrics import ConsumerMetrics, MetricValues
+from .._observability.metrics import MetricValues
 from ..drivers import AnyDriver, FatalCallback, classic_driver, consumer_group_driver
 from ..errors import StaticConsumerError
 from ..membership import Lifecycle, Membership, membership_state, snapshot
+from ..options import ConsumerOptions
+from ..protocol import GroupApiVersions
 from ..roster import RosterReader
-from .options import GroupProtocolOptions
 
 if TYPE_CHECKING:  # owned.py imports this module (through construction.py)
     from .owned import OwnedServices
 
 
 def make_driver(
-    settings: _compat.ConsumerSettings, group_protocol: GroupProtocolOptions,
-    seam: _compat.ClientSeam, versions: Any, *, on_fatal: FatalCallback,
-    events: EventEmitter | None, unreleased_wait_ms: int, metrics: ConsumerMetrics | None = None,
-    roster: RosterReader | None = None,
+    options: ConsumerOptions, seam: _compat.ClientSeam, versions: GroupApiVersions, *,
+    on_fatal: FatalCallback, owned: OwnedServices, roster: RosterReader | None = None,
 ) -> AnyDriver:  # fmt: skip
-    """The driver of ``group_protocol``, from the consumer's settings (read by ``_compat``).
-    With ``roster`` (pre-registration on), a classic leader reads it on ``seam``."""
-    s = settings
-    common: dict[str, Any] = dict(
-        group_id=s.group_id, group_instance_id=s.group_instance_id, client_rack=s.client_rack,
-        max_poll_interval_ms=s.max_poll_interval_ms, client_id=s.client_id,
-        retry_backoff_ms=s.retry_backoff_ms, enable_auto_commit=s.enable_auto_commit,
-        auto_commit_interval_ms=s.auto_commit_interval_ms, on_fatal=on_fatal, events=events,
-        metrics=metrics,
-    )  # fmt: skip
-    if group_protocol.consumer:
-        return consumer_group_driver(
-            seam, versions, server_assignor=group_protocol.remote_assignor,
-            takeover=group_protocol.instance_takeover, unreleased_wait_ms=unreleased_wait_ms,
-            **common,
-        )  # fmt: skip
+    """The driver of ``options.group_protocol``, built from the options value. With ``roster``
+    (pre-registration on), a classic leader reads it on ``seam``."""
+    if options.consumer_protocol:
+        return consumer_group_driver(seam, versions, options, on_fatal=on_fatal,
+                                     events=owned.events, metrics=owned.metrics)  # fmt: skip
     return classic_driver(
-        seam, versions, assignors=s.assignors, session_timeout_ms=s.session_timeout_ms,
-        heartbeat_interval_ms=s.heartbeat_interval_ms,
-        rebalance_timeout_ms=s.rebalance_timeout_ms,
-        roster=roster.source(seam.read_partition_log) if roster is not None else None, **common,
+        seam, versions, options, on_fatal=on_fatal, events=owned.events, metrics=owned.metrics,
+        roster=roster.source(seam.read_partition_log) if roster is not None else None,
     )  # fmt: skip
 
 
@@ -57,50 +42,60 @@ class Observability:
 
     _owned: OwnedServices
     _lifecycle: Lifecycle
-    _group_id: str | None
-    _group_instance_id: str | None
+    _options: ConsumerOptions
+    _driver: AnyDriver | None
+
+    @property
+    def options(self) -> ConsumerOptions:
+        """This consumer's group options, checked (:class:`~staticconsumer.ConsumerOptions`)."""
+        return self._options
 
     @property
     def group_instance_id(self) -> str | None:
-        value: str | None = self._group_instance_id
-        return value
+        return self._options.group_instance_id
 
     @property
     def member_id(self) -> str:
-        driver = _compat.coordinator_of(self)
+        driver = self._driver
         return driver.member_id if driver is not None else ""
 
     @property
     def generation_id(self) -> int:
-        driver = _compat.coordinator_of(self)
+        driver = self._driver
         return driver.generation if driver is not None else -1
 
     @property
     def is_leader(self) -> bool:
         """Whether this member led the last join (it ran the assignor)."""
-        driver = _compat.coordinator_of(self)
+        driver = self._driver
         return driver.is_leader if driver is not None else False
 
     @property
     def fatal_error(self) -> StaticConsumerError | None:
         """The error that finished this consumer, if any (kept by the membership engine)."""
-        driver = _compat.coordinator_of(self)
+        driver = self._driver
         return driver.fatal_error if driver is not None else None
 
     @property
     def membership(self) -> Membership:
         """This member's state, generation and assignment now (a new value on each read)."""
-        driver = _compat.coordinator_of(self)
+        driver = self._driver
         engine = driver.membership_state() if driver is not None else None
         return snapshot(
-            membership_state(self._lifecycle, engine, group=self._group_id is not None),
-            group_id=self._group_id,
-            group_instance_id=self._group_instance_id,
+            membership_state(self._lifecycle, engine, group=self._options.group_id is not None),
+            group_id=self._options.group_id,
+            group_instance_id=self._options.group_instance_id,
             member_id=driver.member_id if driver is not None else "",
             generation_id=driver.generation if driver is not None else -1,
             owned=driver.owned if driver is not None else (),
             in_group=bool(driver.engine.in_group) if driver is not None else False,
         )  # fmt: skip
+
+    @property
+    def record_path(self) -> str | None:
+        """How this started consumer builds its records: ``"compiled"`` (the Cython reader) or
+        ``"pure"`` (aiokafka's own); None before ``start()`` (issue 37; logged at start too)."""
+        return _compat.record_path_of(self)
 
     def metrics(self) -> MetricValues:
         """The coordinator metrics now, ``{java_name: value}`` as Java's ``consumer.metrics()``

@@ -1,13 +1,18 @@
 """What ``StaticConsumer.__init__`` decides before aiokafka's constructor runs: every option
 checked (a :class:`~staticconsumer.ConfigurationError` names the field, the Java key and the
-KIP), and the arguments aiokafka gets.
+KIP), aiokafka's keywords split from ours once, and our group options built into one frozen
+:class:`~staticconsumer.options.ConsumerOptions`, which the driver and the engines are built
+from (nothing reads our settings back out of aiokafka).
 
 The consumer's signature lists every argument; :func:`check_construction` reads them all from
-it (``dict(locals())``), so that the class keeps only the signature and the wiring.
+it (``dict(locals())``), so that the class keeps only the signature and the wiring. The fields of
+:class:`ConsumerOptions` that are constructor arguments are read by their names: a new field is
+a line in ``options.py`` and a keyword in the signature, not a line here.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -16,9 +21,10 @@ from .._instance_id import InstanceId
 from .._observability.emitter import EventOptions, event_options
 from .._observability.health import HealthOptions, health_options
 from ..errors import ConfigurationError
+from ..options import ConsumerOptions, default_session_timeout_ms
 from ..roster import RosterReader, roster_reader
 from .options import (
-    GroupProtocolOptions,
+    SESSION_TIMEOUT_MS,
     check_aiokafka_options,
     default_assignors,
     given_options,
@@ -32,18 +38,18 @@ from .options import (
 
 @dataclass(frozen=True)
 class Construction:
-    """One consumer's options, checked. ``kwargs``: aiokafka's arguments, as
-    ``AIOKafkaConsumer.__init__`` takes them (never in the repr: security arguments)."""
+    """One consumer's options, checked: ``options`` (ours, and aiokafka's that the driver
+    needs), ``aiokafka_kwargs`` (aiokafka's arguments as ``AIOKafkaConsumer.__init__`` takes
+    them; never in the repr: security arguments), and what the consumer owns besides."""
 
-    kwargs: dict[str, Any]
-    group_protocol: GroupProtocolOptions
+    options: ConsumerOptions
+    aiokafka_kwargs: dict[str, Any]
     roster: RosterReader | None
-    roster_barrier: bool
     events: EventOptions
     health: HealthOptions | None
 
     def __repr__(self) -> str:
-        return f"Construction(group_protocol={self.group_protocol!r}, roster={self.roster!r})"
+        return f"Construction(options={self.options!r}, roster={self.roster!r})"
 
 
 def check_construction(values: Mapping[str, Any], defaults: Mapping[str, Any]) -> Construction:
@@ -73,20 +79,38 @@ def check_construction(values: Mapping[str, Any], defaults: Mapping[str, Any]) -
         values["group_protocol"], values["group_remote_assignor"], values["instance_takeover"],
         group_instance_id=group_instance_id, kwargs=kwargs,
     )  # fmt: skip
-    check_aiokafka_options(values, classic=not protocol.consumer)
-    kwargs.update(security_options(values["security"], kwargs))
-    roster = roster_reader(
-        roster_topic_option(values["roster_topic"]), group_id,
-        {"bootstrap_servers": values["bootstrap_servers"], **kwargs},
+    session_given = values["session_timeout_ms"] is not SESSION_TIMEOUT_MS
+    session_timeout_ms = (
+        values["session_timeout_ms"] if session_given
+        else default_session_timeout_ms(group_instance_id)
     )  # fmt: skip
+    check_aiokafka_options({**values, "session_timeout_ms": session_timeout_ms},
+                           classic=not protocol.consumer)  # fmt: skip
+    kwargs.update(security_options(values["security"], kwargs))
+    roster_topic = roster_topic_option(values["roster_topic"])
+    roster = roster_reader(
+        roster_topic, group_id, {"bootstrap_servers": values["bootstrap_servers"], **kwargs}
+    )
     barrier = roster_barrier_option(values["roster_barrier"])
+    if not (protocol.consumer or session_given or group_instance_id is None):
+        # A static member's default is Java's 45 s (KIP-735), not aiokafka's 10 s: aiokafka
+        # is told it too (a restart slower than 10 s would otherwise rebalance, KIP-345).
+        kwargs["session_timeout_ms"] = session_timeout_ms
+    strategies: tuple[Any, ...] = ()
     if not protocol.consumer:
-        strategies = kwargs.get("partition_assignment_strategy")
-        kwargs["partition_assignment_strategy"] = group_assignors(
-            default_assignors() if strategies is None else strategies
-        )
+        given = kwargs.get("partition_assignment_strategy")
+        strategies = group_assignors(default_assignors() if given is None else given)
+        kwargs["partition_assignment_strategy"] = strategies
     if kwargs.get("rebalance_timeout_ms") is None:
         # Java sends max.poll.interval.ms as JoinGroup's RebalanceTimeoutMs; aiokafka would
         # send session_timeout_ms, which static members set long (docs/scaling.md).
         kwargs["rebalance_timeout_ms"] = values["max_poll_interval_ms"]
-    return Construction(kwargs, protocol, roster, barrier, events, health)
+    ours = {f.name: values[f.name] for f in dataclasses.fields(ConsumerOptions) if f.name in values}
+    options = ConsumerOptions(**{
+        **ours, **dataclasses.asdict(protocol), "client_id": str(values["client_id"]),
+        "roster_topic": roster_topic, "roster_barrier": barrier, "group_id": group_id,
+        "partition_assignment_strategy": strategies, "session_timeout_ms": session_timeout_ms,
+        "session_timeout_given": session_given,
+        "rebalance_timeout_ms": kwargs["rebalance_timeout_ms"],
+    })  # fmt: skip
+    return Construction(options, kwargs, roster, events, health)

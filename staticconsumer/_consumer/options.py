@@ -35,7 +35,8 @@ from assignors import (
 
 from .._instance_id import InstanceId
 from ..errors import ConfigurationError
-from ..membership import JOIN_REASON_ENFORCED_PREFIX
+from ..membership import JOIN_REASON_ENFORCED_PREFIX, LEAVE_REASON_PREFIX
+from ..options import MembershipOperation
 from ..roster import check_roster_topic
 from ..security import PROTOCOLS, SASL_MECHANISMS, SecuritySettings
 
@@ -63,13 +64,16 @@ _CONSUMER_PROTOCOL_UNSUPPORTED = {
 
 @dataclass(frozen=True)
 class GroupProtocolOptions:
-    protocol: str = CLASSIC
-    remote_assignor: str | None = None
+    """The checked ``group_protocol`` options, named as the constructor names them (they go
+    into :class:`~staticconsumer.options.ConsumerOptions` by these names)."""
+
+    group_protocol: str = CLASSIC
+    group_remote_assignor: str | None = None
     instance_takeover: bool = False
 
     @property
     def consumer(self) -> bool:
-        return self.protocol == CONSUMER
+        return self.group_protocol == CONSUMER
 
 
 def group_protocol_options(
@@ -426,3 +430,35 @@ def enforce_reason_option(reason: Any) -> str:
             f"{JOIN_REASON_ENFORCED_PREFIX!r}; got {reason!r}"
         )
     return reason
+
+
+def close_options(
+    leave_group: Any, reason: Any, membership: Any
+) -> tuple[MembershipOperation, str | None]:
+    """``stop(leave_group, reason, membership=...)`` checked: the membership operation (Java
+    4.4's ``CloseOptions.GroupMembershipOperation``, KIP-1092) and the leave's reason as sent
+    (KIP-800: ``"the consumer is being closed: <reason>"``), or None for the default reason.
+    ``leave_group=True`` is ``membership="leave_group"``; a leave for good needs a reason."""
+    operation = MembershipOperation.coerce(membership)
+    if not isinstance(leave_group, bool):
+        raise ConfigurationError(
+            f"stop(leave_group=...) must be True or False, got {leave_group!r}"
+        )
+    if leave_group:
+        if operation is MembershipOperation.REMAIN_IN_GROUP:
+            raise ConfigurationError(
+                "stop(leave_group=True, membership='remain_in_group') contradicts itself: "
+                "leave_group=True is membership='leave_group' (KIP-1092)"
+            )
+        operation = MembershipOperation.LEAVE_GROUP
+    if reason is not None and (not isinstance(reason, str) or not reason.strip()):
+        raise ConfigurationError(
+            f"stop(reason=...): a reason, when given, must be a non-empty string (sent on "
+            f"LeaveGroup v5+, KIP-800), got {reason!r}"
+        )
+    if operation is MembershipOperation.LEAVE_GROUP and reason is None:
+        raise ConfigurationError(
+            "stop(leave_group=True) needs a non-empty reason (membership='leave_group', "
+            "KIP-1092): the group rebalances, and the broker logs why (KIP-800)"
+        )
+    return operation, None if reason is None else f"{LEAVE_REASON_PREFIX}: {reason}"

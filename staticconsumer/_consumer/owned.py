@@ -47,20 +47,17 @@ class OwnedServices:
     """The consumer's metrics, health endpoint, event emitter and event publisher."""
 
     def __init__(
-        self, built: Construction, identity: LogIdentity, *, group_instance_id: str | None,
-        client_id: str, membership: Callable[[], Membership],
+        self, built: Construction, identity: LogIdentity, *,
+        membership: Callable[[], Membership],
     ) -> None:  # fmt: skip
-        kwargs = built.kwargs
-        self.metrics = ConsumerMetrics(MetricLabels(
-            kwargs.get("group_id") or "", group_instance_id or "",
-            "consumer" if built.group_protocol.consumer else "classic", client_id,
-        ))  # fmt: skip
+        options = built.options
+        self.metrics = ConsumerMetrics(MetricLabels.of(options))
         self.health: HealthServer | None = None
         if built.health is not None:
             self.health = consumer_endpoint(built.health, membership, self.metric_values)
         self.publisher: EventPublisher | None = None
         if built.events.topic is not None:
-            settings = producer_kwargs(kwargs, built.events.producer_config)
+            settings = producer_kwargs(built.aiokafka_kwargs, built.events.producer_config)
             self.publisher = EventPublisher(
                 built.events.topic, buffer_size=built.events.buffer_size,
                 flush_timeout_ms=built.events.flush_timeout_ms,

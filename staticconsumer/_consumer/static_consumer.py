@@ -22,15 +22,12 @@ from .._observability.emitter import EventCallback
 from ..drivers import AnyDriver, FatalCallback
 from ..errors import (
     ClusterUnavailableError,
-    ConfigurationError,
     StaticConsumerError,
     UnreleasedInstanceIdError,
 )
-from ..membership import (
-    LEAVE_REASON_PREFIX,
-    Lifecycle,
-    LogIdentity,
-)
+from ..membership import Lifecycle, LogIdentity
+from ..options import MembershipOperation
+from ..protocol import GroupApiVersions
 from ..roster import JoinBarrier
 from ..security import SecuritySettings
 from .assembly import Observability, make_driver
@@ -42,6 +39,7 @@ from .options import (
     SASL_MECHANISM,
     SECURITY_PROTOCOL,
     SESSION_TIMEOUT_MS,
+    close_options,
     enforce_reason_option,
 )
 from .owned import OwnedServices, fatal_notice
@@ -50,10 +48,6 @@ log = logging.getLogger(__name__)
 #: aiokafka's consumer logger: our ``__anext__`` logs what aiokafka's logs, where it logs it.
 _aiokafka_log = logging.getLogger("aiokafka.consumer.consumer")
 T = TypeVar("T")
-#: How long a consumer-protocol member retries UNRELEASED_INSTANCE_ID before it also raises
-#: it to the application (and goes on retrying): the broker's default
-#: group.consumer.session.timeout.ms, after which the stale member is gone anyway.
-UNRELEASED_INSTANCE_WAIT_MS = 45_000
 
 Deserializer: TypeAlias = Callable[[bytes], Any]
 #: An assignor object, an assignor class, a protocol or Java class name; or a list of them.
@@ -81,8 +75,8 @@ class StaticConsumer(Observability, AIOKafkaConsumer):  # type: ignore[misc]  # 
     * Every option is checked at construction (a :class:`~staticconsumer.ConfigurationError`
       names the field and the Java key); ``security=SecuritySettings(...)`` replaces the raw
       security arguments.
-    * ``group_protocol="consumer"`` (KIP-848) with ``group_remote_assignor`` and
-      ``instance_takeover`` (``docs/consumer-protocol.md``).
+    * ``group_protocol="consumer"`` (KIP-848) with ``group_remote_assignor``,
+      ``instance_takeover`` and ``unreleased_instance_wait_ms`` (``docs/consumer-protocol.md``).
     * Pre-registration (KIP-469, ``docs/scaling.md``), opt-in: ``roster_topic``, ``roster_barrier``.
     """
 
@@ -101,6 +95,7 @@ class StaticConsumer(Observability, AIOKafkaConsumer):  # type: ignore[misc]  # 
         group_protocol: str = "classic",
         group_remote_assignor: str | None = None,
         instance_takeover: bool | None = None,
+        unreleased_instance_wait_ms: int = 45_000,
         roster_topic: str | None = None,
         roster_barrier: bool = True,
         security: SecuritySettings | None = None,
@@ -143,22 +138,20 @@ class StaticConsumer(Observability, AIOKafkaConsumer):  # type: ignore[misc]  # 
         sasl_oauth_token_provider: Any = None,
         client_rack: str | None = None,
     ) -> None:
-        # Every argument by name (the signature above is the one list of them): checked, and
-        # those of aiokafka the caller gave are passed on, as a ``**kwargs`` catch-all did.
+        # Every argument by name (the signature above is the one list of them): checked, split
+        # into aiokafka's (those the caller gave, as a ``**kwargs`` catch-all passed them) and
+        # our options value, which the driver and its engine are built from.
         built = check_construction(dict(locals()), AIOKAFKA_DEFAULTS)
-        self._group_protocol = built.group_protocol
+        self._options = built.options
         self._roster = built.roster
-        self._roster_barrier = built.roster_barrier
-        super().__init__(*topics, group_instance_id=group_instance_id, **built.kwargs)
+        self._driver: AnyDriver | None = None  # made in start(), by _make_driver
+        super().__init__(*topics, group_instance_id=group_instance_id, **built.aiokafka_kwargs)
         self._lifecycle = Lifecycle.NOT_STARTED
         #: Who this consumer is in its log lines (``docs/logging.md``).
-        self._identity = LogIdentity(built.kwargs.get("group_id") or "", group_instance_id,
-                                     client_id, lambda: self.member_id)  # fmt: skip
+        self._identity = LogIdentity(built.options.group_id or "", group_instance_id,
+                                     built.options.client_id, lambda: self.member_id)  # fmt: skip
         self._on_fatal = fatal_notice(on_fatal, self._identity)  # the driver calls it once
-        self._owned = OwnedServices(
-            built, self._identity, group_instance_id=group_instance_id, client_id=client_id,
-            membership=lambda: self.membership,
-        )  # fmt: skip
+        self._owned = OwnedServices(built, self._identity, membership=lambda: self.membership)
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -177,7 +170,8 @@ class StaticConsumer(Observability, AIOKafkaConsumer):  # type: ignore[misc]  # 
             )
             if _compat.joins_group(self):  # without a group: its partitions once started
                 await self._wait_for_assignment()
-            _compat.start_poll_timer(self)  # as Java's: from when the application can poll
+            if self._driver is not None:  # as Java's: from when the application can poll
+                self._driver.seam.start_poll_timer()
         except BaseException as exc:
             self._lifecycle = Lifecycle.STOPPED
             await super().stop()
@@ -193,7 +187,8 @@ class StaticConsumer(Observability, AIOKafkaConsumer):  # type: ignore[misc]  # 
         """A registered new member waits for the other registered arrivals before its first
         join (``staticconsumer.roster``'s JoinBarrier), reading on the consumer's own client:
         ``waiting`` (ready) meanwhile."""
-        if not (self._roster_barrier and self._roster is not None and self._group_instance_id):
+        instance_id = self._options.group_instance_id
+        if not (self._options.roster_barrier and self._roster is not None and instance_id):
             return
         if not _compat.subscribes_topics(self):  # assign() or nothing subscribed: no group join
             return
@@ -202,7 +197,7 @@ class StaticConsumer(Observability, AIOKafkaConsumer):  # type: ignore[misc]  # 
             if self._lifecycle in (Lifecycle.STARTED, Lifecycle.AT_BARRIER):
                 self._lifecycle = Lifecycle.AT_BARRIER if waiting else Lifecycle.STARTED
 
-        barrier = JoinBarrier(self._roster, self._group_instance_id, self._identity)
+        barrier = JoinBarrier(self._roster, instance_id, self._identity)
         await barrier.wait(seam.read_partition_log, _compat.client_of(self), on_wait)
 
     async def _wait_for_assignment(self) -> None:
@@ -219,31 +214,30 @@ class StaticConsumer(Observability, AIOKafkaConsumer):  # type: ignore[misc]  # 
                     "start() goes on waiting for the coordinator: %s", exc
                 )
 
-    def _make_driver(self, seam: _compat.ClientSeam, versions: Any) -> AnyDriver:
-        return make_driver(
-            _compat.consumer_settings(self), self._group_protocol, seam, versions,
-            on_fatal=self._on_fatal, events=self._owned.events,
-            unreleased_wait_ms=UNRELEASED_INSTANCE_WAIT_MS, metrics=self._owned.metrics,
-            roster=self._roster,
-        )  # fmt: skip
+    def _make_driver(self, seam: _compat.ClientSeam, versions: GroupApiVersions) -> AnyDriver:
+        self._driver = make_driver(self._options, seam, versions, on_fatal=self._on_fatal,
+                                   owned=self._owned, roster=self._roster)  # fmt: skip
+        return self._driver
 
-    async def stop(self, leave_group: bool = False, reason: str | None = None) -> None:
+    async def stop(
+        self, leave_group: bool = False, reason: str | None = None, *,
+        membership: MembershipOperation | str = MembershipOperation.DEFAULT,
+    ) -> None:  # fmt: skip
         """Stop consuming. The rebalance listener hears of the partitions held first, as Java's
-        ``close()`` tells it (revoked after the commit of what was consumed, or lost); a static
-        member then stays in the group unless ``leave_group=True``, which needs a ``reason``
-        (KIP-800). Then the events are flushed (bounded) and the health endpoint closed.
-        ``docs/static-consumer.md`` has the details."""
-        if leave_group:
-            if not reason or not reason.strip():
-                raise ConfigurationError("stop(leave_group=True) needs a non-empty reason")
-            driver = _compat.coordinator_of(self)
-            if driver is not None:
-                driver.leave_reason = f"{LEAVE_REASON_PREFIX}: {reason}"
+        ``close()`` tells it; then the member leaves or stays as ``membership`` says (Java 4.4's
+        ``close(CloseOptions)``, KIP-1092): ``"default"``, ``"leave_group"`` (needs a ``reason``,
+        KIP-800; also ``leave_group=True``) or ``"remain_in_group"``. Then the events are
+        flushed and the health endpoint closed (``docs/static-consumer.md``)."""
+        operation, leave_reason = close_options(leave_group, reason, membership)
         self._lifecycle = Lifecycle.STOPPED
         try:
-            await super().stop()
+            if self._driver is not None:  # the leave decision is the close's argument
+                await self._driver.close(operation, leave_reason)
         finally:
-            await self._owned.stop()  # after aiokafka's: the leave's event is published
+            try:
+                await super().stop()
+            finally:
+                await self._owned.stop()  # after aiokafka's: the leave's event is published
 
     async def enforce_rebalance(self, reason: str | None = None) -> None:
         """Make the group rebalance now, or right after the rebalance in flight (Java
@@ -260,7 +254,7 @@ class StaticConsumer(Observability, AIOKafkaConsumer):  # type: ignore[misc]  # 
         """
         reason = enforce_reason_option(reason)
         self._raise_if_fatal()
-        driver = _compat.coordinator_of(self)
+        driver = self._driver
         if driver is None:
             raise StaticConsumerError(
                 "enforce_rebalance needs a started consumer with a group_id (group management)"
@@ -270,7 +264,7 @@ class StaticConsumer(Observability, AIOKafkaConsumer):  # type: ignore[misc]  # 
     # -- consuming: every call raises the fatal error once fenced ---------------------------------
 
     def _raise_if_fatal(self) -> None:
-        driver = _compat.coordinator_of(self)
+        driver = self._driver
         if driver is not None:
             driver.raise_if_fatal()
 
@@ -286,9 +280,8 @@ class StaticConsumer(Observability, AIOKafkaConsumer):  # type: ignore[misc]  # 
     def _raise_woken(self) -> None:
         """The driver woke a waiter: raise the fatal error, or the error pending for us."""
         self._raise_if_fatal()
-        driver = _compat.coordinator_of(self)
-        if driver is not None:
-            driver.check_errors()
+        if self._driver is not None:
+            self._driver.check_errors()
 
     async def getone(self, *partitions: TopicPartition) -> Record:
         # Inline rather than through _fatal_aware: no second coroutine per record.
@@ -299,11 +292,15 @@ class StaticConsumer(Observability, AIOKafkaConsumer):  # type: ignore[misc]  # 
             self._raise_woken()
             raise
 
-    async def __anext__(self) -> Record:
+    def __anext__(self) -> Awaitable[Record]:
+        """A record already buffered at once, without a coroutine (``_compat.next_record``);
+        else :meth:`_anext`. A subclass that overrides ``getone`` gets aiokafka's
+        ``__anext__`` back (``__init_subclass__``)."""
+        return _compat.next_record(self, self._anext)
+
+    async def _anext(self) -> Record:
         """aiokafka's ``__anext__`` (same loop, same errors, same log), but awaiting aiokafka's
-        ``getone`` itself: through ``self.getone()`` every record of ``async for`` paid for one
-        more coroutine (ours) than on a plain ``AIOKafkaConsumer``. A subclass that overrides
-        ``getone`` gets aiokafka's ``__anext__`` back (``__init_subclass__``)."""
+        ``getone`` itself: through ``self.getone()`` every record paid for one more coroutine."""
         while True:
             try:
                 record: Record = await AIOKafkaConsumer.getone(self)

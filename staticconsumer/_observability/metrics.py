@@ -39,6 +39,7 @@ from dataclasses import dataclass
 from typing import assert_never
 
 from ..membership import Api, RebalanceMetric
+from ..options import ConsumerOptions
 
 #: Java's ``MetricConfig`` defaults: ``metrics.sample.window.ms`` and ``metrics.num.samples``.
 SAMPLE_WINDOW_S = 30.0
@@ -140,6 +141,12 @@ class MetricLabels:
     instance_id: str
     protocol: str
     client_id: str
+
+    @classmethod
+    def of(cls, options: ConsumerOptions) -> MetricLabels:
+        """The labels of a consumer with these options."""
+        return cls(options.group_id or "", options.group_instance_id or "",
+                   options.group_protocol, options.client_id)  # fmt: skip
 
     def as_dict(self) -> dict[str, str]:
         return {"group": self.group, "instance_id": self.instance_id,

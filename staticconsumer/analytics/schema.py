@@ -4,15 +4,22 @@
 field. Records that are not schema v1 membership events (other schemas, other versions, JSON that
 does not parse, events without ``event_id``/``type``/``ts_ms``/``group_id``) are dropped here and
 counted by :func:`input_counts`.
+
+The schema name, version, field names and type values are :mod:`staticconsumer.events`' own (its
+public names), so the report reads what the consumer writes; only the Spark type of each field is
+said here (``tests/analytics/test_schema.py`` ties the two).
 """
 
 from __future__ import annotations
+
+from collections.abc import Mapping
 
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 from pyspark.sql.types import (
     ArrayType,
     BooleanType,
+    DataType,
     IntegerType,
     LongType,
     StringType,
@@ -20,17 +27,32 @@ from pyspark.sql.types import (
     StructType,
 )
 
-SCHEMA_NAME = "staticconsumer.membership-event"
-SCHEMA_VERSION = 1
+from ..events import (
+    FIELDS,
+    SCHEMA,
+    SCHEMA_VERSION,
+    EnforceRebalanceRequested,
+    GroupJoined,
+    GroupLeft,
+    InstanceFenced,
+    JoinGroupReason,
+    PartitionsAssigned,
+    PartitionsRevoked,
+    SessionExpired,
+)
 
-JOIN_REASON = "join_reason"
-JOINED = "joined"
-ASSIGNED = "assigned"
-REVOKED = "revoked"
-ENFORCE_REQUESTED = "enforce_requested"
-LEFT = "left"
-FENCED = "fenced"
-SESSION_EXPIRED = "session_expired"
+# The names the event record uses, read from staticconsumer.events (the writer), not repeated;
+# SCHEMA_VERSION too (imported above).
+SCHEMA_NAME = SCHEMA
+
+JOIN_REASON = JoinGroupReason.type
+JOINED = GroupJoined.type
+ASSIGNED = PartitionsAssigned.type
+REVOKED = PartitionsRevoked.type
+ENFORCE_REQUESTED = EnforceRebalanceRequested.type
+LEFT = GroupLeft.type
+FENCED = InstanceFenced.type
+SESSION_EXPIRED = SessionExpired.type
 #: Types after which a member holds no partitions (until its next non-empty ``assigned``).
 RELEASING_TYPES = (REVOKED, LEFT, FENCED, SESSION_EXPIRED)
 
@@ -38,29 +60,20 @@ PARTITION = StructType(
     [StructField("topic", StringType()), StructField("partition", IntegerType())]
 )
 
-#: The JSON object of one record, field for field.
-EVENT_SCHEMA = StructType(
-    [
-        StructField("schema", StringType()),
-        StructField("version", IntegerType()),
-        StructField("event_id", StringType()),
-        StructField("seq", LongType()),
-        StructField("type", StringType()),
-        StructField("ts_ms", LongType()),
-        StructField("group_id", StringType()),
-        StructField("client_id", StringType()),
-        StructField("host", StringType()),
-        StructField("group_instance_id", StringType()),
-        StructField("member_id", StringType()),
-        StructField("generation_id", IntegerType()),
-        StructField("leader", BooleanType()),
-        StructField("protocol", StringType()),
-        StructField("partitions", ArrayType(PARTITION)),
-        StructField("reason", StringType()),
-        StructField("api", StringType()),
-        StructField("other_holder", StringType()),
-    ]
-)
+#: The Spark type of each field of :data:`staticconsumer.events.FIELDS` (what the JSON cannot
+#: say: ``seq`` and ``ts_ms`` are 64-bit, ``generation_id`` and a partition Kafka's int32).
+FIELD_TYPES: Mapping[str, DataType] = {
+    "schema": StringType(), "version": IntegerType(), "event_id": StringType(),
+    "seq": LongType(), "type": StringType(), "ts_ms": LongType(), "group_id": StringType(),
+    "client_id": StringType(), "host": StringType(), "group_instance_id": StringType(),
+    "member_id": StringType(), "generation_id": IntegerType(), "leader": BooleanType(),
+    "protocol": StringType(), "partitions": ArrayType(PARTITION), "reason": StringType(),
+    "api": StringType(), "other_holder": StringType(),
+}  # fmt: skip
+
+#: The JSON object of one record, field for field, in the order ``events.FIELDS`` writes them
+#: (a field added there without a type here fails at import, naming it).
+EVENT_SCHEMA = StructType([StructField(name, FIELD_TYPES[name]) for name in FIELDS])
 EVENT_COLUMNS = tuple(field.name for field in EVENT_SCHEMA.fields if field.name != "schema")
 
 

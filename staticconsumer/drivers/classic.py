@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from typing import Any, assert_never
 
 from .. import _compat
-from .._error_map import fenced_error
+from .._error_map import fatal_error, fenced_error
 from .._observability.emitter import EventEmitter
 from .._observability.metrics import ConsumerMetrics
 from ..errors import StaticConsumerError
@@ -24,6 +24,7 @@ from ..events import InstanceFenced
 from ..membership import (
     JOIN_REASON_METADATA_CHANGED,
     JOIN_REASON_SUBSCRIPTION_CHANGED,
+    OWN_LEAVE_REASONS,
     Api,
     AssignmentComputed,
     AssignmentFailed,
@@ -51,6 +52,7 @@ from ..membership import (
     subscription_bytes,
     user_data_for,
 )
+from ..options import ConsumerOptions
 from ..protocol import (
     CONSUMER_PROTOCOL_TYPE,
     ErrorCode,
@@ -74,34 +76,21 @@ log = logging.getLogger(__name__)
 
 
 def classic_driver(
-    seam: _compat.ClientSeam, versions: GroupApiVersions, *, group_id: str,
-    group_instance_id: str | None, client_id: str, client_rack: str | None,
-    assignors: Sequence[Any], session_timeout_ms: int, heartbeat_interval_ms: int,
-    rebalance_timeout_ms: int, max_poll_interval_ms: int, retry_backoff_ms: int,
-    enable_auto_commit: bool, auto_commit_interval_ms: int, on_fatal: FatalCallback,
-    events: EventEmitter | None, metrics: ConsumerMetrics | None = None,
-    roster: RosterSource | None = None,
+    seam: _compat.ClientSeam, versions: GroupApiVersions, options: ConsumerOptions, *,
+    on_fatal: FatalCallback, events: EventEmitter | None,
+    metrics: ConsumerMetrics | None = None, roster: RosterSource | None = None,
 ) -> Driver[ClassicSenderAction]:  # fmt: skip
-    """A driver holding a :class:`ClassicMember` and its :class:`ClassicSender`. ``roster``
-    reads the group's roster when this member leads (``staticconsumer.roster``); None: never."""
-    cooperative = all("cooperative" in a.supported_protocols for a in assignors)
-    protocol = RebalanceProtocol.COOPERATIVE if cooperative else RebalanceProtocol.EAGER
-    engine = ClassicMember(
-        MemberConfig(group_id, group_instance_id, session_timeout_ms, heartbeat_interval_ms,
-                     max_poll_interval_ms, protocol, client_id=client_id)
-    )  # fmt: skip
+    """A driver holding a :class:`ClassicMember` and its :class:`ClassicSender`, built from the
+    consumer's options value. ``roster`` reads the group's roster when this member leads
+    (``staticconsumer.roster``); None: never."""
+    engine = ClassicMember(MemberConfig.of(options))
 
     def sender(driver: Driver[ClassicSenderAction]) -> ClassicSender:
-        return ClassicSender(driver, engine, client_rack=client_rack, assignors=assignors,
-                             session_timeout_ms=session_timeout_ms,
-                             rebalance_timeout_ms=rebalance_timeout_ms,
-                             roster=roster)  # fmt: skip
+        return ClassicSender(driver, engine, roster=roster)
 
-    return Driver[ClassicSenderAction](
-        engine, sender, seam, versions, client_id=client_id, retry_backoff_ms=retry_backoff_ms,
-        enable_auto_commit=enable_auto_commit, auto_commit_interval_ms=auto_commit_interval_ms,
-        on_fatal=on_fatal, events=events, metrics=metrics, protocol="classic",
-    )  # fmt: skip
+    return Driver[ClassicSenderAction](engine, sender, seam, versions, options,
+                                       on_fatal=on_fatal, events=events,
+                                       metrics=metrics)  # fmt: skip
 
 
 _MEMBER_ID_SUFFIX = re.compile(r"-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
@@ -126,8 +115,6 @@ class ClassicSender:
 
     def __init__(
         self, driver: Driver[ClassicSenderAction], engine: ClassicMember, *,
-        client_rack: str | None,
-        assignors: Sequence[Any], session_timeout_ms: int, rebalance_timeout_ms: int,
         roster: RosterSource | None = None,
     ) -> None:  # fmt: skip
         self._driver = driver
@@ -135,10 +122,11 @@ class ClassicSender:
         self._log = engine.identity.logger(log)
         self._seam = driver.seam
         self._versions = driver.versions
-        self._client_rack = client_rack
-        self._assignors = list(assignors)
-        self._session_timeout_ms = session_timeout_ms
-        self._rebalance_timeout_ms = rebalance_timeout_ms
+        options = driver.options
+        self._client_rack = options.client_rack
+        self._assignors = list(options.partition_assignment_strategy)
+        self._session_timeout_ms = options.session_timeout_ms
+        self._rebalance_timeout_ms = options.rebalance_timeout_ms
         self._roster = RosterGate(roster, self._log, self._roster_wait_ended)
         self._reason_dropped_told = False
 
@@ -341,7 +329,8 @@ class ClassicSender:
 
     async def _leave(self, action: SendLeaveGroup) -> Sequence[ClassicAction]:
         cfg = self._engine.config
-        if self._driver.leave_reason and not self._versions.leave_group_carries_reason:
+        given = action.reason not in OWN_LEAVE_REASONS  # the application's
+        if given and not self._versions.leave_group_carries_reason:
             self._reason_dropped("LeaveGroup", self._versions.leave_group, action.reason)
         request = build_leave_group(
             self._versions.leave_group, group_id=cfg.group_id,
@@ -364,11 +353,9 @@ class ClassicSender:
             return await session_timeout_error(
                 self._seam, engine.coordinator, self._session_timeout_ms
             )
-        if not action.fenced:
-            return StaticConsumerError(
-                f"{action.api.value} failed fatally: code {action.error_code}"
-            )
         context = self._driver.context()
+        if not action.fenced:
+            return fatal_error(context, action.api.value, action.error_code)
         holder = await holder_of_instance_id(self._seam, self._versions, engine)
         fields = {"api": action.api.value, "other_holder": holder and holder[0]}
         self._driver.emit(Emit(InstanceFenced, engine.member_id, engine.generation_id, fields))

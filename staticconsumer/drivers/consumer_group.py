@@ -18,7 +18,7 @@ from collections.abc import Iterable, Sequence
 from typing import assert_never
 
 from .. import _compat
-from .._error_map import fenced_error
+from .._error_map import fatal_error, fenced_error
 from .._observability.emitter import EventEmitter
 from .._observability.metrics import ConsumerMetrics
 from ..errors import StaticConsumerError
@@ -40,6 +40,7 @@ from ..membership import (
     SendConsumerGroupHeartbeat,
     TakeOver,
 )
+from ..options import ConsumerOptions
 from ..protocol import (
     ErrorCode,
     GroupApiVersions,
@@ -65,23 +66,16 @@ def new_member_id() -> str:
 
 
 def consumer_group_driver(
-    seam: _compat.ClientSeam, versions: GroupApiVersions, *, group_id: str,
-    group_instance_id: str | None, client_id: str, client_rack: str | None,
-    server_assignor: str | None, max_poll_interval_ms: int, takeover: bool,
-    unreleased_wait_ms: int, retry_backoff_ms: int, enable_auto_commit: bool,
-    auto_commit_interval_ms: int, on_fatal: FatalCallback, events: EventEmitter | None,
+    seam: _compat.ClientSeam, versions: GroupApiVersions, options: ConsumerOptions, *,
+    on_fatal: FatalCallback, events: EventEmitter | None,
     metrics: ConsumerMetrics | None = None,
 ) -> Driver[ConsumerGroupSenderAction]:  # fmt: skip
-    """A driver holding a :class:`ConsumerGroupMember` and its :class:`ConsumerGroupSender`;
+    """A driver holding a :class:`ConsumerGroupMember` and its :class:`ConsumerGroupSender`,
+    built from the consumer's options value;
     :class:`~staticconsumer.errors.UnsupportedBrokerError` for a broker that cannot serve a
     consumer-protocol member."""
     chosen = versions.for_consumer_protocol()
-    engine = ConsumerGroupMember(ConsumerGroupConfig(
-        group_id, new_member_id(), group_instance_id,
-        rebalance_timeout_ms=max_poll_interval_ms, server_assignor=server_assignor,
-        rack_id=client_rack, unreleased_wait_ms=unreleased_wait_ms,
-        max_poll_interval_ms=max_poll_interval_ms, takeover=takeover, client_id=client_id,
-    ))  # fmt: skip
+    engine = ConsumerGroupMember(ConsumerGroupConfig.of(options, new_member_id()))
 
     def sender(driver: Driver[ConsumerGroupSenderAction]) -> ConsumerGroupSender:
         return ConsumerGroupSender(
@@ -89,11 +83,9 @@ def consumer_group_driver(
             metadata_version=chosen.metadata,
         )  # fmt: skip
 
-    return Driver[ConsumerGroupSenderAction](
-        engine, sender, seam, versions, client_id=client_id, retry_backoff_ms=retry_backoff_ms,
-        enable_auto_commit=enable_auto_commit, auto_commit_interval_ms=auto_commit_interval_ms,
-        on_fatal=on_fatal, events=events, metrics=metrics, protocol="consumer",
-    )  # fmt: skip
+    return Driver[ConsumerGroupSenderAction](engine, sender, seam, versions, options,
+                                             on_fatal=on_fatal, events=events,
+                                             metrics=metrics)  # fmt: skip
 
 
 class ConsumerGroupSender:
@@ -218,10 +210,7 @@ class ConsumerGroupSender:
         instance id now (best effort)."""
         engine = self._engine
         if not action.fenced:
-            return StaticConsumerError(
-                f"{action.api.value} for group {engine.config.group_id!r} failed fatally: "
-                f"{error_name(action.error_code)}"
-            )
+            return fatal_error(self._driver.context(), action.api.value, action.error_code)
         holder = await consumer_group_holder(self._seam, self._driver.versions, engine)
         fields = {"api": action.api.value, "other_holder": holder and holder[0]}
         self._driver.emit(Emit(InstanceFenced, engine.member_id, engine.member_epoch, fields))

@@ -59,6 +59,7 @@ from ..membership import (
     Revoke,
     Unsubscribed,
 )
+from ..options import ConsumerOptions, MembershipOperation
 from ..protocol import GroupApiVersions
 from .handover import Handover
 from .loop import CoordinationLoop
@@ -103,38 +104,34 @@ class Driver(Generic[SenderActionT]):
     def __init__(
         self, engine: Engine[CommonInput, CommonAction | SenderActionT],
         make_sender: Callable[[Driver[SenderActionT]], Sender[SenderActionT]],
-        seam: _compat.ClientSeam,
-        versions: GroupApiVersions, *, client_id: str, retry_backoff_ms: int,
-        enable_auto_commit: bool, auto_commit_interval_ms: int, on_fatal: FatalCallback,
-        events: EventEmitter | None, metrics: ConsumerMetrics | None = None,
-        protocol: str = "classic",
+        seam: _compat.ClientSeam, versions: GroupApiVersions, options: ConsumerOptions, *,
+        on_fatal: FatalCallback, events: EventEmitter | None,
+        metrics: ConsumerMetrics | None = None,
     ) -> None:  # fmt: skip
         self.engine = engine
         #: This consumer's log lines name it (``membership._log``): the engine's identity.
         self._log = engine.identity.logger(log)
-        if metrics is None:
-            cfg = engine.config
-            labels = MetricLabels(cfg.group_id, cfg.group_instance_id or "", protocol, client_id)
-            metrics = ConsumerMetrics(labels)
         #: The coordinator metrics (``_observability.metrics``): the consumer's, else its own.
-        self.metrics = metrics
+        self.metrics = metrics if metrics is not None else ConsumerMetrics(
+            MetricLabels.of(options))  # fmt: skip
         self.metrics.assigned = lambda: len(self.engine.owned)
         self.seam = seam
         self.versions = versions
-        self.client_id = client_id
+        self.options = options
+        self.client_id = options.client_id
         self._events = events
-        self._retry_backoff = retry_backoff_ms / 1000
+        self._retry_backoff = options.retry_backoff_ms / 1000
         self._on_fatal = on_fatal
         self._committing_on_close = False  # close() may look the coordinator up for its commit
-        self.leave_reason: str | None = None
         #: What the application's next poll raises (``mailbox``).
         self.mailbox = Mailbox(engine, seam, self._log, loop_failure=lambda: self.loop.failure(),
                                closing=lambda: self.loop.wait_closing())  # fmt: skip
         # aiokafka calls check_errors() once per getone/getmany: the mailbox's, bound once.
         self.check_errors = self.mailbox.check
         self.offsets = OffsetKeeper(
-            engine, seam, versions, self, enable_auto_commit=enable_auto_commit,
-            auto_commit_interval_ms=auto_commit_interval_ms, retry_backoff_s=self._retry_backoff,
+            engine, seam, versions, self, enable_auto_commit=options.enable_auto_commit,
+            auto_commit_interval_ms=options.auto_commit_interval_ms,
+            retry_backoff_s=self._retry_backoff,
         )  # fmt: skip
         self.sender = make_sender(self)
         self.loop = CoordinationLoop(
@@ -354,8 +351,14 @@ class Driver(Generic[SenderActionT]):
 
     # -- the end ------------------------------------------------------------------------------
 
-    async def close(self) -> None:
-        """Stop the loop, commit what was consumed, then leave as the engine says. Idempotent."""
+    async def close(
+        self, membership: MembershipOperation = MembershipOperation.DEFAULT,
+        reason: str | None = None,
+    ) -> None:  # fmt: skip
+        """Stop the loop, commit what was consumed, then leave or stay as ``membership`` says
+        (KIP-1092; the engine decides what that means for this member), with ``reason`` on the
+        leave (KIP-800; None: the default reason). Idempotent: the first call decides (aiokafka's
+        ``stop()`` calls it again, with nothing)."""
         if self.loop.closing:
             return
         await self.loop.stop()
@@ -369,7 +372,7 @@ class Driver(Generic[SenderActionT]):
             await self._commit_on_close(self.run(prepare))
         elif self.engine.coordinator is not None and self.engine.fatal_error is None:
             await self._commit_on_close(self.offsets.commit_consumed(None))
-        await self.run(self.engine.close(self.leave_reason))
+        await self.run(self.engine.close(membership, reason))
 
     async def _commit_on_close(self, commit: Awaitable[None]) -> None:
         """Await ``commit`` (the revocation on close, or the commit of what was consumed),

@@ -9,7 +9,7 @@ import asyncio
 import logging
 from typing import Any
 
-from .. import _compat
+from .. import _compat, _error_map
 from ..errors import SessionTimeoutOutOfRangeError
 from ..membership import ClassicMember
 from ..protocol import (
@@ -85,16 +85,8 @@ async def consumer_group_holder(
 async def session_timeout_error(
     seam: _compat.ClientSeam, node: int | None, session_timeout_ms: int
 ) -> SessionTimeoutOutOfRangeError:
-    """INVALID_SESSION_TIMEOUT, with the broker's bounds when it tells them."""
-    bounds = await seam.session_timeout_bounds(node)
-    where = (
-        f"the broker allows group.min.session.timeout.ms={bounds[0]} to "
-        f"group.max.session.timeout.ms={bounds[1]}"
-        if bounds
-        else "outside the broker's group.min.session.timeout.ms/group.max.session.timeout.ms"
-    )
-    return SessionTimeoutOutOfRangeError(
-        f"session_timeout_ms={session_timeout_ms} (Java: session.timeout.ms) was "
-        f"rejected by the group coordinator: {where}. Static members usually want a long "
-        "timeout (KIP-345 raised the broker's cap to 30 minutes)."
+    """INVALID_SESSION_TIMEOUT, with the broker's bounds when it tells them (worded by the
+    error map)."""
+    return _error_map.session_timeout_error(
+        session_timeout_ms, await seam.session_timeout_bounds(node)
     )

@@ -14,7 +14,7 @@ from .errors import NoBrokerAvailableError
 
 #: The Kafka that ``staticconsumer local-kafka`` runs by default: the newest 4.x release that is
 #: complete on Maven Central and that aiokafka 0.14 works with (tested in CI).
-DEFAULT_KAFKA_VERSION = "4.3.1"
+DEFAULT_KAFKA_VERSION = "4.4.0"
 #: Oldest release line we run: Kafka 2.8, the last line that needs ZooKeeper (its jars ship it).
 MIN_KAFKA_VERSION = (2, 8)
 #: First line whose KRaft combined mode (broker and controller in one process) is production

@@ -101,6 +101,7 @@ from ._reasons import (
     JOIN_REASON_METADATA_CHANGED,
     JOIN_REASON_SUBSCRIPTION_CHANGED,
     LEAVE_REASON_PREFIX,
+    OWN_LEAVE_REASONS,
     admin_remove_reason,
 )
 from ._status import (
@@ -123,6 +124,7 @@ __all__ = [
     "JOIN_REASON_SUBSCRIPTION_CHANGED",
     "LEAVE_REASON_PREFIX",
     "LOG_FIELDS",
+    "OWN_LEAVE_REASONS",
     "TABLE",
     "AnyEngine",
     "Api",

@@ -44,6 +44,7 @@ from ..events import (
     PartitionsRevoked,
     SessionExpired,
 )
+from ..options import ConsumerOptions, MembershipOperation
 from ..protocol import (
     NO_GENERATION,
     UNKNOWN_MEMBER_ID,
@@ -89,10 +90,13 @@ from ._io import (
 )
 from ._log import LogIdentity, MemberLog
 from ._offset_fetch import offset_fetch_verdict
-from ._reactions import Api, Reaction, reaction
+from ._reactions import Api, GroupProtocol, Reaction, reaction
 from ._status import MembershipState, classic_state
 
 log = logging.getLogger(__name__)
+
+#: Which table every lookup here reads (``_reactions.CLASSIC_TABLE``).
+_CLASSIC = GroupProtocol.CLASSIC
 
 
 @dataclass(frozen=True)
@@ -108,6 +112,19 @@ class MemberConfig:
     rebalance_protocol: RebalanceProtocol = RebalanceProtocol.EAGER
     #: Only to name the member in its log lines (``_log``).
     client_id: str = ""
+
+    @classmethod
+    def of(cls, options: ConsumerOptions) -> MemberConfig:
+        """The engine's config, from the consumer's options value (its group id is set)."""
+        strategies = options.partition_assignment_strategy
+        cooperative = bool(strategies) and all(
+            "cooperative" in a.supported_protocols for a in strategies)  # fmt: skip
+        return cls(
+            options.group_id or "", options.group_instance_id, options.session_timeout_ms,
+            options.heartbeat_interval_ms, options.max_poll_interval_ms,
+            RebalanceProtocol.COOPERATIVE if cooperative else RebalanceProtocol.EAGER,
+            client_id=options.client_id,
+        )  # fmt: skip
 
 
 class ClassicMember:
@@ -205,7 +222,7 @@ class ClassicMember:
     # -- errors: _reactions.TABLE decides ---------------------------------------------------------
 
     def _on_error(self, api: Api, code: int) -> Sequence[CommonAction]:
-        what = reaction(api, code)
+        what = reaction(api, code, protocol=_CLASSIC)
         self._log.warning("%s failed: %s -> %s", api.value, error_name(code), what.value)
         in_join = api in (Api.JOIN_GROUP, Api.SYNC_GROUP) and self.state in (
             MemberState.JOINING,
@@ -277,7 +294,7 @@ class ClassicMember:
         but the commit's outcome (Java's check before resetting the generation)."""
         if self.terminal:
             return CommitOutcome.FAILED, []
-        what = reaction(Api.OFFSET_COMMIT, code)
+        what = reaction(Api.OFFSET_COMMIT, code, protocol=_CLASSIC)
         stale = generation_sent is not None and generation_sent != self.generation_id
         if stale and what in (Reaction.REJOIN, Reaction.RESET):
             return CommitOutcome.FAILED, []
@@ -306,7 +323,7 @@ class ClassicMember:
         request, not a commit (:class:`CommitOutcome` serves both)."""
         if self.terminal:
             return CommitOutcome.FAILED, ErrorCode.NONE, []
-        outcome, code, find_coordinator = offset_fetch_verdict(codes, self._log)
+        outcome, code, find_coordinator = offset_fetch_verdict(codes, self._log, protocol=_CLASSIC)
         if find_coordinator:
             return outcome, code, self._coordinator_dead()
         return outcome, code, [Backoff()] if outcome is CommitOutcome.RETRY else []
@@ -441,7 +458,8 @@ class ClassicMember:
         return actions
 
     def _on_join(self, answer: JoinGroupAnswered) -> Sequence[ClassicAction]:
-        if reaction(Api.JOIN_GROUP, answer.error_code) is Reaction.JOIN_WITH_MEMBER_ID:
+        what = reaction(Api.JOIN_GROUP, answer.error_code, protocol=_CLASSIC)
+        if what is Reaction.JOIN_WITH_MEMBER_ID:
             self.member_id = answer.member_id
             self._join_reason = why.JOIN_REASON_MEMBER_ID_REQUIRED
             self.state = MemberState.UNJOINED
@@ -564,7 +582,7 @@ class ClassicMember:
     def _on_leave(self, code: int) -> Sequence[ClassicAction]:
         """A LeaveGroup answer: the LeaveGroup column says OK or IGNORE (logged, nothing else)."""
         reason, self._leaving = self._leaving, None
-        what = reaction(Api.LEAVE_GROUP, code)
+        what = reaction(Api.LEAVE_GROUP, code, protocol=_CLASSIC)
         if reason is None or what is not Reaction.OK:
             if what is not Reaction.OK:
                 self._log.warning("LeaveGroup answered %s -> %s", error_name(code), what.value)
@@ -609,18 +627,20 @@ class ClassicMember:
                 or self.state is not MemberState.STABLE)  # fmt: skip
         return self._revoke(self.owned, lost=lost, reason=REVOKED_CLOSE)
 
-    def close(self, leave_reason: str | None) -> Sequence[ClassicAction]:
-        """Stop. A static member stays in the group (KIP-345) unless ``leave_reason`` is given;
-        a dynamic member in a generation leaves; a fenced member sends nothing."""
+    def close(
+        self, membership: MembershipOperation, reason: str | None = None
+    ) -> Sequence[ClassicAction]:
+        """Stop. A member in a generation leaves when ``membership`` says so (KIP-1092: by
+        default a static member stays, KIP-345, and a dynamic one leaves), with ``reason`` (or
+        the default close reason, KIP-800); a fenced member sends nothing."""
         if self.terminal:
             return []
         actions: list[ClassicAction] = []
         if self.owned:
             actions.append(self._emit(PartitionsRevoked, partitions=list(self.owned),
                                       reason=REVOKED_CLOSE))  # fmt: skip
-        if self.generation_id > 0 and (not self.is_static or leave_reason):
-            reason = leave_reason or why.LEAVE_REASON_PREFIX
-            self._leaving = reason
-            actions.append(SendLeaveGroup(self.member_id, reason))
+        if self.generation_id > 0 and membership.leaves(static=self.is_static):
+            self._leaving = reason or why.LEAVE_REASON_PREFIX
+            actions.append(SendLeaveGroup(self.member_id, self._leaving))
         self.state = MemberState.CLOSED
         return actions

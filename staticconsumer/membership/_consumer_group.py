@@ -33,7 +33,7 @@ the 300-line guide: one state machine, not a base class and a subclass.
 
 Sources: Apache Kafka's ``ConsumerMembershipManager`` / ``AbstractMembershipManager``,
 ``AbstractHeartbeatRequestManager`` and ``CommitRequestManager`` (member side) and
-``GroupMetadataManager`` (coordinator side), checked against Apache Kafka 4.3.1.
+``GroupMetadataManager`` (coordinator side), checked against Apache Kafka 4.3.1 and 4.4.0.
 """
 
 from __future__ import annotations
@@ -53,6 +53,7 @@ from ..events import (
     PartitionsRevoked,
     SessionExpired,
 )
+from ..options import ConsumerOptions, MembershipOperation
 from ..protocol import (
     JOIN_GROUP_MEMBER_EPOCH,
     LEAVE_GROUP_MEMBER_EPOCH,
@@ -130,6 +131,19 @@ class ConsumerGroupConfig:
     #: Only to name the member in its log lines (``_log``).
     client_id: str = ""
 
+    @classmethod
+    def of(cls, options: ConsumerOptions, member_id: str) -> ConsumerGroupConfig:
+        """The engine's config, from the consumer's options value (its group id is set) and the
+        member id the client made (KIP-1082)."""
+        return cls(
+            options.group_id or "", member_id, options.group_instance_id,
+            rebalance_timeout_ms=options.max_poll_interval_ms,
+            server_assignor=options.group_remote_assignor, rack_id=options.client_rack,
+            unreleased_wait_ms=options.unreleased_instance_wait_ms,
+            max_poll_interval_ms=options.max_poll_interval_ms,
+            takeover=options.instance_takeover, client_id=options.client_id,
+        )  # fmt: skip
+
 
 class ConsumerGroupMember:
     """The member's state machine, its commits and committed offsets included (module
@@ -195,7 +209,7 @@ class ConsumerGroupMember:
         heartbeat decides); RETRY (a stale epoch) sends it again with the next heartbeat's."""
         if self.state is ConsumerGroupState.FATAL:
             return CommitOutcome.FAILED, []
-        what = reaction(Api.OFFSET_COMMIT, code, _CONSUMER)
+        what = reaction(Api.OFFSET_COMMIT, code, protocol=_CONSUMER)
         if what is Reaction.OK:
             return CommitOutcome.DONE, []
         self._log.warning("OffsetCommit: %s -> %s", error_name(code), what.value)
@@ -225,8 +239,7 @@ class ConsumerGroupMember:
         column of ``CONSUMER_TABLE``."""
         if self.terminal:
             return CommitOutcome.FAILED, ErrorCode.NONE, []
-        outcome, code, find_coordinator = offset_fetch_verdict(codes, self._log,
-                                                               _CONSUMER)  # fmt: skip
+        outcome, code, find_coordinator = offset_fetch_verdict(codes, self._log, protocol=_CONSUMER)
         if find_coordinator:
             self.coordinator = None
             return outcome, code, [Backoff(), FindCoordinator()]
@@ -339,7 +352,7 @@ class ConsumerGroupMember:
             case ConsumerGroupHeartbeatFailed():
                 return self._no_answer(event.now)
             case ConsumerGroupHeartbeatAnswered():
-                what = reaction(_API, event.error_code, _CONSUMER)
+                what = reaction(_API, event.error_code, protocol=_CONSUMER)
                 return [*self._rebalance_metrics(event, what), *self._on_answer(event, what)]
             case _:
                 assert_never(event)
@@ -489,11 +502,13 @@ class ConsumerGroupMember:
         return [self._emit(PartitionsRevoked, partitions=list(gone), reason=REVOKED_CLOSE),
                 Revoke(gone, lost=False, reason=REVOKED_CLOSE)]  # fmt: skip
 
-    def close(self, leave_reason: str | None) -> list[ConsumerGroupAction]:
-        """The heartbeat that leaves: epoch -2 for a static member that only stops (it keeps its
-        assignment until the session times out), -1 for a dynamic one or a leave for good (a
-        ``leave_reason`` given)."""
-        leave_for_good, reason = leave_reason is not None, leave_reason
+    def close(
+        self, membership: MembershipOperation, reason: str | None = None
+    ) -> list[ConsumerGroupAction]:
+        """The heartbeat that leaves, as ``membership`` says (KIP-1092): epoch -1 for a member
+        that leaves (by default a dynamic one), -2 for a static member that stays (it keeps its
+        assignment until its session times out); a dynamic member that stays sends nothing
+        (the coordinator removes it when its session times out)."""
         if self.terminal:
             return []
         was_member = self.member_epoch > 0 and self.coordinator is not None
@@ -504,8 +519,13 @@ class ConsumerGroupMember:
         self.state = ConsumerGroupState.CLOSED
         if not was_member:
             return actions
-        epoch = (LEAVE_GROUP_STATIC_MEMBER_EPOCH if self.is_static and not leave_for_good
-                 else LEAVE_GROUP_MEMBER_EPOCH)  # fmt: skip
+        leaves = membership.leaves(static=self.is_static)
+        if not (leaves or self.is_static):  # REMAIN_IN_GROUP, dynamic: Java sends nothing
+            self._log.info("Stopped in the group without leaving (remain_in_group): the "
+                           "coordinator removes member %s when its session times out",
+                           self.member_id)  # fmt: skip
+            return actions
+        epoch = LEAVE_GROUP_MEMBER_EPOCH if leaves else LEAVE_GROUP_STATIC_MEMBER_EPOCH
         self._leaving = reason or why.LEAVE_REASON_PREFIX
         self._leave_emits = epoch == LEAVE_GROUP_MEMBER_EPOCH
         self._in_flight = True

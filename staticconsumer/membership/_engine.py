@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Collection, Iterable, Sequence
 from typing import Never, Protocol, TypeVar
 
+from ..options import MembershipOperation
 from ._io import CommitOutcome, CommonAction, Partitions
 from ._log import LogIdentity
 from ._status import MembershipState
@@ -94,9 +95,11 @@ class Engine(Protocol[InputT_contra, ActionT_co]):
         ``onLeavePrepare``): revoked while the membership is valid, else lost."""
         ...
 
-    def close(self, leave_reason: str | None) -> Sequence[ActionT_co]:
-        """Stop; leave the group for good when ``leave_reason`` is given (a static member that
-        only stops stays, KIP-345)."""
+    def close(
+        self, membership: MembershipOperation, reason: str | None = None
+    ) -> Sequence[ActionT_co]:
+        """Stop; leave the group or stay as ``membership`` says (KIP-1092; by default a static
+        member stays, KIP-345), with ``reason`` on the leave (None: the default, KIP-800)."""
         ...
 
     def fatal(self, error: BaseException) -> None:

@@ -12,16 +12,17 @@ from ._reactions import Api, GroupProtocol, Reaction, reaction
 
 
 def offset_fetch_verdict(
-    codes: Iterable[int], member_log: MemberLog, protocol: GroupProtocol = GroupProtocol.CLASSIC
+    codes: Iterable[int], member_log: MemberLog, *, protocol: GroupProtocol
 ) -> tuple[CommitOutcome, int, bool]:
     """What an OffsetFetch answer's error codes (the group's, then each partition's) mean, as
     ``protocol``'s OffsetFetch column says: DONE when every offset in it can be used; RETRY when
     any code says "ask again" (the answer is then not used at all: a partition without a usable
     row must never start from ``auto_offset_reset``), with True when the coordinator must be
-    found again first; FAILED with the code to raise otherwise."""
+    found again first; FAILED with the code to raise otherwise. ``protocol`` has no default (the
+    tables differ; see :func:`._reactions.reaction`)."""
     retry: bool | None = None
     for code in codes:
-        what = reaction(Api.OFFSET_FETCH, code, protocol)
+        what = reaction(Api.OFFSET_FETCH, code, protocol=protocol)
         if what is Reaction.OK:
             continue
         if what is Reaction.FIND_COORDINATOR:

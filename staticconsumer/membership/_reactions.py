@@ -21,7 +21,7 @@ Sources: the Java client's ``AbstractCoordinator`` response handlers (JoinGroup,
 Heartbeat, LeaveGroup), ``ConsumerCoordinator.OffsetCommitResponseHandler`` and
 ``OffsetFetchResponseHandler``; for KIP-848 ``AbstractHeartbeatRequestManager``,
 ``ConsumerMembershipManager`` and ``CommitRequestManager``; checked against Apache Kafka 4.3.1's
-group coordinator.
+and 4.4.0's group coordinator.
 
 OffsetFetch answers a consumer's question "where do I start?". None of its retriable answers (a
 moved or loading coordinator, an offset a transaction may still change, a stale member epoch) may
@@ -186,11 +186,15 @@ TABLES: Mapping[GroupProtocol, tuple[dict[int, dict[Api, Reaction]], tuple[Api, 
 _MISSING: Mapping[Api, Reaction] = MappingProxyType({Api.LEAVE_GROUP: Reaction.IGNORE})
 
 
-def reaction(api: Api, code: int, protocol: GroupProtocol = GroupProtocol.CLASSIC) -> Reaction:
+def reaction(api: Api, code: int, *, protocol: GroupProtocol) -> Reaction:
     """The member's reaction to ``code`` answered on ``api`` under ``protocol`` (its table; a code
     missing from it is RAISE, IGNORE on LeaveGroup). An ``api`` that is not a column of the
     protocol's table is a :class:`ValueError`: the classic table says nothing about
-    ConsumerGroupHeartbeat, nor the KIP-848 table about JoinGroup."""
+    ConsumerGroupHeartbeat, nor the KIP-848 table about JoinGroup.
+
+    ``protocol`` has no default: the tables differ (STALE_MEMBER_EPOCH is RETRY on a KIP-848
+    OffsetCommit, RAISE in the classic table), so a caller that forgot it would read the wrong
+    one without a word."""
     table, columns = TABLES[protocol]
     if api not in columns:
         raise ValueError(f"{api.value} is not a column of the {protocol.value} reactions table")

@@ -45,3 +45,9 @@ def admin_remove_reason(reason: str | None) -> str:
     'member was removed by an admin: scale-down'
     """
     return ADMIN_REMOVE_REASON if reason is None else f"{ADMIN_REMOVE_REASON}: {reason}"
+
+#: The leave reasons this client sends of its own accord (an application's ``stop(reason=...)``
+#: is none of them).
+OWN_LEAVE_REASONS = frozenset(
+    {LEAVE_REASON_PREFIX, LEAVE_REASON_POLL_TIMEOUT, LEAVE_REASON_UNSUBSCRIBED}
+)

@@ -2,8 +2,10 @@
 
 Each function follows the field list of Apache Kafka's message spec
 (``clients/src/main/resources/common/message/<Name>.json``); a field's ``"versions": "N+"`` appears
-here as ``since(version, N, ...)``. Only the versions that can carry ``group_instance_id`` (KIP-345)
-are declared; older ones are aiokafka's business.
+here as ``since(version, N, ...)``. The versions that can carry ``group_instance_id`` (KIP-345) are
+declared, and below them the newest versions of Apache Kafka 2.1 and 2.2 (the oldest brokers the
+Java client 4.x still serves, KIP-896), which a member *without* an instance id falls back to
+(KIP-345's compatibility rule; :func:`~staticconsumer.protocol.negotiate`). Older ones are not.
 
 ==============  ===  ==========  ========  =================================================
 API             key  versions    flexible  notes
@@ -11,14 +13,19 @@ API             key  versions    flexible  notes
 Metadata        3    12          9+        topic ids (KIP-516) for the consumer protocol,
                                            which names topics by id; v12: nullable names
 FindCoordinator 10   1-4         3+        v4 batches keys (KIP-699)
-JoinGroup       11   5-9         6+        v7 response: protocol_type; v8: reason (KIP-800);
-                                           v9 response: skip_assignment
-Heartbeat       12   3-4         4+
-LeaveGroup      13   3-5         4+        members[] (KIP-345); v5: per-member reason
-SyncGroup       14   3-5         4+        v5: protocol_type / protocol_name (KIP-559)
-DescribeGroups  15   4-6         5+        v4: member group_instance_id; v6: error_message
-OffsetCommit    8    7-9         8+        v10 names topics by id only (KIP-848); a classic
-                                           consumer stops at v9, as Java's does
+JoinGroup       11   3-9         6+        v4: MEMBER_ID_REQUIRED (KIP-394); v5:
+                                           group_instance_id (KIP-345); v7 response:
+                                           protocol_type; v8: reason (KIP-800); v9 response:
+                                           skip_assignment
+Heartbeat       12   2-4         4+        v3: group_instance_id
+LeaveGroup      13   2-5         4+        v2: one member_id; v3: members[] (KIP-345); v5:
+                                           per-member reason
+SyncGroup       14   2-5         4+        v3: group_instance_id; v5: protocol_type /
+                                           protocol_name (KIP-559)
+DescribeGroups  15   2-6         5+        v3: authorized operations (KIP-430); v4: member
+                                           group_instance_id; v6: error_message
+OffsetCommit    8    6-9         8+        v7: group_instance_id; v10 names topics by id only
+                                           (KIP-848): a classic consumer stops at v9, as Java's
 OffsetFetch     9    5-9         6+        v5: committed_leader_epoch (KIP-320); v7:
                                            require_stable (KIP-447); v8: groups[] (KIP-709);
                                            v9: member id and epoch (KIP-848); v10 is by id
@@ -39,6 +46,7 @@ from typing import Any
 
 from aiokafka.protocol.types import Boolean, Int8, Int16, Int32, Int64, Schema
 
+from staticconsumer.errors import UnsupportedBrokerError
 from staticconsumer.protocol._wire import (
     NullableStruct,
     PinnedRequest,
@@ -74,7 +82,7 @@ def _join_group(v: int) -> tuple[Schema, Schema]:
         ("session_timeout_ms", Int32),
         ("rebalance_timeout_ms", Int32),
         ("member_id", w.string),
-        ("group_instance_id", w.string),
+        *since(v, 5, ("group_instance_id", w.string)),
         ("protocol_type", w.string),
         ("protocols", w.array(("name", w.string), ("metadata", w.bytes))),
         *since(v, 8, ("reason", w.string)),
@@ -92,7 +100,7 @@ def _join_group(v: int) -> tuple[Schema, Schema]:
             "members",
             w.array(
                 ("member_id", w.string),
-                ("group_instance_id", w.string),
+                *since(v, 5, ("group_instance_id", w.string)),
                 ("metadata", w.bytes),
             ),
         ),
@@ -106,7 +114,7 @@ def _sync_group(v: int) -> tuple[Schema, Schema]:
         ("group_id", w.string),
         ("generation_id", Int32),
         ("member_id", w.string),
-        ("group_instance_id", w.string),
+        *since(v, 3, ("group_instance_id", w.string)),
         *since(v, 5, ("protocol_type", w.string), ("protocol_name", w.string)),
         ("assignments", w.array(("member_id", w.string), ("assignment", w.bytes))),
     )
@@ -125,7 +133,7 @@ def _heartbeat(v: int) -> tuple[Schema, Schema]:
         ("group_id", w.string),
         ("generation_id", Int32),
         ("member_id", w.string),
-        ("group_instance_id", w.string),
+        *since(v, 3, ("group_instance_id", w.string)),
     )
     response = w.schema(("throttle_time_ms", Int32), ("error_code", Int16))
     return request, response
@@ -133,6 +141,9 @@ def _heartbeat(v: int) -> tuple[Schema, Schema]:
 
 def _leave_group(v: int) -> tuple[Schema, Schema]:
     w = Wire(flexible=v >= 4)
+    if v < 3:  # one member, by member id
+        request = w.schema(("group_id", w.string), ("member_id", w.string))
+        return request, w.schema(("throttle_time_ms", Int32), ("error_code", Int16))
     request = w.schema(
         ("group_id", w.string),
         (
@@ -165,7 +176,7 @@ def _offset_commit(v: int) -> tuple[Schema, Schema]:
         ("group_id", w.string),
         ("generation_id", Int32),  # GenerationIdOrMemberEpoch in the spec
         ("member_id", w.string),
-        ("group_instance_id", w.string),
+        *since(v, 7, ("group_instance_id", w.string)),
         (
             "topics",
             w.array(
@@ -348,11 +359,11 @@ def _describe_groups(v: int) -> tuple[Schema, Schema]:
     w = Wire(flexible=v >= 5)
     request = w.schema(
         ("groups", w.array_of(w.string)),
-        ("include_authorized_operations", Boolean),
+        *since(v, 3, ("include_authorized_operations", Boolean)),
     )
     member = w.array(
         ("member_id", w.string),
-        ("group_instance_id", w.string),
+        *since(v, 4, ("group_instance_id", w.string)),
         ("client_id", w.string),
         ("client_host", w.string),
         ("member_metadata", w.bytes),
@@ -370,7 +381,7 @@ def _describe_groups(v: int) -> tuple[Schema, Schema]:
                 ("protocol_type", w.string),
                 ("protocol_data", w.string),
                 ("members", member),
-                ("authorized_operations", Int32),
+                *since(v, 3, ("authorized_operations", Int32)),
             ),
         ),
     )
@@ -413,14 +424,14 @@ _Layout = Callable[[int], tuple[Schema, Schema]]
 # api key -> (name, implemented versions, first flexible version, schema function)
 _APIS: dict[int, tuple[str, range, int, _Layout]] = {
     ApiKey.METADATA: ("Metadata", range(12, 13), 9, _metadata),
-    ApiKey.OFFSET_COMMIT: ("OffsetCommit", range(7, 10), 8, _offset_commit),
+    ApiKey.OFFSET_COMMIT: ("OffsetCommit", range(6, 10), 8, _offset_commit),
     ApiKey.OFFSET_FETCH: ("OffsetFetch", range(5, 10), 6, _offset_fetch),
     ApiKey.FIND_COORDINATOR: ("FindCoordinator", range(1, 5), 3, _find_coordinator),
-    ApiKey.JOIN_GROUP: ("JoinGroup", range(5, 10), 6, _join_group),
-    ApiKey.HEARTBEAT: ("Heartbeat", range(3, 5), 4, _heartbeat),
-    ApiKey.LEAVE_GROUP: ("LeaveGroup", range(3, 6), 4, _leave_group),
-    ApiKey.SYNC_GROUP: ("SyncGroup", range(3, 6), 4, _sync_group),
-    ApiKey.DESCRIBE_GROUPS: ("DescribeGroups", range(4, 7), 5, _describe_groups),
+    ApiKey.JOIN_GROUP: ("JoinGroup", range(3, 10), 6, _join_group),
+    ApiKey.HEARTBEAT: ("Heartbeat", range(2, 5), 4, _heartbeat),
+    ApiKey.LEAVE_GROUP: ("LeaveGroup", range(2, 6), 4, _leave_group),
+    ApiKey.SYNC_GROUP: ("SyncGroup", range(2, 6), 4, _sync_group),
+    ApiKey.DESCRIBE_GROUPS: ("DescribeGroups", range(2, 7), 5, _describe_groups),
     ApiKey.CONSUMER_GROUP_HEARTBEAT: (
         "ConsumerGroupHeartbeat",
         range(0, 2),
@@ -491,6 +502,16 @@ def _unsupported(api_key: int, version: int) -> str:
 
 
 def build_request(api_key: int, version: int, fields: Mapping[str, Any]) -> PinnedRequest:
-    """A :class:`PinnedRequest` of ``version`` from field values (names as in the schemas above)."""
+    """A :class:`PinnedRequest` of ``version`` from field values (names as in the schemas above).
+
+    Fields the version lacks are left out (:func:`~._wire.to_values`), except a
+    ``group_instance_id``: a version before KIP-345's would send the request as a dynamic
+    member's, so that raises :class:`~staticconsumer.errors.UnsupportedBrokerError` instead."""
     struct_class = request_class(api_key, version)
+    instance_id = fields.get("group_instance_id")
+    if instance_id is not None and "group_instance_id" not in struct_class.SCHEMA.names:
+        raise UnsupportedBrokerError(
+            f"{api_name(api_key)} v{version} cannot carry group_instance_id {instance_id!r} "
+            "(KIP-345): a static member never falls back to it"
+        )
     return PinnedRequest(struct_class(*to_values(struct_class.SCHEMA, fields)))

@@ -1,6 +1,7 @@
 """Build and read the requests admin code needs: DescribeGroups and FindCoordinator.
 
-DescribeGroups v4+ reports each member's ``group_instance_id`` (KIP-345); v6 adds a per-group
+DescribeGroups v4+ reports each member's ``group_instance_id`` (KIP-345; None before, as for a
+dynamic member), v3+ the authorized operations (KIP-430); v6 adds a per-group
 ``error_message`` and answers GROUP_ID_NOT_FOUND for an unknown group (KIP-1043) where older
 versions describe it as ``Dead``. FindCoordinator v1-v3 look up one key; v4+ batch keys (KIP-699).
 """
@@ -87,7 +88,7 @@ def parse_describe_groups(response: Any) -> DescribeGroupsResult:
                 members=tuple(
                     DescribedMember(
                         member_id=m["member_id"],
-                        group_instance_id=m["group_instance_id"],
+                        group_instance_id=m.get("group_instance_id"),
                         client_id=m["client_id"],
                         client_host=m["client_host"],
                         member_metadata=m["member_metadata"] or b"",
@@ -95,7 +96,7 @@ def parse_describe_groups(response: Any) -> DescribeGroupsResult:
                     )
                     for m in g["members"] or ()
                 ),
-                authorized_operations=g["authorized_operations"],
+                authorized_operations=g.get("authorized_operations", AUTHORIZED_OPERATIONS_OMITTED),
             )
             for g in obj["groups"] or ()
         ),

@@ -1,4 +1,5 @@
-"""Build and read OffsetCommit (api key 8) at the versions that carry ``group_instance_id``.
+"""Build and read OffsetCommit (api key 8): v6 (Kafka 2.1/2.2, for a member without an instance
+id on those brokers) and the versions that carry ``group_instance_id``.
 
 v7 adds ``group_instance_id`` (KIP-345), v8 is flexible, v9 is the same request (the first one a
 KIP-848 consumer group accepts). v10 names topics by id only; a classic consumer has topic names,

@@ -3,8 +3,11 @@
 Every builder takes the version chosen by :func:`~staticconsumer.protocol.negotiate` and the same
 keyword arguments whatever that version is; fields a version lacks (``reason`` before JoinGroup v8,
 ``protocol_type`` / ``protocol_name`` before SyncGroup v5) are left out, as Kafka's Java client
-does. Every parser returns a frozen dataclass in which such fields take Kafka's defaults. So the
-membership logic never looks at an API version.
+does. A ``group_instance_id`` never is: a version before KIP-345's (which only a member without
+one is given) raises :class:`~staticconsumer.errors.UnsupportedBrokerError`. LeaveGroup before v3
+names one member by member id. Every parser returns a frozen dataclass in which such fields take
+Kafka's defaults (no instance id, no per-member answers). So the membership logic never looks at
+an API version.
 
 Error codes stay plain ``int`` (see :class:`~staticconsumer.protocol.ErrorCode` for names); turning
 them into exceptions is the membership layer's job.
@@ -16,6 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from staticconsumer.errors import UnsupportedBrokerError
 from staticconsumer.protocol._messages import ApiKey, build_request
 from staticconsumer.protocol._wire import PinnedRequest, response_object
 
@@ -25,6 +29,9 @@ MAX_REASON_LENGTH = 255
 
 #: The member id of a member that has none yet (first JoinGroup, or LeaveGroup by instance id).
 UNKNOWN_MEMBER_ID = ""
+
+#: LeaveGroup v3 (KIP-345) is the first that names members[] (by member id and instance id).
+LEAVE_GROUP_BATCH_MIN_VERSION = 3
 
 
 def truncate_reason(reason: str | None) -> str | None:
@@ -117,7 +124,7 @@ def parse_join_group(response: Any) -> JoinGroupResult:
         members=tuple(
             JoinGroupMember(
                 member_id=m["member_id"],
-                group_instance_id=m["group_instance_id"],
+                group_instance_id=m.get("group_instance_id"),
                 metadata=m["metadata"] or b"",
             )
             for m in obj["members"] or ()
@@ -239,7 +246,8 @@ class LeaveGroupMemberResult:
 
 @dataclass(frozen=True)
 class LeaveGroupResult:
-    """A LeaveGroup response: a top-level error, and one error per member named in the request."""
+    """A LeaveGroup response: a top-level error, and one error per member named in the request
+    (none before v3: the top-level error is the one member's)."""
 
     error_code: int
     members: tuple[LeaveGroupMemberResult, ...]
@@ -252,9 +260,22 @@ def build_leave_group(
     group_id: str,
     members: Sequence[MemberIdentity],
 ) -> PinnedRequest:
-    """A LeaveGroup request for one or more members (batched since v3, KIP-345)."""
+    """A LeaveGroup request for one or more members (batched since v3, KIP-345). Before v3 it
+    names one member by member id: more members, or an instance id, raise
+    :class:`~staticconsumer.errors.UnsupportedBrokerError`."""
     if not members:
         raise ValueError("build_leave_group needs at least one member")
+    if version < LEAVE_GROUP_BATCH_MIN_VERSION:
+        (member, *more) = members
+        if more or member.group_instance_id is not None:
+            raise UnsupportedBrokerError(
+                f"LeaveGroup v{version} names one member by member id: removing "
+                f"{len(members)} member(s) or by group_instance_id needs "
+                f"v{LEAVE_GROUP_BATCH_MIN_VERSION}+ (KIP-345)"
+            )
+        return build_request(
+            ApiKey.LEAVE_GROUP, version, {"group_id": group_id, "member_id": member.member_id}
+        )
     return build_request(
         ApiKey.LEAVE_GROUP,
         version,
@@ -283,7 +304,7 @@ def parse_leave_group(response: Any) -> LeaveGroupResult:
                 group_instance_id=m["group_instance_id"],
                 error_code=m["error_code"],
             )
-            for m in obj["members"] or ()
+            for m in obj.get("members") or ()
         ),
         throttle_time_ms=obj["throttle_time_ms"],
     )

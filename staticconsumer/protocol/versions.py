@@ -2,9 +2,14 @@
 rule of this package is here.
 
 For each API we take the highest version both the broker and this package implement. Static
-membership needs ``group_instance_id`` on every one of them (KIP-345: Kafka 2.3+); a broker that
-cannot reach those versions gets an :class:`~staticconsumer.errors.UnsupportedBrokerError`, never a
-silent downgrade to a request that would leave the instance id out.
+membership needs ``group_instance_id`` on every one of them (KIP-345: Kafka 2.3+); for a static
+member a broker that cannot reach those versions gets an
+:class:`~staticconsumer.errors.UnsupportedBrokerError`, never a silent downgrade to a request that
+would leave the instance id out. A member *without* an instance id (``static_member=False``) is
+served by older brokers too, as KIP-345 asks of clients ("downgrade to the versions the broker
+has and work as before"): down to the newest versions of Apache Kafka 2.1 (the oldest broker the
+Java client 4.x serves, KIP-896), which this package also implements; the membership logic never
+knows which it got.
 
 The consumer group protocol's APIs (KIP-848: ConsumerGroupHeartbeat, ConsumerGroupDescribe, and
 Metadata v12 for topic ids) are optional fields of :class:`GroupApiVersions`, None when the broker
@@ -144,43 +149,36 @@ _FIELDS: tuple[tuple[str, ApiKey], ...] = (
 )
 
 
-def negotiate(broker_versions: Mapping[int, tuple[int, int]]) -> GroupApiVersions:
+def negotiate(
+    broker_versions: Mapping[int, tuple[int, int]], *, static_member: bool = True
+) -> GroupApiVersions:
     """The highest common version of each group API.
 
     ``broker_versions`` maps api key to the broker's ``(min_version, max_version)``, as in its
-    ApiVersions response (see :func:`api_versions_from_response`). Raises
-    :class:`~staticconsumer.errors.UnsupportedBrokerError` naming every API the broker cannot
-    serve at a static-membership version, with the broker's range and the version needed.
+    ApiVersions response (see :func:`api_versions_from_response`). ``static_member``: whether
+    the member sends a ``group_instance_id`` (the admin calls, which name members by it, are
+    static too). Raises :class:`~staticconsumer.errors.UnsupportedBrokerError` naming every API
+    the broker cannot serve at a version the member needs, with the broker's range and that
+    version: static membership's (KIP-345), or else this package's oldest (Kafka 2.1's).
     """
     chosen: dict[str, int] = {}
     problems: list[str] = []
     for field, api_key in _FIELDS:
-        needed = STATIC_MEMBERSHIP_MIN_VERSIONS[api_key]
-        ours_low, ours_high = IMPLEMENTED_VERSIONS[api_key]
-        low = max(needed, ours_low)
-        label = f"{api_name(api_key)} (api key {int(api_key)})"
-        broker = broker_versions.get(api_key)
-        if broker is None:
-            problems.append(f"{label}: the broker does not support it; v{low}+ is needed")
-            continue
-        broker_low, broker_high = broker
-        version = min(ours_high, broker_high)
-        if version < max(low, broker_low):
-            if broker_high < low:
-                problems.append(
-                    f"{label}: the broker supports v{broker_low}-v{broker_high}; "
-                    f"static membership needs v{low} or newer"
-                )
-            else:
-                problems.append(
-                    f"{label}: the broker supports v{broker_low}-v{broker_high}; "
-                    f"staticconsumer implements v{ours_low}-v{ours_high}"
-                )
-            continue
-        chosen[field] = version
-    if problems:
+        version, problem = _choose(api_key, broker_versions.get(api_key), static_member)
+        if problem:
+            problems.append(problem)
+        else:
+            chosen[field] = version
+    if problems and static_member:
+        dynamic = all(not _choose(k, broker_versions.get(k), False)[1] for _, k in _FIELDS)
         raise UnsupportedBrokerError(
             "The broker cannot carry group.instance.id (KIP-345 needs Apache Kafka 2.3 or newer): "
+            + "; ".join(problems)
+            + (". A member without group_instance_id works with this broker" if dynamic else "")
+        )
+    if problems:
+        raise UnsupportedBrokerError(
+            f"The broker is older than staticconsumer serves ({_OLDEST_BROKER} or newer): "
             + "; ".join(problems)
         )
     return GroupApiVersions(
@@ -190,6 +188,30 @@ def negotiate(broker_versions: Mapping[int, tuple[int, int]]) -> GroupApiVersion
         metadata=_optional(negotiate_metadata, broker_versions),
         broker=MappingProxyType(dict(broker_versions)),
     )
+
+
+#: The oldest broker whose newest versions this package implements for a dynamic member.
+_OLDEST_BROKER = "Apache Kafka 2.1"
+
+
+def _choose(
+    api_key: ApiKey, broker: tuple[int, int] | None, static_member: bool
+) -> tuple[int, str]:
+    """The version of ``api_key`` to send, or ``(-1, why not)``: the highest both sides have,
+    at least static membership's first version for a static member (KIP-345)."""
+    ours_low, ours_high = IMPLEMENTED_VERSIONS[api_key]
+    low = max(STATIC_MEMBERSHIP_MIN_VERSIONS[api_key], ours_low) if static_member else ours_low
+    label = f"{api_name(api_key)} (api key {int(api_key)})"
+    if broker is None:
+        return -1, f"{label}: the broker does not support it; v{low}+ is needed"
+    broker_low, broker_high = broker
+    version = min(ours_high, broker_high)
+    if version >= max(low, broker_low):
+        return version, ""
+    served = f"{label}: the broker supports v{broker_low}-v{broker_high}"
+    if broker_high < low and static_member:
+        return -1, f"{served}; static membership needs v{low} or newer"
+    return -1, f"{served}; staticconsumer implements v{low}-v{ours_high}"
 
 
 def _optional(

@@ -9,7 +9,9 @@ roster line and needs no ACL on a roster topic.
 Sans-IO (no asyncio, no aiokafka; the import contract checks them as it checks
 ``membership``):
 
-* :mod:`._record` — :class:`Roster`, its versioned record format, :class:`RosterStatus`;
+* :mod:`._record` — :class:`Roster`, its versioned record format, and :meth:`Roster.status`,
+  a :class:`RosterStatus` (defined below ``roster`` and ``_admin``, in
+  ``staticconsumer._roster_status``, as ``_admin``'s group description carries it);
 * :mod:`._plan` — :func:`plan_under_roster`, what a classic leader assigns under a roster;
 * :mod:`._barrier` — :func:`barrier`, when a registered arrival joins; arrival records.
 
@@ -25,6 +27,7 @@ With I/O:
 """
 
 from .._instance_id import check_instance_ids
+from .._roster_status import RosterStatus
 from ._admin import (
     UNREGISTER_REASON,
     delete_roster,
@@ -52,7 +55,6 @@ from ._record import (
     DEFAULT_ROSTER_WAIT_MS,
     ROSTER_FORMAT_VERSION,
     Roster,
-    RosterStatus,
     check_roster_topic,
 )
 from ._store import DEFAULT_READ_TIMEOUT_S, read_roster

@@ -18,9 +18,10 @@ from .._admin.client import DEFAULT_TIMEOUT_S, check_common
 from .._admin.describe import GroupDescription
 from .._admin.describe import describe_group as describe_members
 from .._compat.auth import who
+from .._roster_status import RosterStatus
 from ..errors import StaticConsumerError
 from ..security import SecuritySettings
-from ._record import DEFAULT_ROSTER_TOPIC, RosterStatus
+from ._record import DEFAULT_ROSTER_TOPIC
 from ._store import read_with, roster_client
 
 log = logging.getLogger(__name__)

@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .._instance_id import check_instance_ids, is_topic_name
+from .._roster_status import RosterStatus
 from ..errors import ConfigurationError, RosterFormatError
 
 #: The compacted topic that holds every group's roster (``roster_topic`` changes it).
@@ -59,27 +60,6 @@ def _check_ms(value: object, name: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
         raise ConfigurationError(f"{name} must be an int >= 0 (milliseconds), got {value!r}")
     return value
-
-
-@dataclass(frozen=True)
-class RosterStatus:
-    """A roster seen beside the group's members now: who is registered (with the ms each was
-    registered at), who of them is not a member, the deadline, and whether it has passed."""
-
-    registered: tuple[tuple[str, int], ...]
-    missing: tuple[str, ...]
-    updated_at_ms: int
-    wait_ms: int
-    deadline_ms: int
-    expired: bool
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "registered": [{"group_instance_id": i, "registered_at_ms": at}
-                           for i, at in self.registered],
-            "missing": list(self.missing), "updated_at_ms": self.updated_at_ms,
-            "wait_ms": self.wait_ms, "deadline_ms": self.deadline_ms, "expired": self.expired,
-        }  # fmt: skip
 
 
 @dataclass(frozen=True)

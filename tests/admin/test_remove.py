@@ -10,7 +10,13 @@ import aiokafka.errors as Errors
 import pytest
 
 from staticconsumer._admin import remove
-from staticconsumer.errors import GroupAdminAuthorizationError, GroupAdminError, UnknownMemberError
+from staticconsumer.errors import (
+    GroupAdminAuthorizationError,
+    GroupAdminError,
+    GroupAdminUnsupportedVersionError,
+    InvalidGroupIdError,
+    UnknownMemberError,
+)
 from staticconsumer.protocol import ApiKey, ErrorCode
 from tests._fake_client import FakeClient, find_coordinator, response
 
@@ -86,3 +92,56 @@ async def test_a_failure_outside_a_request_is_a_group_admin_error(client: FakeCl
     with pytest.raises(GroupAdminError, match="LeaveGroup for group 'g' failed") as raised:
         await remove.try_remove_members("b:9092", "g", ["a"])
     assert raised.value.__cause__ is lost and client.closed
+
+
+@pytest.mark.parametrize(
+    ("code", "error_type", "words"),
+    [
+        (ErrorCode.INVALID_GROUP_ID, InvalidGroupIdError, "refuses the group id"),
+        (ErrorCode.UNSUPPORTED_VERSION, GroupAdminUnsupportedVersionError, "LeaveGroup v3"),
+    ],
+)  # fmt: skip
+async def test_a_per_member_invalid_group_id_or_unsupported_version_is_typed(
+    client: FakeClient, code: ErrorCode, error_type: type[GroupAdminError], words: str
+) -> None:
+    """Reported per id by try_remove_members; remove_members raises the code's own class,
+    naming the ids it failed for and the one it removed."""
+    client.answers[ApiKey.LEAVE_GROUP] = [leave_group(a=0, b=code, c=code)]
+    outcome = await remove.try_remove_members("b:9092", "g", ["a", "b", "c"])
+    assert outcome.removed == ("a",) and outcome.failed == (("b", code.name), ("c", code.name))
+    with pytest.raises(error_type) as raised:
+        await remove.remove_members("b:9092", "g", ["a", "b", "c"])
+    error = raised.value
+    assert type(error) is error_type and getattr(error, "instance_ids", None) == ("b", "c")
+    text = str(error)
+    assert f"failed for b, c: {code.name} (error code {int(code)})" in text, text
+    assert words in text and text.endswith("removed: a"), text
+    assert client.closed
+
+
+@pytest.mark.parametrize(
+    ("code", "error_type"),
+    [
+        (ErrorCode.INVALID_GROUP_ID, InvalidGroupIdError),
+        (ErrorCode.UNSUPPORTED_VERSION, GroupAdminUnsupportedVersionError),
+    ],
+)  # fmt: skip
+async def test_the_same_codes_for_the_whole_request_are_typed_too(
+    client: FakeClient, code: ErrorCode, error_type: type[GroupAdminError]
+) -> None:
+    client.answers[ApiKey.LEAVE_GROUP] = [leave_group(code)]
+    with pytest.raises(error_type, match=f"LeaveGroup for group 'g' failed: {code.name}"):
+        await remove.try_remove_members("b:9092", "g", ["a"])
+    assert client.closed
+
+
+async def test_mixed_per_member_errors_stay_one_group_admin_error_listing_each(
+    client: FakeClient,
+) -> None:
+    client.answers[ApiKey.LEAVE_GROUP] = [
+        leave_group(a=ErrorCode.INVALID_GROUP_ID, b=ErrorCode.UNSUPPORTED_VERSION)
+    ]
+    with pytest.raises(GroupAdminError) as raised:
+        await remove.remove_members("b:9092", "g", ["a", "b"])
+    assert type(raised.value) is GroupAdminError
+    assert "a (INVALID_GROUP_ID), b (UNSUPPORTED_VERSION); none removed" in str(raised.value)

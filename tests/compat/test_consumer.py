@@ -29,7 +29,7 @@ from staticconsumer.errors import (
     UnsupportedBrokerError,
 )
 from staticconsumer.protocol import ApiKey
-from tests._fake_client import FakeClient, api_versions, metadata
+from tests._fake_client import KAFKA_2_2, FakeClient, api_versions, metadata
 
 NOWHERE = "127.0.0.1:1"
 
@@ -301,15 +301,11 @@ async def test_start_consumer_puts_the_seam_between_aiokafka_and_the_driver(
     assert isinstance(consumer._coordinator, CoordinatorSeam)
     assert _compat.coordinator_of(consumer) is driver
     assert driver.calls == [("start", None)], "subscribed: no committed-offsets refresh task"
-    _compat.start_poll_timer(consumer)
+    seam.start_poll_timer()
     assert seam.idle_seconds() < 1.0
     with pytest.raises(StaticConsumerError, match="twice"):
         await _compat.start_consumer(consumer, make_driver)
-
-    settings = _compat.consumer_settings(consumer)
-    assert (settings.group_id, settings.group_instance_id, settings.client_id) == (
-        "g", "svc-0", "svc")  # fmt: skip
-    assert settings.session_timeout_ms == 30000 and _compat.client_id_of(consumer) == "svc"
+    assert _compat.client_id_of(consumer) == "svc"
 
 
 async def test_assigned_partitions_in_a_group_start_the_committed_offsets_refresh(
@@ -336,7 +332,6 @@ async def test_without_a_group_a_subscriber_gets_every_partition_at_start(
     assert fake.apis() == [] and fake.metadata_updates == 1
     assert consumer.assignment() == {TopicPartition("t", 0), TopicPartition("t", 1)}
     assert _compat.coordinator_of(consumer) is None
-    _compat.start_poll_timer(consumer)  # no driver: nothing to time
 
 
 async def test_assign_is_no_topic_subscription(consumer_parts: list[AIOKafkaConsumer]) -> None:
@@ -348,3 +343,30 @@ async def test_assign_is_no_topic_subscription(consumer_parts: list[AIOKafkaCons
     assert not _compat.subscribes_topics(consumer), "assign(): no group join"
     subscriber, _ = scripted(consumer_parts, "t", group_id="g")
     assert _compat.subscribes_topics(subscriber)
+
+
+async def test_start_consumer_downgrades_a_member_without_instance_id_on_kafka_2_2(
+    consumer_parts: list[AIOKafkaConsumer],
+) -> None:
+    """KIP-345: a member without group_instance_id works with a broker before 2.3, at the
+    versions the broker has; with one, start() is refused before any group request."""
+    made: list[Any] = []
+
+    def make_driver(seam: ClientSeam, versions: Any) -> RecordingDriver:
+        made.append(versions)
+        driver = RecordingDriver()
+        driver.seam = seam
+        return driver
+
+    dynamic, fake = scripted(consumer_parts, "t", group_id="g")
+    fake.answers[ApiKey.API_VERSIONS] = [api_versions(KAFKA_2_2)]
+    await _compat.start_consumer(dynamic, make_driver)
+    [versions] = made
+    assert (versions.join_group, versions.sync_group, versions.offset_commit) == (4, 2, 6)
+
+    static, fake = scripted(consumer_parts, "t", group_id="g", group_instance_id="svc-0")
+    fake.answers[ApiKey.API_VERSIONS] = [api_versions(KAFKA_2_2)]
+    with pytest.raises(UnsupportedBrokerError, match=r"JoinGroup \(api key 11\): the broker "
+                       r"supports v0-v4; static membership needs v5"):  # fmt: skip
+        await _compat.start_consumer(static, make_driver)
+    assert len(made) == 1 and fake.apis() == ["API_VERSIONS"]

@@ -74,4 +74,4 @@ async def test_good_values_at_the_edges_are_accepted() -> None:
 
 async def test_the_heartbeat_check_is_left_to_the_coordinator_under_the_consumer_protocol() -> None:
     consumer = make(group_protocol="consumer")
-    assert consumer._group_protocol.consumer
+    assert consumer.options.consumer_protocol

@@ -19,12 +19,12 @@ def make(**kwargs: Any) -> StaticConsumer:
 
 
 async def test_classic_stays_the_default_and_consumer_is_accepted() -> None:
-    assert make()._group_protocol.protocol == "classic"
+    assert make().options.group_protocol == "classic"
     consumer = make(group_protocol="consumer", group_remote_assignor="uniform",
                     group_instance_id="a", instance_takeover=True)  # fmt: skip
-    assert consumer._group_protocol.consumer
-    assert consumer._group_protocol.remote_assignor == "uniform"
-    assert consumer._group_protocol.instance_takeover
+    assert consumer.options.consumer_protocol
+    assert consumer.options.group_remote_assignor == "uniform"
+    assert consumer.options.instance_takeover
 
 
 @pytest.mark.parametrize(("field", "value", "java_key"), [
@@ -84,14 +84,14 @@ async def test_instance_takeover_defaults_to_on_for_this_pods_own_statefulset_id
     for name, value in env.items():
         monkeypatch.setenv(name, value)
     consumer = make(group_protocol="consumer", group_instance_id=instance_id)
-    assert consumer._group_protocol.instance_takeover is expected
+    assert consumer.options.instance_takeover is expected
     opted_out = make(group_protocol="consumer", group_instance_id=instance_id,
                      instance_takeover=False)  # fmt: skip
-    assert opted_out._group_protocol.instance_takeover is False
+    assert opted_out.options.instance_takeover is False
 
 
 async def test_the_classic_protocol_ignores_the_takeover_default(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setenv("POD_NAME", "orders-3")
-    assert make(group_instance_id="orders-3")._group_protocol.instance_takeover is False
+    assert make(group_instance_id="orders-3").options.instance_takeover is False

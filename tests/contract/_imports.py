@@ -1,18 +1,30 @@
 """The import contract of staticconsumer, read from the source with ``ast`` (nothing is imported).
 
-Layers, each importing only what is below it (the README's "Layout" draws them)::
+Layers, top first; a module imports only its own layer and those below it (:data:`LAYERS`; the
+README's "Layout" and ``staticconsumer/__init__.py`` draw the same order)::
 
     tooling (localkafka, analytics, _demo, streams_app, testing, cli, __main__, faststream)
         public names only: staticconsumer, .errors, .events, .admin, .security, .protocol,
         .membership, assignors (and each other's public modules)
     ─────────────────────────────── the wall ───────────────────────────────
-    SDK: StaticConsumer (_consumer/), drivers/, _compat/, _observability/, _admin/, admin ...
-        membership/   sans-IO engines: no asyncio, no aiokafka, nothing above it
-        roster/       pre-registration, one package; its record, plan and barrier modules
-                      are sans-IO as membership is, and import no I/O module of roster
-        protocol/     wire structs: staticconsumer.errors and aiokafka.protocol only
-        assignors     pure: the standard library only (aiokafka_adapter.py may use aiokafka)
+    public face     staticconsumer (its __init__), admin
+    consumer        _consumer/ (StaticConsumer)
+    drivers         drivers/ (the asyncio loop)
+    roster          roster/ (pre-registration; record, plan and barrier are sans-IO as
+                    membership is, and import no I/O module of roster)
+    admin calls     _admin/ (describe, remove, reconcile, the admin coordinator)
+    observability   _observability/ (events emitter and publisher, health, metrics)
+    compat          _compat/ (the only reader of aiokafka internals)
+    error map       _error_map
+    membership      membership/ (sans-IO engines: no asyncio, no aiokafka)
+    options         options (the consumer's options, one frozen value)
+    protocol        protocol/ (wire structs: staticconsumer.errors and aiokafka.protocol only)
+    vocabulary      errors, events, security, _instance_id, _java_properties, _version,
+                    _roster_status
+    assignors       pure: the standard library only (aiokafka_adapter.py may use aiokafka)
 
+Every SDK module is in one layer (a new one outside them all is flagged until it is placed);
+lazy and ``TYPE_CHECKING`` imports count too (they are dependencies all the same).
 :func:`violations` returns every forbidden arrow; :func:`cycles` the strongly connected
 components of the module-level import graph. Both take plain data, so the tests can feed them a
 synthetic bad module and see it flagged.
@@ -51,6 +63,28 @@ ASSIGNORS_AIOKAFKA_ADAPTER = "assignors.aiokafka_adapter"
 #: SDK -> tooling arrows that are allowed, with why. ``staticconsumer.errors`` re-exports the
 #: launcher's old error names lazily (module ``__getattr__``); its TYPE_CHECKING import is for mypy.
 SDK_TO_TOOLING_ALLOWED = frozenset({("staticconsumer.errors", "staticconsumer.localkafka.errors")})
+#: The SDK's layers, top first, each with its modules (a package counts with everything in it;
+#: ``staticconsumer`` is the package's ``__init__`` only). A module imports only from its own
+#: layer and those below it.
+LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("public face", ("staticconsumer", "staticconsumer.admin")),
+    ("consumer", ("staticconsumer._consumer",)),
+    ("drivers", ("staticconsumer.drivers",)),
+    ("roster", ("staticconsumer.roster",)),
+    ("admin calls", ("staticconsumer._admin",)),
+    ("observability", ("staticconsumer._observability",)),
+    ("compat", ("staticconsumer._compat",)),
+    ("error map", ("staticconsumer._error_map",)),
+    ("membership", ("staticconsumer.membership",)),
+    ("options", ("staticconsumer.options",)),
+    ("protocol", ("staticconsumer.protocol",)),
+    ("vocabulary", (
+        "staticconsumer.errors", "staticconsumer.events", "staticconsumer.security",
+        "staticconsumer._instance_id", "staticconsumer._java_properties",
+        "staticconsumer._version", "staticconsumer._roster_status",
+    )),
+    ("assignors", ("assignors",)),
+)  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -130,7 +164,11 @@ def read_tree(root: Path) -> dict[str, list[Import]]:
     files = sorted(p for top in ROOTS for p in (root / top).rglob("*.py"))
     names = {path: module_name(path, root) for path in files}
     known = {name for name, _ in names.values()}
-    return {
+    # Compiled modules (Cython's .pyx, e.g. _compat/_records): modules of the tree, whose
+    # imports (aiokafka's, the standard library's) are not parsed.
+    compiled = {module_name(p, root)[0] for top in ROOTS for p in (root / top).rglob("*.pyx")}
+    known |= compiled
+    return {name: [] for name in sorted(compiled)} | {
         name: parse_imports(path.read_text(encoding="utf-8"), name, is_package=package, known=known)
         for path, (name, package) in names.items()
     }
@@ -151,6 +189,29 @@ def _is_private(module: str, after: str) -> bool:
 
 def _stdlib(module: str) -> bool:
     return module.split(".")[0] in sys.stdlib_module_names
+
+
+def layer_of(module: str) -> int | None:
+    """The index in :data:`LAYERS` of ``module``'s layer (0 is the top), or None."""
+    for index, (_, members) in enumerate(LAYERS):
+        for member in members:
+            if module == member or (member != "staticconsumer" and _within(module, member)):
+                return index
+    return None
+
+
+def _layer_rule(source: str, target: str) -> str | None:
+    """Why an SDK module may not import ``target`` by the layer order, or None."""
+    here = layer_of(source)
+    if here is None:  # :func:`violations` says so once, not once per import
+        return None
+    there = layer_of(target)
+    if there is None:
+        return f"{target} is in no layer of LAYERS (place it)"
+    if there < here:
+        return (f"layers: {LAYERS[here][0]} may import only its own layer and those below; "
+                f"{LAYERS[there][0]} is above it")  # fmt: skip
+    return None
 
 
 def _rule(imp: Import) -> str | None:
@@ -179,6 +240,9 @@ def _rule(imp: Import) -> str | None:
     if _within(source, "staticconsumer") and not is_tooling(source) and is_tooling(target):
         if (source, target) not in SDK_TO_TOOLING_ALLOWED:
             return "an SDK module imports a tooling package"
+    if not is_tooling(source) and first_party and not is_tooling(target):
+        if why := _layer_rule(source, target):
+            return why
     if is_tooling(source) and first_party and not is_tooling(target):
         if _is_private(target, "") or _within(target, "staticconsumer.drivers"):
             return "tooling imports an SDK private module or name (use the public ones)"
@@ -194,11 +258,16 @@ def _rule(imp: Import) -> str | None:
 
 
 def violations(imports: Mapping[str, list[Import]]) -> list[str]:
-    """Every forbidden arrow, as ``module:line imports target: rule``."""
+    """Every forbidden arrow, as ``module:line imports target: rule``, and every SDK module
+    that is in no layer of :data:`LAYERS`."""
+    unplaced = [
+        f"{name}: in no layer of LAYERS (place it)" for name in imports
+        if not is_tooling(name) and layer_of(name) is None
+    ]  # fmt: skip
     found = (
         f"{imp}: {why}" for imps in imports.values() for imp in imps if (why := _rule(imp))
     )
-    return list(dict.fromkeys(found))
+    return unplaced + list(dict.fromkeys(found))
 
 
 def _graph(imports: Mapping[str, list[Import]]) -> dict[str, set[str]]:

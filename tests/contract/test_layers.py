@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 import textwrap
@@ -143,6 +144,140 @@ def test_each_rule_flags_a_forbidden_arrow(module: str, source: str, rule: str) 
 )  # fmt: skip
 def test_allowed_arrows_are_not_flagged(module: str, source: str) -> None:
     assert _flagged(module, source, is_package=module == "staticconsumer._demo") == []
+
+
+# --- the layer order: every SDK layer, each arrow upward flagged ---------------------------------
+
+LAYER_NAMES = [name for name, _ in _imports.LAYERS]
+
+
+@pytest.mark.parametrize(
+    ("module", "source", "above"),
+    [
+        ("staticconsumer._consumer.static_consumer", "from ..admin import describe_group",
+         "public face"),
+        ("staticconsumer.drivers.loop", "from .. import StaticConsumer", "public face"),
+        ("staticconsumer.drivers.classic", "from .._consumer.options import X", "consumer"),
+        ("staticconsumer.roster._gate", "from ..drivers import classic", "drivers"),
+        ("staticconsumer.roster._reader",
+         "def later():\n    from .._consumer import owned\n", "consumer"),
+        ("staticconsumer._admin.describe", "if TYPE_CHECKING:\n    from ..roster import R\n",
+         "roster"),  # the cycle that was cut: even a mypy-only arrow counts
+        ("staticconsumer._admin.reconcile", "from .._consumer import StaticConsumer", "consumer"),
+        ("staticconsumer._observability.emitter", "from ..drivers.classic import X", "drivers"),
+        ("staticconsumer._observability.health", "from .._admin.client import C",
+         "admin calls"),
+        ("staticconsumer._compat.consumer", "from ..drivers import Driver", "drivers"),
+        ("staticconsumer._compat.auth", "from .._observability.emitter import E",
+         "observability"),
+        ("staticconsumer._error_map", "from ._compat import close_client", "compat"),
+        ("staticconsumer.membership._classic", "from .._error_map import fatal_error",
+         "error map"),
+        ("staticconsumer.options", "from .membership import GroupProtocol", "membership"),
+        ("staticconsumer.events", "from .protocol import ErrorCode", "protocol"),
+        ("staticconsumer.events", "from .options import ConsumerOptions", "options"),
+        ("staticconsumer.security", "from . import StaticConsumer", "public face"),
+        ("staticconsumer.errors", "def f():\n    from .membership import Membership\n",
+         "membership"),
+    ],
+)  # fmt: skip
+def test_each_layer_flags_an_import_from_a_layer_above(
+    module: str, source: str, above: str
+) -> None:
+    found = _flagged(module, source)
+    assert len(found) == 1 and "layers:" in found[0], found
+    assert found[0].endswith(f"{above} is above it")
+    here = _imports.layer_of(module)
+    assert here is not None and LAYER_NAMES.index(above) < here  # the case is a real upward arrow
+
+
+@pytest.mark.parametrize(
+    ("module", "source"),
+    [
+        ("staticconsumer", "from ._consumer.static_consumer import StaticConsumer"),
+        ("staticconsumer.admin", "from ._admin.describe import G\nfrom .roster import describe"),
+        ("staticconsumer._consumer.assembly", "from ..drivers import Driver\nimport assignors"),
+        ("staticconsumer.drivers.classic", "from ..roster import RosterGate"),
+        ("staticconsumer.roster._store", "from .._admin.client import open_client"),
+        ("staticconsumer.roster._reader", "from .._observability.emitter import E"),
+        ("staticconsumer._admin.describe", "from .._roster_status import RosterStatus"),
+        ("staticconsumer._admin.client", "from .._compat import close_client"),
+        ("staticconsumer._compat.auth", "from .._error_map import translate"),
+        ("staticconsumer._compat.consumer", "from ..membership import ClassicMember"),
+        ("staticconsumer.membership._classic", "from ..options import ConsumerOptions"),
+        ("staticconsumer.options",
+         "from assignors import GroupAssignor\nfrom .errors import ConfigurationError\n"
+         "from ._instance_id import InstanceId"),
+        ("staticconsumer._error_map", "from .protocol import ErrorCode"),
+        ("staticconsumer.security", "from ._java_properties import load"),  # its own layer
+    ],
+)  # fmt: skip
+def test_an_import_from_the_same_layer_or_below_is_allowed(module: str, source: str) -> None:
+    assert _flagged(module, source, is_package=module == "staticconsumer") == []
+
+
+def test_a_module_in_no_layer_and_an_import_of_one_are_flagged() -> None:
+    assert _flagged("staticconsumer._new", "import os") == [
+        "staticconsumer._new: in no layer of LAYERS (place it)"
+    ]
+    found = _flagged("staticconsumer.drivers.classic", "from .._nowhere import x")
+    assert found == [
+        "staticconsumer.drivers.classic:1 imports staticconsumer._nowhere: "
+        "staticconsumer._nowhere is in no layer of LAYERS (place it)"
+    ]
+
+
+def test_each_layer_member_is_placed_once_and_is_in_the_tree() -> None:
+    members = [m for _, ms in _imports.LAYERS for m in ms]
+    assert len(members) == len(set(members))
+    tree = read_tree(REPO)
+    missing = [m for m in members if not any(n == m or n.startswith(m + ".") for n in tree)]
+    assert missing in ([], ["staticconsumer.options"])  # options: placed before it lands
+
+
+# --- the drawings show the order the contract checks ---------------------------------------------
+
+
+def _rows(text: str, start: str, stop: str) -> dict[str, str]:
+    """Layer name -> its row (continuation lines included) of the drawing in ``text`` that
+    begins after the line holding ``start`` and ends at the line holding ``stop``."""
+    lines = text.split("\n")
+    first = next(i for i, line in enumerate(lines) if start in line) + 1
+    last = next(i for i in range(first, len(lines)) if stop in lines[i])
+    rows: dict[str, str] = {}
+    current = None
+    for line in lines[first:last]:
+        name = next((n for n in LAYER_NAMES if re.match(rf"\s*{n}\s{{2,}}", line)), None)
+        current = name or current
+        if current is not None:
+            rows[current] = rows.get(current, "") + " " + line.strip()
+    return rows
+
+
+@pytest.mark.parametrize(
+    ("path", "start", "stop"),
+    [
+        ("staticconsumer/__init__.py", "Layout:", "── the wall ──"),
+        ("tests/contract/_imports.py", "Layers, top first", "Every SDK module"),
+    ],
+)
+def test_the_layer_drawings_show_the_contracts_order(path: str, start: str, stop: str) -> None:
+    rows = _rows((REPO / path).read_text(encoding="utf-8"), start, stop)
+    assert list(rows) == LAYER_NAMES
+    for name, members in _imports.LAYERS:
+        for member in members:
+            short = member.removeprefix("staticconsumer.")
+            assert re.search(rf"(?<![\w.]){re.escape(short)}\b", rows[name]), (name, short)
+
+
+def test_the_readme_layout_lists_the_sdk_in_layer_order() -> None:
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    block = text.split("## Layout", 1)[1].split("── the wall", 1)[0]
+    entries = re.findall(r"^[├└]── ([\w.]+?)(?:/|\.py)?\s", block, flags=re.MULTILINE)
+    order = [_imports.layer_of(f"staticconsumer.{e}" if e != "__init__" else "staticconsumer")
+             for e in entries]  # fmt: skip
+    assert None not in order, list(zip(entries, order, strict=True))
+    assert order == sorted(order), list(zip(entries, order, strict=True))
 
 
 def test_relative_imports_resolve_from_a_module_and_from_a_package() -> None:

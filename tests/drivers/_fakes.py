@@ -17,10 +17,12 @@ from aiokafka.structs import OffsetAndMetadata, TopicPartition
 from assignors import MemberAssignment
 from staticconsumer.drivers import Driver, classic_driver
 from staticconsumer.errors import StaticConsumerError
+from staticconsumer.options import ConsumerOptions
 from staticconsumer.protocol import (
     IMPLEMENTED_VERSIONS,
     ApiKey,
     Assignment,
+    ErrorCode,
     GroupApiVersions,
     decode_assignment,
     encode_assignment,
@@ -166,6 +168,9 @@ class FakeCoordinator:
     #: Answer the next JoinGroup as a broker before Kafka 3.2 answers a static leader that
     #: re-joined a stable group: this (former) member id as leader, and no members (KIP-814).
     former_leader: str | None = None
+    #: The versions this coordinator announces (ApiVersions); a request of another version is
+    #: refused as aiokafka's connection refuses it (``PinnedRequest.prepare``). None: any.
+    announced: Mapping[int, tuple[int, int]] | None = None
 
     def sent(self, api: str) -> list[dict[str, Any]]:
         return [fields for name, fields in self.requests if name == api]
@@ -173,7 +178,10 @@ class FakeCoordinator:
     async def answer(self, request: Any) -> Any:
         fields: dict[str, Any] = request.struct.to_object()
         key, version = request.api_key, request.api_version
+        if self.announced is not None:
+            request.prepare(self.announced)
         name = ApiKey(key).name
+        fields["version"] = version
         self.requests.append((name, fields))
         if name in self.unanswered:
             await asyncio.sleep(0.01)
@@ -186,8 +194,14 @@ class FakeCoordinator:
         return response_class(key, version)(**_fill(response_class(key, version), answer))
 
     def _join_group(self, req: Mapping[str, Any]) -> dict[str, Any]:
+        instance_id = req.get("group_instance_id")  # none before v5 (KIP-345)
+        if instance_id is None and not req["member_id"] and req["version"] >= 4:
+            # KIP-394 (v4+): a dynamic member's first join gets its member id, to join again.
+            given = f"c-{self.generation + 1}"
+            return {"error_code": ErrorCode.MEMBER_ID_REQUIRED, "generation_id": -1,
+                    "member_id": given, "leader": "", "members": []}  # fmt: skip
         self.generation += 1
-        member_id = req["member_id"] or f"{req['group_instance_id']}-{self.generation}"
+        member_id = req["member_id"] or f"{instance_id or 'c'}-{self.generation}"
         protocol = req["protocols"][0]
         if self.former_leader is not None:
             leader, self.former_leader = self.former_leader, None
@@ -200,7 +214,7 @@ class FakeCoordinator:
             "error_code": 0, "generation_id": self.generation, "protocol_type": "consumer",
             "protocol_name": protocol["name"], "leader": member_id, "skip_assignment": False,
             "member_id": member_id,
-            "members": [{"member_id": member_id, "group_instance_id": req["group_instance_id"],
+            "members": [{"member_id": member_id, "group_instance_id": instance_id,
                          "metadata": protocol["metadata"]}],
         }  # fmt: skip
 
@@ -216,6 +230,8 @@ class FakeCoordinator:
         return {"error_code": self.heartbeat_errors.pop(0) if self.heartbeat_errors else 0}
 
     def _leave_group(self, req: Mapping[str, Any]) -> dict[str, Any]:
+        if "members" not in req:  # before v3: one member, by member id; no per-member answers
+            return {"error_code": 0}
         return {"error_code": 0, "members": [
             {"member_id": m["member_id"], "group_instance_id": m["group_instance_id"],
              "error_code": 0} for m in req["members"]]}  # fmt: skip
@@ -316,19 +332,20 @@ class Harness:
 
 def classic_harness(
     assignor: ScriptedAssignor, *, coordinator: FakeCoordinator | None = None,
-    enable_auto_commit: bool = True, events: Any = None, group_instance_id: str = "i-0",
+    enable_auto_commit: bool = True, events: Any = None, group_instance_id: str | None = "i-0",
     roster: Any = None, versions: GroupApiVersions = VERSIONS,
 ) -> Harness:  # fmt: skip
     coordinator = coordinator or FakeCoordinator()
     seam = FakeSeam(coordinator)
     fatal: list[StaticConsumerError] = []
-    driver = classic_driver(
-        seam, versions, group_id="g", group_instance_id=group_instance_id, client_id="c",
-        client_rack=None, assignors=[assignor], session_timeout_ms=10_000,
+    options = ConsumerOptions(
+        group_id="g", group_instance_id=group_instance_id, client_id="c", client_rack=None,
+        partition_assignment_strategy=(assignor,), session_timeout_ms=10_000,
         heartbeat_interval_ms=100, rebalance_timeout_ms=10_000, max_poll_interval_ms=300_000,
         retry_backoff_ms=10, enable_auto_commit=enable_auto_commit, auto_commit_interval_ms=60_000,
-        on_fatal=fatal.append, events=events, roster=roster,
     )  # type: ignore[arg-type]  # fmt: skip
+    driver = classic_driver(seam, versions, options, on_fatal=fatal.append, events=events,
+                            roster=roster)  # type: ignore[arg-type]  # fmt: skip
     return Harness(seam, coordinator, driver, fatal)
 
 

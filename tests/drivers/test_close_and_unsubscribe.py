@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from aiokafka.structs import OffsetAndMetadata, TopicPartition
 
+from staticconsumer.options import MembershipOperation
 from staticconsumer.protocol import ErrorCode
 
 from ._fakes import TOPIC, ScriptedAssignor, Subscription, classic_harness, wait_for
@@ -22,8 +23,7 @@ async def test_close_revokes_through_the_listener_after_the_commit_and_before_th
     assert listener is not None
     calls = len(listener.calls)
     h.seam.consumed = {TopicPartition(TOPIC, 1): OffsetAndMetadata(7, "")}
-    h.driver.leave_reason = "scale down"
-    await h.driver.close()
+    await h.driver.close(MembershipOperation.LEAVE_GROUP, "scale down")
     assert listener.calls[calls:] == [("revoked", ALL)]
     names = [name for name, _ in h.coordinator.requests]
     assert names[-2:] == ["OFFSET_COMMIT", "LEAVE_GROUP"], "commit, listener, then the leave"

@@ -18,6 +18,7 @@ from staticconsumer.drivers import Driver
 from staticconsumer.drivers.consumer_group import ConsumerGroupSender, consumer_group_driver
 from staticconsumer.errors import StaticConsumerError
 from staticconsumer.membership import MembershipState
+from staticconsumer.options import ConsumerOptions
 from staticconsumer.protocol import ApiKey, ErrorCode, response_class
 from staticconsumer.protocol._wire import to_values
 
@@ -112,12 +113,14 @@ def kip848_driver(
 ) -> tuple[JournalSeam, Driver, list[StaticConsumerError]]:
     seam = JournalSeam(coordinator)
     fatal: list[StaticConsumerError] = []
-    driver = consumer_group_driver(
-        seam, VERSIONS, group_id="g", group_instance_id="i-0", client_id="c", client_rack=None,
-        server_assignor=None, max_poll_interval_ms=300_000, takeover=False,
-        unreleased_wait_ms=45_000, retry_backoff_ms=10, enable_auto_commit=True,
-        auto_commit_interval_ms=60_000, on_fatal=fatal.append, events=None,
-    )  # type: ignore[arg-type]  # fmt: skip
+    options = ConsumerOptions(
+        group_id="g", group_instance_id="i-0", client_id="c", client_rack=None,
+        group_protocol="consumer", group_remote_assignor=None, max_poll_interval_ms=300_000,
+        instance_takeover=False, retry_backoff_ms=10, enable_auto_commit=True,
+        auto_commit_interval_ms=60_000,
+    )
+    driver = consumer_group_driver(seam, VERSIONS, options, on_fatal=fatal.append,
+                                   events=None)  # type: ignore[arg-type]  # fmt: skip
     driver.start()
     return seam, driver, fatal
 

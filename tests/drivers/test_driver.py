@@ -12,6 +12,7 @@ from aiokafka.structs import OffsetAndMetadata, TopicPartition
 
 from staticconsumer import FencedInstanceIdError, MembershipState, StaticConsumerError
 from staticconsumer._compat import WakeMarker
+from staticconsumer.options import MembershipOperation
 from staticconsumer.protocol import ErrorCode
 
 from ._fakes import TOPIC, FakeCoordinator, ScriptedAssignor, classic_harness, owned, wait_for
@@ -146,8 +147,7 @@ async def test_close_is_idempotent_and_a_second_close_sends_nothing() -> None:
     h = classic_harness(ScriptedAssignor((0, 1, 2)))
     await started(h)
     h.seam.consumed = {TopicPartition(TOPIC, 2): OffsetAndMetadata(9, "")}
-    h.driver.leave_reason = "scale down"
-    await h.driver.close()
+    await h.driver.close(MembershipOperation.LEAVE_GROUP, "scale down")
     assert h.coordinator.commits[-1] == {(TOPIC, 2): 9}, "close commits what was consumed"
     assert len(h.coordinator.sent("LEAVE_GROUP")) == 1
     sent = len(h.coordinator.requests)

@@ -9,8 +9,7 @@ from typing import Any
 
 import pytest
 
-from staticconsumer import ConfigurationError, MembershipState, StaticConsumer, _compat
-from staticconsumer._compat import consumer_settings
+from staticconsumer import ConfigurationError, MembershipState, StaticConsumer
 from staticconsumer._consumer.assembly import make_driver
 from staticconsumer.protocol import ApiKey, request_class
 
@@ -37,10 +36,8 @@ async def join_group_sent(**options: object) -> tuple[dict[str, object], bytes]:
         return await answer(request)
 
     coordinator.answer = capture  # type: ignore[method-assign]
-    driver = make_driver(
-        consumer_settings(consumer), consumer._group_protocol, seam, VERSIONS,
-        on_fatal=lambda e: None, events=None, unreleased_wait_ms=45_000,
-    )  # fmt: skip
+    driver = make_driver(consumer.options, seam, VERSIONS, on_fatal=lambda e: None,
+                         owned=consumer._owned)  # fmt: skip
     driver.start()
     try:
         await wait_for(lambda: bool(coordinator.sent("JOIN_GROUP")), "a JoinGroup")
@@ -120,7 +117,7 @@ async def test_enforce_without_a_reason_sends_kip_800s_default(
     h = classic_harness(ScriptedAssignor((0, 1, 2)))
     consumer = StaticConsumer("t", bootstrap_servers="127.0.0.1:9", group_id="g",
                               group_instance_id="i-0")  # fmt: skip
-    monkeypatch.setattr(_compat, "coordinator_of", lambda c: h.driver)
+    consumer._driver = h.driver
     h.driver.start()
     try:
         await wait_for(lambda: h.driver.membership_state() is MembershipState.STABLE, "stable")

@@ -23,6 +23,7 @@ from staticconsumer.membership import (
     RecordRebalance,
     SendConsumerGroupHeartbeat,
 )
+from staticconsumer.options import ConsumerOptions
 from staticconsumer.protocol import IMPLEMENTED_VERSIONS, ErrorCode, negotiate
 
 from ._fakes import TOPIC, FakeCoordinator, FakeSeam, ScriptedAssignor, classic_harness, wait_for
@@ -135,11 +136,14 @@ class Clock:
 
 def kip848_driver(metrics: ConsumerMetrics | None = None) -> Driver[ConsumerGroupSenderAction]:
     """A KIP-848 driver over the fake seam (its coordinator has no ConsumerGroupHeartbeat)."""
+    options = ConsumerOptions(
+        group_id="g", group_instance_id="i-0", client_id="c", client_rack=None,
+        group_protocol="consumer", group_remote_assignor=None, max_poll_interval_ms=300_000,
+        instance_takeover=False, retry_backoff_ms=10, enable_auto_commit=False,
+        auto_commit_interval_ms=5000,
+    )
     return consumer_group_driver(
-        FakeSeam(FakeCoordinator()), negotiate(dict(IMPLEMENTED_VERSIONS)), group_id="g",
-        group_instance_id="i-0", client_id="c", client_rack=None, server_assignor=None,
-        max_poll_interval_ms=300_000, takeover=False, unreleased_wait_ms=1000,
-        retry_backoff_ms=10, enable_auto_commit=False, auto_commit_interval_ms=5000,
+        FakeSeam(FakeCoordinator()), negotiate(dict(IMPLEMENTED_VERSIONS)), options,
         on_fatal=lambda e: None, events=None, metrics=metrics,
     )  # type: ignore[arg-type]  # fmt: skip
 

@@ -9,6 +9,7 @@ import logging
 import pytest
 
 from staticconsumer import MembershipState
+from staticconsumer.options import MembershipOperation
 
 from ._fakes import VERSIONS, ScriptedAssignor, classic_harness, wait_for
 
@@ -32,8 +33,7 @@ async def test_reasons_that_cannot_reach_the_broker_are_one_warning(
         h.driver.enforce_rebalance(reason)
         joins = len(h.coordinator.sent("JOIN_GROUP"))
         await wait_for(lambda n=joins: len(h.coordinator.sent("JOIN_GROUP")) > n, "a re-join")
-    h.driver.leave_reason = "scale down"
-    await h.driver.close()
+    await h.driver.close(MembershipOperation.LEAVE_GROUP, "scale down")
     (warning,) = dropped(caplog)
     assert warning.levelno == logging.WARNING
     assert "JoinGroup v7" in warning.getMessage() and "'deploy 1'" in warning.getMessage()
@@ -45,8 +45,7 @@ async def test_a_leave_reason_alone_is_told_too(caplog: pytest.LogCaptureFixture
     h = classic_harness(ScriptedAssignor((0, 1, 2)), versions=KAFKA_2_8)
     h.driver.start()
     await wait_for(lambda: h.driver.membership_state() is MembershipState.STABLE, "stable")
-    h.driver.leave_reason = "scale down"
-    await h.driver.close()
+    await h.driver.close(MembershipOperation.LEAVE_GROUP, "scale down")
     (warning,) = dropped(caplog)
     assert "LeaveGroup v4" in warning.getMessage() and "scale down" in warning.getMessage()
 
@@ -59,8 +58,7 @@ async def test_a_broker_that_carries_reasons_gets_them_without_a_warning(
     await wait_for(lambda: h.driver.membership_state() is MembershipState.STABLE, "stable")
     h.driver.enforce_rebalance("deploy 1")
     await wait_for(lambda: len(h.coordinator.sent("JOIN_GROUP")) > 1, "a re-join")
-    h.driver.leave_reason = "scale down"
-    await h.driver.close()
+    await h.driver.close(MembershipOperation.LEAVE_GROUP, "scale down")
     assert dropped(caplog) == []
     assert "deploy 1" in h.coordinator.sent("JOIN_GROUP")[-1]["reason"]
     assert "scale down" in h.coordinator.sent("LEAVE_GROUP")[-1]["members"][0]["reason"]

@@ -77,7 +77,7 @@ def epochs(members: list[Member]) -> list[int]:
 async def crash(member: Member) -> None:
     """Stop without the leaving heartbeat: to the coordinator this is a process that died."""
     driver = coordinator_of(member.consumer)
-    driver.engine.close = lambda leave_reason: []
+    driver.engine.close = lambda *_: []
     await member.stop()
 
 
@@ -230,17 +230,16 @@ async def test_a_second_live_process_with_the_same_instance_id_waits_and_the_fir
 
 async def test_a_refused_newcomer_waits_in_start_and_says_why_once_the_wait_runs_out(
     kafka_bootstrap: str, topic_factory: Callable[..., str], unique_group_id: Callable[..., str],
-    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture,
+    caplog: pytest.LogCaptureFixture,
 ) -> None:  # fmt: skip
-    monkeypatch.setattr(
-        "staticconsumer._consumer.static_consumer.UNRELEASED_INSTANCE_WAIT_MS", 1000
-    )
     topic, group = topic_factory(partitions=2), unique_group_id()
     first = await start(topic, kafka_bootstrap, group, "twin2")
     await settled([first], 2)
     caplog.set_level(logging.WARNING, logger="staticconsumer")
     second = StaticConsumer(topic, bootstrap_servers=kafka_bootstrap, group_id=group,
-                            group_instance_id="twin2", **CONSUMER)  # fmt: skip
+                            group_instance_id="twin2", unreleased_instance_wait_ms=1000,
+                            **CONSUMER)  # fmt: skip
+    assert second.options.unreleased_instance_wait_ms == 1000
     starting = asyncio.create_task(second.start())
     try:
         await wait_until(lambda: "start() goes on waiting" in caplog.text, 20,

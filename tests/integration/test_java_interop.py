@@ -1,6 +1,6 @@
 """Java ``KafkaConsumer``s and ``StaticConsumer``s in one static "range" group (issue 5, item 7).
 
-Java peers are kafka-clients 4.3.1 consumers (classic group protocol, ``group.instance.id`` set,
+Java peers are kafka-clients 4.4.0 consumers (classic group protocol, ``group.instance.id`` set,
 Java's own RangeAssignor) run by ``tests/java/InteropConsumer.java`` in one JVM; the Python peers
 are StaticConsumers with ``assignors.RangeAssignor``. The leader is made deterministic by starting
 it alone and waiting until it owns every partition; both sides report when they plan, so the test

@@ -20,7 +20,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-KAFKA_CLIENTS = "org.apache.kafka:kafka-clients:4.3.1"
+KAFKA_CLIENTS = "org.apache.kafka:kafka-clients:4.4.0"
 HERE = Path(__file__).resolve().parent
 
 

@@ -1,7 +1,7 @@
 """The broker matrix (issue 30): every feature on the broker line the session runs, working or
 refused at once with a typed error. ``scripts/broker_matrix.sh`` runs this module on Kafka 2.8.2
-(ZooKeeper), 3.5.2, 3.9.1 and 4.0.2 (``STATICCONSUMER_KAFKA_VERSION``); the main test run covers
-4.3.1. ``docs/compatibility.md`` names these tests cell by cell.
+(ZooKeeper), 3.5.2, 3.9.1, 4.0.2 and 4.3.1 (``STATICCONSUMER_KAFKA_VERSION``); the main test run
+covers 4.4.0. ``docs/compatibility.md`` names these tests cell by cell.
 
 What differs per line, and is asserted here rather than read anywhere:
 

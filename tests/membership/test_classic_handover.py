@@ -20,6 +20,7 @@ from staticconsumer.membership import (
     SyncGroupAnswered,
     Unsubscribed,
 )
+from staticconsumer.options import MembershipOperation
 from staticconsumer.protocol import ErrorCode
 
 from .test_classic_member import (
@@ -87,7 +88,7 @@ def test_close_revokes_what_a_stable_member_holds_first() -> None:
     actions = member.leave_prepare()
     assert revokes(actions) == [Revoke(HELD, lost=False, reason="close")]
     assert events(actions) == [PartitionsRevoked] and member.owned == ()
-    assert events(member.close(None)) == [], "revoked once"
+    assert events(member.close(MembershipOperation.DEFAULT)) == [], "revoked once"
 
 
 def test_close_during_a_rebalance_loses_the_partitions() -> None:
@@ -112,7 +113,7 @@ def test_close_of_a_fenced_member_loses_its_partitions_without_a_commit() -> Non
     assert kinds(actions) == [BecomeFatal]
     prepared = member.leave_prepare()
     assert prepared == [Revoke(HELD, lost=True, reason="lost")], "no event after the fence"
-    assert member.close(None) == []
+    assert member.close(MembershipOperation.DEFAULT) == []
 
 
 def test_unsubscribe_leaves_a_dynamic_member_and_keeps_a_static_one() -> None:

@@ -27,6 +27,7 @@ from staticconsumer.membership import (
     CoordinatorFound,
     Emit,
     FindCoordinator,
+    GroupProtocol,
     HeartbeatAnswered,
     JoinGroupAnswered,
     JoinRequested,
@@ -48,6 +49,7 @@ from staticconsumer.membership import (
     SyncGroupAnswered,
     reaction,
 )
+from staticconsumer.options import MembershipOperation
 from staticconsumer.protocol import (
     Assignment,
     ErrorCode,
@@ -57,6 +59,7 @@ from staticconsumer.protocol import (
 )
 
 EAGER, COOP = RebalanceProtocol.EAGER, RebalanceProtocol.COOPERATIVE
+CLASSIC = GroupProtocol.CLASSIC  # which reactions table the lookups here read
 TOPICS = ("t",)
 T0 = 100.0
 #: What an enforce without a reason sends: Java's ``KafkaConsumer.DEFAULT_REASON`` (KIP-800).
@@ -122,13 +125,14 @@ def test_every_named_code_has_an_explicit_row_for_every_api(code: int) -> None:
 
 
 def test_an_unknown_code_is_raised_to_the_application() -> None:
-    assert reaction(Api.HEARTBEAT, 9999) is Reaction.RAISE
-    assert reaction(Api.LEAVE_GROUP, 9999) is Reaction.IGNORE  # the member is leaving anyway
+    assert reaction(Api.HEARTBEAT, 9999, protocol=CLASSIC) is Reaction.RAISE
+    # IGNORE on LeaveGroup: the member is leaving anyway
+    assert reaction(Api.LEAVE_GROUP, 9999, protocol=CLASSIC) is Reaction.IGNORE
 
 
 def test_the_classic_table_says_nothing_about_kip_848_apis() -> None:
     with pytest.raises(ValueError, match="ConsumerGroupHeartbeat is not a column of the classic"):
-        reaction(Api.CONSUMER_GROUP_HEARTBEAT, ErrorCode.NONE)
+        reaction(Api.CONSUMER_GROUP_HEARTBEAT, ErrorCode.NONE, protocol=CLASSIC)
 
 
 # -- each row on each API, from the state in which that API is answered ---------------------------
@@ -150,7 +154,7 @@ def _answer(member: ClassicMember, api: Api, code: int) -> list[object]:
         return member.handle(HeartbeatAnswered(code, T0 + 3))
     stable(member, ("t", 0))
     if api is Api.LEAVE_GROUP:
-        assert kinds(member.close("bye")) == [Emit, SendLeaveGroup]
+        assert kinds(member.close(MembershipOperation.LEAVE_GROUP, "bye")) == [Emit, SendLeaveGroup]
         return member.handle(LeaveGroupAnswered(code))
     if api is Api.OFFSET_FETCH:
         outcome, raised, actions = member.on_offset_fetch_answer([code])
@@ -159,7 +163,7 @@ def _answer(member: ClassicMember, api: Api, code: int) -> list[object]:
         outcome, actions = member.on_commit_answer(code)
     assert outcome is {
         Reaction.RETRY: CommitOutcome.RETRY, Reaction.FIND_COORDINATOR: CommitOutcome.RETRY,
-    }.get(reaction(api, code), CommitOutcome.FAILED)  # fmt: skip
+    }.get(reaction(api, code, protocol=CLASSIC), CommitOutcome.FAILED)  # fmt: skip
     return actions
 
 
@@ -168,7 +172,7 @@ def _answer(member: ClassicMember, api: Api, code: int) -> list[object]:
 def test_each_error_code_on_each_api(api: Api, code: int, protocol: RebalanceProtocol) -> None:
     member = new_member(protocol=protocol)
     actions = _answer(member, api, code)
-    what = reaction(api, code)
+    what = reaction(api, code, protocol=CLASSIC)
     in_join = api in (Api.JOIN_GROUP, Api.SYNC_GROUP)
     if what.fatal:
         fenced = what is Reaction.FENCED  # the engine's verdict, read by the application
@@ -521,7 +525,7 @@ def test_poll_timeout_gives_up_the_membership(static: bool, leaves: bool) -> Non
 def test_a_static_member_stops_without_leaving() -> None:
     member = new_member(static=True)
     stable(member, ("t", 0))
-    actions = member.close(None)
+    actions = member.close(MembershipOperation.DEFAULT)
     assert events(actions) == [PartitionsRevoked]
     assert not any(isinstance(a, SendLeaveGroup) for a in actions)
     assert member.state is MemberState.CLOSED and member.poll(T0, TOPICS, 0.0) == []
@@ -530,7 +534,8 @@ def test_a_static_member_stops_without_leaving() -> None:
 def test_an_explicit_leave_sends_the_reason_and_reports_it_once_answered() -> None:
     member = new_member(static=True)
     stable(member, ("t", 0))
-    actions = member.close("the consumer is being closed: scale down")
+    reason = "the consumer is being closed: scale down"
+    actions = member.close(MembershipOperation.LEAVE_GROUP, reason)
     assert SendLeaveGroup("m-1", "the consumer is being closed: scale down") in actions
     left = member.handle(LeaveGroupAnswered(ErrorCode.NONE))
     assert [e.fields["reason"] for e in left if isinstance(e, Emit)] == [
@@ -541,7 +546,7 @@ def test_an_explicit_leave_sends_the_reason_and_reports_it_once_answered() -> No
 def test_a_dynamic_member_leaves_on_close() -> None:
     member = new_member(static=False)
     stable(member)
-    assert any(isinstance(a, SendLeaveGroup) for a in member.close(None))
+    assert any(isinstance(a, SendLeaveGroup) for a in member.close(MembershipOperation.DEFAULT))
 
 
 def test_a_fenced_member_sends_nothing_on_close() -> None:
@@ -550,7 +555,7 @@ def test_a_fenced_member_sends_nothing_on_close() -> None:
     member.poll(T0 + 3, TOPICS, 0.0)
     member.handle(HeartbeatAnswered(ErrorCode.FENCED_INSTANCE_ID, T0 + 3))
     member.fatal(RuntimeError("fenced"))
-    assert member.close("leave") == []
+    assert member.close(MembershipOperation.LEAVE_GROUP, "leave") == []
     assert isinstance(member.fatal_error, RuntimeError)
 
 

@@ -36,6 +36,7 @@ from staticconsumer.membership._consumer_group import (
     SendConsumerGroupHeartbeat,
 )
 from staticconsumer.membership._reactions import Api, GroupProtocol
+from staticconsumer.options import MembershipOperation
 from staticconsumer.protocol import ErrorCode
 
 T0 = 1000.0
@@ -160,7 +161,7 @@ def _answer(m: ConsumerGroupMember, api: Api, code: int) -> Answered:
 def test_each_error_code_on_each_kip_848_api(api: Api, code: int) -> None:
     m = member()
     outcome, actions = _answer(m, api, code)
-    what = reaction(api, code, GroupProtocol.CONSUMER)
+    what = reaction(api, code, protocol=GroupProtocol.CONSUMER)
     if api is not API:  # a commit or fetch: its outcome goes to the caller
         assert outcome is {
             Reaction.OK: CommitOutcome.DONE, Reaction.RETRY: CommitOutcome.RETRY,
@@ -173,7 +174,8 @@ def test_each_error_code_on_each_kip_848_api(api: Api, code: int) -> None:
         failed = [FAILED] if api is API else []  # a heartbeat's fence fails the rebalance
         assert actions == [*failed, BecomeFatal(api, code, fenced=fenced)] and m.fenced is fenced
         assert m.state is ConsumerGroupState.FATAL
-        assert m.poll(T0 + 60, TOPICS) == [] and m.close(None) == []  # the state sticks
+        # the state sticks
+        assert m.poll(T0 + 60, TOPICS) == [] and m.close(MembershipOperation.DEFAULT) == []
         assert m.membership_state(subscribed=True, handing_over=False) is (
             MembershipState.FENCED if fenced else MembershipState.FAILED
         )  # fmt: skip
@@ -213,9 +215,9 @@ def test_a_heartbeat_refused_for_a_topic_acl_says_which_topics_it_subscribed_to(
 
 
 def test_an_unknown_code_is_raised_and_the_kip_848_table_says_nothing_about_classic_apis() -> None:
-    assert reaction(API, 9999, GroupProtocol.CONSUMER) is Reaction.RAISE
+    assert reaction(API, 9999, protocol=GroupProtocol.CONSUMER) is Reaction.RAISE
     with pytest.raises(ValueError, match="JoinGroup is not a column of the consumer"):
-        reaction(Api.JOIN_GROUP, ErrorCode.NONE, GroupProtocol.CONSUMER)
+        reaction(Api.JOIN_GROUP, ErrorCode.NONE, protocol=GroupProtocol.CONSUMER)
 
 
 def test_commits_carry_the_member_epoch_only_while_the_member_holds_one() -> None:
@@ -252,7 +254,8 @@ def test_a_fatal_member_sends_nothing_and_commits_nothing() -> None:
     m = member()
     stable(m, ("t", 0))
     m.fatal(RuntimeError("fenced"))
-    assert m.terminal and m.poll(T0 + 60, TOPICS) == [] and m.close("bye") == []
+    assert m.terminal and m.poll(T0 + 60, TOPICS) == []
+    assert m.close(MembershipOperation.LEAVE_GROUP, "bye") == []
     assert m.on_commit_answer(ErrorCode.NONE)[0] is CommitOutcome.FAILED
 
 

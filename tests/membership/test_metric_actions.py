@@ -107,7 +107,7 @@ def test_each_kip_848_heartbeat_code_fails_the_rebalance_only_on_a_fence_or_a_lo
 ) -> None:
     """The table: FENCED/FATAL or RESET fail the rebalance in progress (first, before what the
     engine does about it); every other reaction counts nothing."""
-    what = reaction(Api.CONSUMER_GROUP_HEARTBEAT, code, GroupProtocol.CONSUMER)
+    what = reaction(Api.CONSUMER_GROUP_HEARTBEAT, code, protocol=GroupProtocol.CONSUMER)
     m = kip848((T0P0,))
     actions = m.handle(ConsumerGroupHeartbeatAnswered(code, T0 + 5))
     want = [FAILED] if what.fatal or what is Reaction.RESET else []

@@ -22,6 +22,7 @@ from staticconsumer.membership import (
     membership_state,
     snapshot,
 )
+from staticconsumer.options import MembershipOperation
 from staticconsumer.protocol import Assignment, ErrorCode, encode_assignment, group_partitions
 
 M = MembershipState
@@ -153,7 +154,7 @@ def test_a_static_member_through_join_rebalance_session_loss_and_fence() -> None
     # The engine decided "fenced"; the driver builds the error later (it looks up the holder).
     assert actions == [BecomeFatal(Api.JOIN_GROUP, ErrorCode.FENCED_INSTANCE_ID, fenced=True)]
     assert _seen(member) is M.FENCED
-    member.close(None)
+    member.close(MembershipOperation.DEFAULT)
     member.poll(200.0, ("t",), 0.0)
     assert _seen(member) is M.FENCED  # the engine's state sticks
 

@@ -24,7 +24,7 @@ from staticconsumer.cli import main
 REPO = Path(__file__).resolve().parents[2]
 PLUGIN = "staticconsumer.testing.pytest_plugin"
 #: The minor versions CI runs the tests on; the classifiers name exactly these.
-TESTED_PYTHONS = ("3.11", "3.12", "3.13")
+TESTED_PYTHONS = ("3.11", "3.12", "3.13", "3.14", "3.15")
 
 
 def _pyproject() -> dict[str, Any]:
@@ -136,3 +136,19 @@ def test_readme_install_section_uses_extras_that_exist() -> None:
     extras = set(re.findall(r"(?:\.|\))\[([a-z-]+)\]", section))
     assert {"spark", "docker", "secure-broker"} <= extras, section
     assert extras <= set(_pyproject()["project"]["optional-dependencies"])
+
+
+def test_ci_runs_every_python_the_classifiers_name() -> None:
+    """The main run is on the machine's python3 (the oldest, 3.11); .ci/run loops over the others:
+    pyenv's 3.12 and 3.13, Debian sid's 3.14 and 3.15 (scripts/sid_python.sh, issue 35), whose
+    root must hold each of them."""
+    ci = (REPO / ".ci" / "run").read_text()
+    loops = [line.split()[3:-1] for line in ci.splitlines()
+             if line.startswith("for version in ") and line.endswith("; do")]  # fmt: skip
+    loops = [[version.rstrip(";") for version in loop] for loop in loops]
+    assert sorted(version for loop in loops for version in loop) == list(TESTED_PYTHONS[1:])
+    sid_loop = next(loop for loop in loops if "3.14" in loop)
+    sid_script = (REPO / "scripts" / "sid_python.sh").read_text()
+    for version in sid_loop:
+        assert f"python{version} python{version}-venv python{version}-dev" in sid_script
+    assert 'bash scripts/sid_python.sh "$version" -m pytest' in ci

@@ -63,13 +63,19 @@ def join_group_dynamic(version: int) -> PinnedRequest:
     )
 
 
+def static_before(version: int, first: int) -> str | None:
+    """GoldenGen's instance id: "inst-a" from the first version that carries it (KIP-345),
+    None below (only a member without one is sent those versions)."""
+    return "inst-a" if version >= first else None
+
+
 def sync_group(version: int) -> PinnedRequest:
     return build_sync_group(
         version,
         group_id="grp",
         generation_id=3,
         member_id="inst-a-1234",
-        group_instance_id="inst-a",
+        group_instance_id=static_before(version, 3),
         protocol_type="consumer",
         protocol_name="range",
         assignments=[("inst-a-1234", b"\x00\x03\x09"), ("dyn-5678", b"")],
@@ -82,11 +88,14 @@ def heartbeat(version: int) -> PinnedRequest:
         group_id="grp",
         generation_id=3,
         member_id="inst-a-1234",
-        group_instance_id="inst-a",
+        group_instance_id=static_before(version, 3),
     )
 
 
 def leave_group(version: int) -> PinnedRequest:
+    if version < 3:  # one member, by member id
+        only = MemberIdentity("dyn-5678", None)
+        return build_leave_group(version, group_id="grp", members=[only])
     return build_leave_group(
         version,
         group_id="grp",
@@ -103,7 +112,7 @@ def offset_commit(version: int) -> PinnedRequest:
         group_id="grp",
         generation_id=3,
         member_id="inst-a-1234",
-        group_instance_id="inst-a",
+        group_instance_id=static_before(version, 7),
         # Out of order on purpose: the builder sorts topics and partitions.
         offsets=[
             CommitOffset("payments", 2, 1 << 40, metadata=""),
@@ -157,7 +166,7 @@ def metadata(version: int) -> PinnedRequest:
 
 def describe_groups(version: int) -> PinnedRequest:
     return build_describe_groups(
-        version, group_ids=["grp", "other"], include_authorized_operations=True
+        version, group_ids=["grp", "other"], include_authorized_operations=version >= 3
     )
 
 
@@ -295,9 +304,9 @@ def test_leave_group_needs_a_member() -> None:
         build_leave_group(5, group_id="g", members=[])
 
 
-@pytest.mark.parametrize(("api_key", "version"), [(ApiKey.JOIN_GROUP, 4), (ApiKey.JOIN_GROUP, 10)])
+@pytest.mark.parametrize(("api_key", "version"), [(ApiKey.JOIN_GROUP, 2), (ApiKey.JOIN_GROUP, 10)])
 def test_unimplemented_version_is_refused(api_key: int, version: int) -> None:
-    with pytest.raises(ValueError, match=r"JoinGroup v\d+ is not implemented \(.*v5-v9\)"):
+    with pytest.raises(ValueError, match=r"JoinGroup v\d+ is not implemented \(.*v3-v9\)"):
         request_class(api_key, version)
 
 

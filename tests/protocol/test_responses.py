@@ -63,7 +63,8 @@ def join_group(version: int) -> JoinGroupResult:
         skip_assignment=version >= 9,
         member_id="inst-a-1234",
         members=(
-            JoinGroupMember("inst-a-1234", "inst-a", b"\x00\x01"),
+            # Before v5 (KIP-345) the coordinator reports no instance id.
+            JoinGroupMember("inst-a-1234", "inst-a" if version >= 5 else None, b"\x00\x01"),
             JoinGroupMember("dyn-5678", None, b""),
         ),
         throttle_time_ms=7,
@@ -85,6 +86,8 @@ def heartbeat(version: int) -> HeartbeatResult:
 
 
 def leave_group(version: int) -> LeaveGroupResult:
+    if version < 3:  # one member, no per-member answers: the top-level code is its
+        return LeaveGroupResult(error_code=25, members=(), throttle_time_ms=7)
     return LeaveGroupResult(
         error_code=0,
         members=(
@@ -175,11 +178,16 @@ def describe_groups(version: int) -> DescribeGroupsResult:
                 protocol_data="range",
                 members=(
                     DescribedMember(
-                        "inst-a-1234", "inst-a", "cid", "/127.0.0.1", b"\x00\x01", b"\x00\x02"
+                        "inst-a-1234",
+                        "inst-a" if version >= 4 else None,
+                        "cid",
+                        "/127.0.0.1",
+                        b"\x00\x01",
+                        b"\x00\x02",
                     ),
                     DescribedMember("dyn-5678", None, "cid2", "/10.0.0.2", b"", b""),
                 ),
-                authorized_operations=0x0F,
+                authorized_operations=0x0F if version >= 3 else AUTHORIZED_OPERATIONS_OMITTED,
             ),
             DescribedGroup(
                 error_code=16,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import pytest
 from aiokafka.protocol.admin import ApiVersionResponse_v1
 
@@ -16,6 +18,7 @@ from staticconsumer.protocol import (
     negotiate_consumer_group_heartbeat,
     negotiate_metadata,
 )
+from tests._fake_client import KAFKA_2_2
 
 # What Apache Kafka 4.x announces for these APIs.
 KAFKA_4: dict[int, tuple[int, int]] = {
@@ -81,9 +84,53 @@ def test_broker_below_static_membership_is_refused_with_a_precise_message() -> N
     assert message == (
         "The broker cannot carry group.instance.id (KIP-345 needs Apache Kafka 2.3 or newer): "
         "JoinGroup (api key 11): the broker supports v0-v4; static membership needs v5 or newer; "
-        "Heartbeat (api key 12): the broker supports v0-v2; static membership needs v3 or newer"
+        "Heartbeat (api key 12): the broker supports v0-v2; static membership needs v3 or newer. "
+        "A member without group_instance_id works with this broker"
     )
     assert info.value.fatal
+
+
+KAFKA_2_1 = {**KAFKA_2_2, ApiKey.JOIN_GROUP: (0, 3)}
+
+
+@pytest.mark.parametrize(("broker", "join_group"), [(KAFKA_2_2, 4), (KAFKA_2_1, 3)])
+def test_a_member_without_instance_id_downgrades_to_what_an_older_broker_has(
+    broker: Mapping[int, tuple[int, int]], join_group: int
+) -> None:
+    """KIP-345's compatibility rule: a dynamic member works as before on a broker without
+    JoinGroup v5, with that broker's newest versions; a static one is refused, saying so."""
+    assert negotiate(broker, static_member=False) == GroupApiVersions(
+        join_group=join_group, sync_group=2, heartbeat=2, leave_group=2, offset_commit=6,
+        offset_fetch=5, describe_groups=2, find_coordinator=2,
+    )  # fmt: skip
+    with pytest.raises(UnsupportedBrokerError, match=r"cannot carry group\.instance\.id") as info:
+        negotiate(broker)
+    message = str(info.value)
+    join = f"JoinGroup (api key 11): the broker supports v0-v{join_group}; static membership"
+    assert f"{join} needs v5 or newer" in message
+    commit = "OffsetCommit (api key 8): the broker supports v0-v6; static membership needs v7"
+    assert commit in message
+    assert message.endswith("A member without group_instance_id works with this broker")
+
+
+def test_a_member_without_instance_id_still_gets_the_newest_versions() -> None:
+    assert negotiate(KAFKA_4, static_member=False) == negotiate(KAFKA_4)
+    assert negotiate(KAFKA_2_3, static_member=False) == negotiate(KAFKA_2_3)
+
+
+def test_a_broker_older_than_kafka_2_1_is_refused_for_every_member() -> None:
+    """Kafka 2.0: OffsetFetch v4 and OffsetCommit v4 (KIP-320's leader epochs came in 2.1)."""
+    kafka_2_0 = {**KAFKA_2_1, ApiKey.OFFSET_FETCH: (0, 4), ApiKey.OFFSET_COMMIT: (0, 4)}
+    with pytest.raises(UnsupportedBrokerError) as info:
+        negotiate(kafka_2_0, static_member=False)
+    assert str(info.value) == (
+        "The broker is older than staticconsumer serves (Apache Kafka 2.1 or newer): "
+        "OffsetCommit (api key 8): the broker supports v0-v4; staticconsumer implements v6-v9; "
+        "OffsetFetch (api key 9): the broker supports v0-v4; staticconsumer implements v5-v9"
+    )
+    with pytest.raises(UnsupportedBrokerError) as static:
+        negotiate(kafka_2_0)
+    assert "A member without group_instance_id" not in str(static.value), "it would not work"
 
 
 def test_missing_api_is_refused() -> None:
@@ -151,6 +198,10 @@ MEASURED: dict[str, dict[int, tuple[int, int]]] = {
     "4.0.2": {**KAFKA_4, ApiKey.OFFSET_COMMIT: (2, 9), ApiKey.OFFSET_FETCH: (1, 9),
               ApiKey.METADATA: (0, 13), ApiKey.CONSUMER_GROUP_HEARTBEAT: (0, 1),
               ApiKey.CONSUMER_GROUP_DESCRIBE: (0, 1)},
+    # The default broker from issue 35: its group APIs are 4.3.1's; ApiVersions v5 (KIP-1242)
+    # and DeleteGroups v3 are new, and this package sends neither.
+    "4.4.0": {**KAFKA_4, ApiKey.API_VERSIONS: (0, 5), ApiKey.METADATA: (0, 13),
+              ApiKey.CONSUMER_GROUP_HEARTBEAT: (0, 1), ApiKey.CONSUMER_GROUP_DESCRIBE: (0, 1)},
 }  # fmt: skip
 
 
@@ -171,6 +222,17 @@ def test_the_consumer_protocol_before_kafka_4_is_refused_in_one_sentence(kafka: 
 
 def test_kafka_4_0_serves_the_consumer_protocol() -> None:
     assert negotiate(MEASURED["4.0.2"]).for_consumer_protocol().consumer_group_heartbeat == 1
+
+
+def test_kafka_4_4_gets_the_versions_of_every_4_x_line() -> None:
+    """Kafka 4.4.0 adds no group API version (its message specs are 4.3.1's for every API this
+    package sends): the same versions are chosen, both protocols, as on 4.0.2."""
+    chosen = negotiate(MEASURED["4.4.0"])
+    assert (chosen.join_group, chosen.sync_group, chosen.heartbeat, chosen.leave_group,
+            chosen.offset_commit, chosen.offset_fetch, chosen.describe_groups,
+            chosen.find_coordinator) == (9, 5, 4, 5, 9, 9, 6, 4)  # fmt: skip
+    assert chosen.for_consumer_protocol() == negotiate(MEASURED["4.0.2"]).for_consumer_protocol()
+    assert chosen.for_consumer_protocol().consumer_group_describe == 1
 
 
 def test_broker_with_only_newer_consumer_group_heartbeat_is_refused() -> None:

@@ -7,8 +7,10 @@ from typing import Any
 
 import pytest
 
+from staticconsumer import admin
+from staticconsumer.admin import GroupDescription
 from staticconsumer.errors import ConfigurationError, InvalidInstanceIdError, RosterFormatError
-from staticconsumer.roster import ROSTER_FORMAT_VERSION, Roster
+from staticconsumer.roster import ROSTER_FORMAT_VERSION, Roster, RosterStatus
 
 T0 = 1_732_400_000_000
 
@@ -91,6 +93,14 @@ def test_status_reports_registered_missing_and_expiry() -> None:
         "missing": ["b"], "updated_at_ms": T0, "wait_ms": 60_000,
         "deadline_ms": T0 + 60_000, "expired": True,
     }  # fmt: skip
+
+
+def test_the_status_is_one_class_under_each_public_name() -> None:
+    # Defined below roster/ and _admin/ (staticconsumer._roster_status): what Roster.status()
+    # returns is what admin.describe_group()'s GroupDescription.roster holds.
+    status = roster("a").status([], now_ms=T0)
+    assert type(status) is RosterStatus is admin.RosterStatus
+    assert GroupDescription("g", "Stable", "consumer", "range", (), roster=status).roster is status
 
 
 def test_json_round_trip_is_versioned() -> None:

@@ -81,9 +81,11 @@ public final class GoldenGen {
         return out;
     }
 
+    // Below v5 (KIP-345) only a member without an instance id is sent: the dynamic table has
+    // v3-v4 (Kafka 2.1/2.2's newest) too.
     private static Map<Integer, byte[]> joinGroupRequest(boolean dynamic) {
         Map<Integer, byte[]> out = new TreeMap<>();
-        for (int v = 5; v <= 9; v++) {
+        for (int v = dynamic ? 3 : 5; v <= 9; v++) {
             JoinGroupRequestData.JoinGroupRequestProtocolCollection protocols =
                 new JoinGroupRequestData.JoinGroupRequestProtocolCollection();
             protocols.add(new JoinGroupRequestData.JoinGroupRequestProtocol()
@@ -108,10 +110,11 @@ public final class GoldenGen {
 
     private static Map<Integer, byte[]> joinGroupResponse() {
         Map<Integer, byte[]> out = new TreeMap<>();
-        for (int v = 5; v <= 9; v++) {
+        for (int v = 3; v <= 9; v++) {
             List<JoinGroupResponseData.JoinGroupResponseMember> members = new ArrayList<>();
             members.add(new JoinGroupResponseData.JoinGroupResponseMember()
-                .setMemberId("inst-a-1234").setGroupInstanceId("inst-a").setMetadata(b(0, 1)));
+                .setMemberId("inst-a-1234").setGroupInstanceId(v >= 5 ? "inst-a" : null)
+                .setMetadata(b(0, 1)));
             members.add(new JoinGroupResponseData.JoinGroupResponseMember()
                 .setMemberId("dyn-5678").setGroupInstanceId(null).setMetadata(new byte[0]));
             JoinGroupResponseData data = new JoinGroupResponseData()
@@ -135,12 +138,12 @@ public final class GoldenGen {
 
     private static Map<Integer, byte[]> syncGroupRequest() {
         Map<Integer, byte[]> out = new TreeMap<>();
-        for (int v = 3; v <= 5; v++) {
+        for (int v = 2; v <= 5; v++) {
             SyncGroupRequestData data = new SyncGroupRequestData()
                 .setGroupId("grp")
                 .setGenerationId(3)
                 .setMemberId("inst-a-1234")
-                .setGroupInstanceId("inst-a")
+                .setGroupInstanceId(v >= 3 ? "inst-a" : null)
                 .setAssignments(List.of(
                     new SyncGroupRequestData.SyncGroupRequestAssignment()
                         .setMemberId("inst-a-1234").setAssignment(b(0, 3, 9)),
@@ -156,7 +159,7 @@ public final class GoldenGen {
 
     private static Map<Integer, byte[]> syncGroupResponse() {
         Map<Integer, byte[]> out = new TreeMap<>();
-        for (int v = 3; v <= 5; v++) {
+        for (int v = 2; v <= 5; v++) {
             SyncGroupResponseData data = new SyncGroupResponseData()
                 .setThrottleTimeMs(7)
                 .setErrorCode((short) 82)
@@ -171,19 +174,19 @@ public final class GoldenGen {
 
     private static Map<Integer, byte[]> heartbeatRequest() {
         Map<Integer, byte[]> out = new TreeMap<>();
-        for (int v = 3; v <= 4; v++) {
+        for (int v = 2; v <= 4; v++) {
             out.put(v, body(new HeartbeatRequestData()
                 .setGroupId("grp")
                 .setGenerationId(3)
                 .setMemberId("inst-a-1234")
-                .setGroupInstanceId("inst-a"), v));
+                .setGroupInstanceId(v >= 3 ? "inst-a" : null), v));
         }
         return out;
     }
 
     private static Map<Integer, byte[]> heartbeatResponse() {
         Map<Integer, byte[]> out = new TreeMap<>();
-        for (int v = 3; v <= 4; v++) {
+        for (int v = 2; v <= 4; v++) {
             out.put(v, body(new HeartbeatResponseData()
                 .setThrottleTimeMs(7).setErrorCode((short) 27), v));
         }
@@ -192,6 +195,7 @@ public final class GoldenGen {
 
     private static Map<Integer, byte[]> leaveGroupRequest() {
         Map<Integer, byte[]> out = new TreeMap<>();
+        out.put(2, body(new LeaveGroupRequestData().setGroupId("grp").setMemberId("dyn-5678"), 2));
         for (int v = 3; v <= 5; v++) {
             LeaveGroupRequestData.MemberIdentity a = new LeaveGroupRequestData.MemberIdentity()
                 .setMemberId("inst-a-1234").setGroupInstanceId("inst-a");
@@ -208,6 +212,8 @@ public final class GoldenGen {
 
     private static Map<Integer, byte[]> leaveGroupResponse() {
         Map<Integer, byte[]> out = new TreeMap<>();
+        out.put(2, body(new LeaveGroupResponseData()
+            .setThrottleTimeMs(7).setErrorCode((short) 25), 2));
         for (int v = 3; v <= 5; v++) {
             out.put(v, body(new LeaveGroupResponseData()
                 .setThrottleTimeMs(7)
@@ -223,12 +229,12 @@ public final class GoldenGen {
         return out;
     }
 
-    private static OffsetCommitRequestData offsetCommitData() {
+    private static OffsetCommitRequestData offsetCommitData(int v) {
         return new OffsetCommitRequestData()
             .setGroupId("grp")
             .setGenerationIdOrMemberEpoch(3)
             .setMemberId("inst-a-1234")
-            .setGroupInstanceId("inst-a")
+            .setGroupInstanceId(v >= 7 ? "inst-a" : null)
             .setTopics(List.of(
                 new OffsetCommitRequestData.OffsetCommitRequestTopic()
                     .setName("orders")
@@ -249,15 +255,15 @@ public final class GoldenGen {
 
     private static Map<Integer, byte[]> offsetCommitRequest() {
         Map<Integer, byte[]> out = new TreeMap<>();
-        for (int v = 7; v <= 9; v++) {
-            out.put(v, body(offsetCommitData(), v));
+        for (int v = 6; v <= 9; v++) {
+            out.put(v, body(offsetCommitData(v), v));
         }
         return out;
     }
 
     private static Map<Integer, byte[]> offsetCommitResponse() {
         Map<Integer, byte[]> out = new TreeMap<>();
-        for (int v = 7; v <= 9; v++) {
+        for (int v = 6; v <= 9; v++) {
             out.put(v, body(new OffsetCommitResponseData()
                 .setThrottleTimeMs(7)
                 .setTopics(List.of(
@@ -492,17 +498,17 @@ public final class GoldenGen {
 
     private static Map<Integer, byte[]> describeGroupsRequest() {
         Map<Integer, byte[]> out = new TreeMap<>();
-        for (int v = 4; v <= 6; v++) {
+        for (int v = 2; v <= 6; v++) {
             out.put(v, body(new DescribeGroupsRequestData()
                 .setGroups(List.of("grp", "other"))
-                .setIncludeAuthorizedOperations(true), v));
+                .setIncludeAuthorizedOperations(v >= 3), v));
         }
         return out;
     }
 
     private static Map<Integer, byte[]> describeGroupsResponse() {
         Map<Integer, byte[]> out = new TreeMap<>();
-        for (int v = 4; v <= 6; v++) {
+        for (int v = 2; v <= 6; v++) {
             DescribeGroupsResponseData.DescribedGroup other = new DescribeGroupsResponseData.DescribedGroup()
                 .setErrorCode((short) 16)
                 .setGroupId("other")
@@ -525,7 +531,7 @@ public final class GoldenGen {
                         .setMembers(List.of(
                             new DescribeGroupsResponseData.DescribedGroupMember()
                                 .setMemberId("inst-a-1234")
-                                .setGroupInstanceId("inst-a")
+                                .setGroupInstanceId(v >= 4 ? "inst-a" : null)
                                 .setClientId("cid")
                                 .setClientHost("/127.0.0.1")
                                 .setMemberMetadata(b(0, 1))
@@ -537,7 +543,7 @@ public final class GoldenGen {
                                 .setClientHost("/10.0.0.2")
                                 .setMemberMetadata(new byte[0])
                                 .setMemberAssignment(new byte[0])))
-                        .setAuthorizedOperations(0x0f),
+                        .setAuthorizedOperations(v >= 3 ? 0x0f : Integer.MIN_VALUE),
                     other)), v));
         }
         return out;
@@ -671,7 +677,7 @@ public final class GoldenGen {
         OUT.append("# OffsetCommitRequest.Builder.forTopicNames(...).latestAllowedVersion(): the newest\n")
             .append("# OffsetCommit version that still names topics (v10 carries topic ids only).\n")
             .append("OFFSET_COMMIT_MAX_BY_TOPIC_NAME = ")
-            .append(OffsetCommitRequest.Builder.forTopicNames(offsetCommitData()).latestAllowedVersion())
+            .append(OffsetCommitRequest.Builder.forTopicNames(offsetCommitData(9)).latestAllowedVersion())
             .append("\n\n");
         OUT.append("# Every org.apache.kafka.common.protocol.Errors constant: code -> name.\n");
         OUT.append("KAFKA_ERRORS = {\n");

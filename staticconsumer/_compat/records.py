@@ -1,0 +1,225 @@
+"""The record path: how a partition's fetched records become the ``ConsumerRecord`` objects
+``getone``, ``getmany`` and ``async for`` hand out (issue 37).
+
+aiokafka's ``Fetcher`` keeps fetching; only the per-record work changes. Two paths:
+
+* ``compiled``: :class:`FetchSeam`, aiokafka's ``Fetcher`` whose buffered ``FetchResult`` objects
+  read their records with :class:`._records.PartitionReader` (Cython, built by ``pip install``)
+  instead of aiokafka's Python generator (``PartitionRecords``). The reader needs the fetched
+  bytes, which aiokafka wraps in an opaque ``MemoryRecords``: :class:`_FetchTap` (the fetcher's
+  client) keeps each Fetch response's message sets for the few lines between the response and the
+  ``FetchResult`` aiokafka builds from it, and :class:`_ResultBuffer` (the fetcher's ``_records``)
+  swaps the reader in as aiokafka stores the result. A result the tap has no bytes for keeps
+  aiokafka's own reader.
+* ``pure``: aiokafka's ``Fetcher`` as it is. It runs when the extension is not built, or when
+  ``STATICCONSUMER_PURE_RECORDS=1``.
+
+The consumer logs which one it runs at start; :func:`record_path` says it. Nothing is patched:
+both are attributes of one fetcher instance. ``tests/compat/records`` proves, by difference over
+generated batches, that both hand out the same records, positions and errors.
+"""
+
+from __future__ import annotations
+
+import collections
+import logging
+import os
+import time
+import weakref
+from collections.abc import Awaitable, Callable, Generator
+from typing import Any, Literal
+
+from aiokafka.consumer.fetcher import READ_COMMITTED, Fetcher, FetchResult, PartitionRecords
+from aiokafka.structs import TopicPartition
+
+try:
+    from . import _records
+except ImportError:  # not built (a source tree without a compiler): the pure path
+    _records = None  # type: ignore[assignment]  # noqa: RUF100
+
+log = logging.getLogger(__name__)
+#: Set to 1 (or true/yes/on) to run aiokafka's own record path though the extension is built.
+PURE_RECORDS_ENV = "STATICCONSUMER_PURE_RECORDS"
+RecordPath = Literal["compiled", "pure"]
+#: The Fetch API's key (Kafka's ApiKeys.FETCH).
+FETCH_API_KEY = 1
+
+
+def compiled_available() -> bool:
+    """Whether the Cython extension was built and imports."""
+    return _records is not None
+
+
+def record_path() -> RecordPath:
+    """The record path a consumer started now runs: ``compiled`` unless the extension is not
+    built or :data:`PURE_RECORDS_ENV` asks for ``pure``."""
+    forced = os.environ.get(PURE_RECORDS_ENV, "").strip().lower() in ("1", "true", "yes", "on")
+    return "compiled" if compiled_available() and not forced else "pure"
+
+
+def make_fetcher(client: Any, subscription: Any, **settings: Any) -> Any:
+    """aiokafka's ``Fetcher`` on the :func:`record_path` in force (logged once per start)."""
+    path = record_path()
+    why = "" if path == "compiled" else (
+        f" ({PURE_RECORDS_ENV} is set)" if compiled_available() else " (extension not built)"
+    )  # fmt: skip
+    log.info("record path: %s%s", path, why)
+    if path == "pure":
+        return Fetcher(client, subscription, **settings)
+    return FetchSeam(client, subscription, **settings)
+
+
+class _FetchTap:
+    """The fetcher's client: every call goes to aiokafka's client; a Fetch response's message
+    sets are kept, per partition, until the fetcher has stored its results."""
+
+    def __init__(self, client: Any) -> None:
+        self._client = client
+        self.message_sets: dict[TopicPartition, bytes] = {}
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._client, name)
+
+    async def send(self, node_id: int, request: Any, **kwargs: Any) -> Any:
+        response = await self._client.send(node_id, request, **kwargs)
+        if request.API_KEY == FETCH_API_KEY:
+            # No await from here to the fetcher's loop over this response (aiokafka 0.14's
+            # _proc_fetch_request): what is kept is this response's, read at once.
+            self.message_sets.clear()
+            for topic, partitions in response.topics:
+                for partition, error_code, _highwater, *data in partitions:
+                    if error_code == 0 and type(data[-1]) is bytes:
+                        self.message_sets[TopicPartition(topic, partition)] = data[-1]
+        return response
+
+
+class _ResultBuffer(collections.OrderedDict):  # type: ignore[type-arg]
+    """The fetcher's ``_records``: a ``FetchResult`` stored gets the compiled reader."""
+
+    def __init__(self, tap: _FetchTap) -> None:
+        super().__init__()
+        self._tap = tap
+
+    def __setitem__(self, tp: Any, result: Any) -> None:
+        if type(result) is FetchResult:
+            message_set = self._tap.message_sets.pop(tp, None)
+            if message_set is not None:
+                install_reader(result, tp, message_set)
+        super().__setitem__(tp, result)
+
+
+def install_reader(result: Any, tp: Any, message_set: bytes) -> bool:
+    """Give ``result`` (a ``FetchResult`` not read yet) the compiled reader of ``message_set``,
+    the bytes its aiokafka ``PartitionRecords`` was made from; False (the reader stays) when
+    it has no aiokafka reader or they are not the same size."""
+    assert _records is not None
+    records = result._partition_records
+    if type(records) is not PartitionRecords:
+        return False
+    if len(message_set) != records._records.size_in_bytes():
+        return False
+    result._partition_records = _records.PartitionReader(
+        tp, message_set, records._aborted_transactions, records.next_fetch_offset,
+        records._key_deserializer, records._value_deserializer, records._check_crcs,
+        records._isolation_level == READ_COMMITTED,
+    )  # fmt: skip
+    result.getall = _getall_of(weakref.ref(result))
+    return True
+
+
+def _getall_of(ref: weakref.ref[Any]) -> Callable[[int | None], list[Any]]:
+    """``FetchResult.getall`` taking the reader's records in one compiled call (set on the
+    instance; aiokafka's fetcher checks ``type(result) is FetchResult``). A weak reference:
+    the result owns this function, which must not keep it alive."""
+
+    def getall(max_records: int | None = None) -> list[Any]:
+        result = ref()
+        if result is None or not result.check_assignment(result._topic_partition):
+            return []
+        if not result.has_more():
+            return []
+        records, done = result._partition_records.take(max_records)
+        result._update_position()
+        if done:
+            result._partition_records = None
+        return records  # type: ignore[no-any-return]
+
+    return getall
+
+
+class FetchSeam(Fetcher):  # type: ignore[misc]  # aiokafka is untyped
+    """aiokafka's ``Fetcher`` on the compiled record path (see the module docstring)."""
+
+    def __init__(self, client: Any, subscriptions: Any, **settings: Any) -> None:
+        super().__init__(client, subscriptions, **settings)
+        self._tap = _FetchTap(client)
+        self._client = self._tap
+        self._records = _ResultBuffer(self._tap)
+
+    async def _proc_fetch_request(self, assignment: Any, node_id: int, request: Any) -> bool:
+        try:
+            return bool(await super()._proc_fetch_request(assignment, node_id, request))
+        finally:
+            self._tap.message_sets.clear()  # a response's sets are read or dropped by now
+
+
+def fetcher_path(fetcher: Any) -> RecordPath:
+    """The path ``fetcher`` (a started consumer's) runs."""
+    return "compiled" if isinstance(fetcher, FetchSeam) else "pure"
+
+
+def record_path_of(consumer: Any) -> RecordPath | None:
+    """The path ``consumer`` runs; None before it started (it has no fetcher yet)."""
+    fetcher = consumer._fetcher
+    return None if fetcher is None else fetcher_path(fetcher)
+
+
+# -- async for: a record already buffered, without a coroutine -----------------------------------
+
+
+def buffered_record(consumer: Any) -> Any:
+    """The record ``consumer.getone()`` would return without waiting, taken exactly as it takes
+    it (aiokafka 0.14's ``getone`` and ``Fetcher.next_record``); None when it would wait, stop
+    or raise a fetch error, where the caller awaits ``getone`` instead. The coordinator's
+    pending error is raised here, as ``getone`` raises it."""
+    fetcher = consumer._fetcher
+    if consumer._closed or fetcher is None or fetcher._closed:
+        return None
+    consumer._coordinator.check_errors()
+    subscription = consumer._subscription
+    if subscription.reassignment_in_progress:
+        return None
+    buffered = fetcher._records
+    for tp in list(buffered):
+        result = buffered[tp]
+        if type(result) is not FetchResult:
+            return None  # an error to raise: getone's
+        record = result.getone()
+        if record is not None:
+            if subscription._fetch_count == 0:  # getone's fetch_context, as it ends
+                subscription._last_fetch_ended = time.monotonic()
+            return record
+        del buffered[tp]
+        fetcher._notify(fetcher._wait_consume_future)
+    return None
+
+
+class Ready:
+    """An awaitable that is already done: ``await Ready(x)`` is ``x`` and never suspends."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+    def __await__(self) -> Generator[Any, None, Any]:
+        return self.value
+        yield  # a generator function: the return above is its result
+
+
+def next_record(consumer: Any, wait: Callable[[], Awaitable[Any]]) -> Awaitable[Any]:
+    """``async for``'s next record: a buffered one at once, else ``wait()`` (the coroutine)."""
+    record = buffered_record(consumer)
+    if record is None:
+        return wait()
+    return (_records.Ready if _records is not None else Ready)(record)
