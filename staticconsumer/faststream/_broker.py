@@ -120,8 +120,10 @@ class StaticKafkaBroker(_seam.ConnectSeam):
             health_port is not None) else None  # fmt: skip
         if isinstance(unreleased_wait_ms, bool) or not isinstance(unreleased_wait_ms, int) or (
                 unreleased_wait_ms <= 0):  # fmt: skip
-            raise ConfigurationError(f"unreleased_wait_ms must be an int > 0, got "
-                                     f"{unreleased_wait_ms!r}")  # fmt: skip
+            raise ConfigurationError(
+                "unreleased_wait_ms (staticconsumer option, no Java key; KIP-848's "
+                f"UNRELEASED_INSTANCE_ID) must be an int > 0, got {unreleased_wait_ms!r}"
+            )
         super().__init__(bootstrap_servers, **kwargs)
         self._instance_id = instance_id
         self._static: dict[str, Any] = {
@@ -186,7 +188,7 @@ class StaticKafkaBroker(_seam.ConnectSeam):
     # -- lifecycle ---------------------------------------------------------------------------
 
     async def start(self) -> None:
-        self._fatal = None
+        self._fatal, self._stopping = None, None
         members = self._plan()
         health = self._health_server
         if health is not None:
@@ -229,7 +231,7 @@ class StaticKafkaBroker(_seam.ConnectSeam):
             if name in args and args[name] == defaults[name]:
                 del args[name]
         consumer_protocol = self._static["group_protocol"] == "consumer"
-        if self._strategy is not None and not consumer_protocol:
+        if self._strategy is not None:  # StaticConsumer refuses it with the consumer protocol
             args.setdefault("partition_assignment_strategy", self._strategy)
         iid = args.get("group_instance_id")
         static = dict(self._static)

@@ -106,3 +106,25 @@ def test_scale_down_hands_partitions_over_without_a_session_timeout(
         while not all(_reason_logged(kafka_cluster, group.group(1), r) for r in reasons):
             assert time.monotonic() < deadline, "the broker never logged both leave reasons"
             time.sleep(0.2)
+
+
+#: "  orders-0-mailer  partitions [0, 1, 2]  state stable" (faststream_service.py)
+FASTSTREAM_ROW = re.compile(r"^\s+(orders-0-\S+)\s+partitions \[([\d, ]*)\]\s+state (\w+)$")
+
+
+def test_faststream_service_keeps_ids_and_partitions_across_a_restart(kafka_bootstrap: str) -> None:
+    stdout = run_example("faststream_service.py", kafka_bootstrap)
+    runs: list[dict[str, tuple[str, str]]] = []
+    for line in stdout.splitlines():
+        if line.endswith("(/readyz: HTTP/1.1 200 OK):"):
+            runs.append({})
+        elif (row := FASTSTREAM_ROW.match(line)) is not None:
+            runs[-1][row.group(1)] = (row.group(2), row.group(3))
+    assert len(runs) == 2, stdout
+    first, second = runs
+    assert len(first) == 2, stdout
+    assert any(i.startswith("orders-0-billing-") for i in first) and "orders-0-mailer" in first
+    assert first == second, stdout  # same ids, same partitions, stable, after the restart
+    assert all(parts == "0, 1, 2" and state == "stable" for parts, state in first.values())
+    assert "handled 36, 0 twice" in stdout
+    assert "OK: same instance ids and partitions after the restart" in stdout

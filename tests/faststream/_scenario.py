@@ -170,7 +170,7 @@ async def rolling_restart(settings: Settings, log_dir: Path, *, rounds: int = 1)
     producers = {t: Producer(settings.bootstrap, t, rate_per_s=50) for t in topics}
     try:
         await _start_all(processes, topics)
-        before, since = by_instance(processes), time.monotonic()
+        before, since, since_epoch = by_instance(processes), time.monotonic(), time.time()
         for producer in producers.values():
             await producer.start()
         for _ in range(rounds):
@@ -183,7 +183,9 @@ async def rolling_restart(settings: Settings, log_dir: Path, *, rounds: int = 1)
         for producer in producers.values():
             await producer.stop()
         await drained(processes, producers, timeout_s=60)
-        return figures("rolling restart", settings.kind, processes, producers, since, before)
+        out = figures("rolling restart", settings.kind, processes, producers, since, before)
+        out.extra = {"since_epoch": since_epoch}
+        return out
     finally:
         await _stop_all(processes)
 

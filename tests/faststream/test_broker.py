@@ -19,8 +19,9 @@ from staticconsumer.errors import (
     FencedInstanceIdError,
     InvalidInstanceIdError,
     StaticConsumerError,
+    UnreleasedInstanceIdError,
 )
-from staticconsumer.faststream import ServiceConsumer, StaticKafkaBroker, SubscriberKey
+from staticconsumer.faststream import ServiceConsumer, StaticKafkaBroker, SubscriberKey, _seam
 
 
 def _service(broker: KafkaBroker) -> tuple[list[Any], list[str]]:
@@ -104,7 +105,7 @@ async def _built(broker: StaticKafkaBroker) -> list[ServiceConsumer]:
     consumers = []
     for subscriber in broker.subscribers:
         consumer = subscriber.builder(group_id=subscriber.group_id, client_id="c",
-                                      **subscriber._connection_args)  # fmt: skip
+                                      **_seam.connection_args(subscriber))  # fmt: skip
         consumers.append(consumer)
     return consumers
 
@@ -189,3 +190,38 @@ async def test_a_poll_that_meets_a_fatal_error_waits_instead_of_feeding_the_retr
         await consumer.getmany()
     assert len(reports) == 1
     await consumer.stop()
+
+
+async def test_no_assignment_within_the_unreleased_wait_is_fatal(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:  # fmt: skip
+    reports: list[StaticConsumerError] = []
+    consumer = ServiceConsumer("t", group_id="g", group_instance_id="svc-0-g-t",
+                               group_protocol="consumer", report=reports.append,
+                               start_wait_s=0.1)  # fmt: skip
+
+    async def start(self: Any) -> None:
+        await asyncio.Event().wait()  # the coordinator keeps refusing the id
+
+    monkeypatch.setattr(StaticConsumer, "start", start)
+    with pytest.raises(UnreleasedInstanceIdError, match="svc-0-g-t"):
+        await consumer.start()
+    assert [type(r) for r in reports] == [UnreleasedInstanceIdError]
+
+    async def getone(self: Any, *partitions: Any) -> Any:
+        raise UnreleasedInstanceIdError("still held", group_id="g")
+
+    monkeypatch.setattr(StaticConsumer, "getone", getone)  # raised once past its wait
+    with pytest.raises(TimeoutError):
+        await asyncio.wait_for(consumer.getone(), 0.2)
+    assert len(reports) == 2
+    await consumer.stop()
+
+
+async def test_a_broker_wide_strategy_is_refused_with_the_consumer_protocol() -> None:
+    broker = StaticKafkaBroker("localhost:1", instance_id="svc-0", consumer_only=True,
+                               group_protocol="consumer",
+                               partition_assignment_strategy="cooperative-sticky")  # fmt: skip
+    broker.subscriber("orders", group_id="billing")
+    with pytest.raises(ConfigurationError, match="partition_assignment_strategy"):
+        await _built(broker)

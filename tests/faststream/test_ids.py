@@ -68,3 +68,10 @@ def test_the_mapping_is_one_line() -> None:
     assert line == (
         "static members of base id svc-0: svc-0-g-a <- g/a (derived); svc-0-k <- g/b (key)"
     )
+
+
+def test_the_public_names_are_sorted_and_resolve() -> None:
+    import staticconsumer.faststream as face
+
+    assert face.__all__ == sorted(face.__all__, key=lambda n: (not n.isupper(), n))
+    assert all(getattr(face, name) is not None for name in face.__all__)

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from staticconsumer.localkafka import KafkaCluster
+from staticconsumer.localkafka import KafkaCluster, LocalKafkaCluster
 
-from ..reliability._harness import PARTITIONS, Settings
+from ..reliability._harness import PARTITIONS, Settings, rebalance_reasons
 from ._scenario import duplicate_base_id, rolling_restart
 
 pytestmark = [pytest.mark.kafka, pytest.mark.timeout(400)]
@@ -29,9 +29,13 @@ async def test_rolling_restart_moves_nothing(
     kafka_cluster: KafkaCluster, unique_group_id: Callable[..., str], tmp_path: Path,
     protocol: str,
 ) -> None:  # fmt: skip
-    found = await rolling_restart(_settings(kafka_cluster, unique_group_id("fs"), protocol),
-                                  tmp_path)  # fmt: skip
+    settings = _settings(kafka_cluster, unique_group_id("fs"), protocol)
+    found = await rolling_restart(settings, tmp_path)
     assert (found.rebalances, found.duplicates, found.lost, found.moved) == (0, 0, 0, []), found
+    if protocol == "classic" and isinstance(kafka_cluster, LocalKafkaCluster):  # its log is ours
+        logs, since = kafka_cluster.logs(), found.extra["since_epoch"]
+        assert rebalance_reasons(logs, settings.group, 0), "the first joins rebalanced: seen"
+        assert rebalance_reasons(logs, settings.group, since) == []
 
 
 @pytest.mark.parametrize("protocol", ["classic", "consumer"])
