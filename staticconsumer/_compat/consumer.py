@@ -97,6 +97,11 @@ async def negotiate_versions(
 class Driver(Protocol):
     """What :class:`CoordinatorSeam` forwards to (``staticconsumer.drivers.Driver``)."""
 
+    @property
+    def member_id(self) -> str: ...
+    @property
+    def generation(self) -> int: ...
+
     def start(self) -> None: ...
     def check_errors(self) -> None: ...
     async def close(self) -> None: ...
@@ -125,6 +130,16 @@ class CoordinatorSeam(BaseCoordinator):  # type: ignore[misc]
     def watch_topics(self, topics: set[str]) -> None:
         self._group_subscription = topics
         self._metadata_snapshot = self._get_metadata_snapshot()
+
+    # aiokafka's GroupCoordinator has these two; code written against it reads them (FastStream's
+    # rebalance logging listener reads ``consumer._coordinator.member_id``).
+    @property
+    def member_id(self) -> str:
+        return self.driver.member_id
+
+    @property
+    def generation(self) -> int:
+        return self.driver.generation
 
     # The interface AIOKafkaConsumer 0.14 uses (duck-typed there, not a base-class method).
     async def close(self) -> None:

@@ -17,9 +17,9 @@ instead of quietly building plain aiokafka consumers:
 * Each subscriber subscribes its consumer with a rebalance listener from
   ``make_logging_listener``: FastStream's ``_LoggingListener`` alone, or a
   ``_LoggingListenerFacade`` whose ``listener`` is the user's. The logging part reads aiokafka's
-  private ``consumer._coordinator.member_id``, which a StaticConsumer does not have (its
-  coordinator is its own), so :func:`split_listener` takes the user's listener out and the
-  consumer logs the assignment itself.
+  private ``consumer._coordinator.member_id`` (a StaticConsumer's coordinator seam answers it
+  too), and logs without the instance id, so :func:`split_listener` takes the user's listener
+  out and the consumer logs the assignment itself, naming the subscriber's instance id.
 * ``ConcurrentBetweenPartitionsSubscriber`` (``max_workers > 1`` without ``ACK_FIRST``) builds
   ``max_workers`` consumers from the same arguments.
 """

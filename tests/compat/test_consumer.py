@@ -189,6 +189,8 @@ class RecordingDriver:
     seam: Any = None
     calls: list[tuple[str, Any]] = field(default_factory=list)
     errors: list[Exception] = field(default_factory=list)
+    member_id: str = "svc-0-m"
+    generation: int = 4
 
     def start(self) -> None:
         self.calls.append(("start", None))
@@ -300,6 +302,8 @@ async def test_start_consumer_puts_the_seam_between_aiokafka_and_the_driver(
     assert fake.apis() == ["API_VERSIONS"] and versions.join_group == 9
     assert isinstance(consumer._coordinator, CoordinatorSeam)
     assert _compat.coordinator_of(consumer) is driver
+    # What code written against aiokafka's GroupCoordinator reads (FastStream's listener does).
+    assert (consumer._coordinator.member_id, consumer._coordinator.generation) == ("svc-0-m", 4)
     assert driver.calls == [("start", None)], "subscribed: no committed-offsets refresh task"
     seam.start_poll_timer()
     assert seam.idle_seconds() < 1.0
