@@ -15,6 +15,7 @@ deserializer's error or a corrupt record ends the reader with nothing more to ha
 """
 
 from cpython.bytes cimport PyBytes_FromStringAndSize
+from cpython.object cimport PyObject, PyTypeObject
 from cpython.unicode cimport PyUnicode_DecodeUTF8
 from libc.stdint cimport int64_t, uint64_t
 
@@ -25,8 +26,13 @@ from aiokafka.record.legacy_records import LegacyRecordBatch
 from aiokafka.record.util import calc_crc32c
 from aiokafka.structs import ConsumerRecord
 
-cdef object _new_instance = object.__new__
 cdef object _record_class = ConsumerRecord
+cdef tuple _no_args = ()
+
+
+cdef inline object _new_instance(object cls):
+    """``object.__new__(cls)`` without the Python-level call (cls's own tp_new: object's)."""
+    return (<PyTypeObject*>cls).tp_new(cls, <PyObject*>_no_args, NULL)
 
 # The v2 batch header (DefaultRecordBatch in Kafka's clients): byte offsets of its fields.
 DEF BASE_OFFSET = 0
