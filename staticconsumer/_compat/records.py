@@ -33,9 +33,12 @@ from aiokafka.consumer.fetcher import READ_COMMITTED, Fetcher, FetchResult, Part
 from aiokafka.structs import TopicPartition
 
 try:
-    from . import _records
+    from ._records import PartitionReader
+    from ._records import Ready as CompiledReady
+
+    COMPILED = True
 except ImportError:  # not built (a source tree without a compiler): the pure path
-    _records = None  # type: ignore[assignment]  # noqa: RUF100
+    COMPILED = False
 
 log = logging.getLogger(__name__)
 #: Set to 1 (or true/yes/on) to run aiokafka's own record path though the extension is built.
@@ -47,7 +50,7 @@ FETCH_API_KEY = 1
 
 def compiled_available() -> bool:
     """Whether the Cython extension was built and imports."""
-    return _records is not None
+    return COMPILED
 
 
 def record_path() -> RecordPath:
@@ -112,13 +115,12 @@ def install_reader(result: Any, tp: Any, message_set: bytes) -> bool:
     """Give ``result`` (a ``FetchResult`` not read yet) the compiled reader of ``message_set``,
     the bytes its aiokafka ``PartitionRecords`` was made from; False (the reader stays) when
     it has no aiokafka reader or they are not the same size."""
-    assert _records is not None
     records = result._partition_records
     if type(records) is not PartitionRecords:
         return False
     if len(message_set) != records._records.size_in_bytes():
         return False
-    result._partition_records = _records.PartitionReader(
+    result._partition_records = PartitionReader(
         tp, message_set, records._aborted_transactions, records.next_fetch_offset,
         records._key_deserializer, records._value_deserializer, records._check_crcs,
         records._isolation_level == READ_COMMITTED,
@@ -222,4 +224,4 @@ def next_record(consumer: Any, wait: Callable[[], Awaitable[Any]]) -> Awaitable[
     record = buffered_record(consumer)
     if record is None:
         return wait()
-    return (_records.Ready if _records is not None else Ready)(record)
+    return (CompiledReady if COMPILED else Ready)(record)

@@ -33,6 +33,7 @@ synthetic bad module and see it flagged.
 from __future__ import annotations
 
 import ast
+import re
 import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -160,18 +161,29 @@ def module_name(path: Path, root: Path) -> tuple[str, bool]:
 
 
 def read_tree(root: Path) -> dict[str, list[Import]]:
-    """The imports of every module under ``root``'s :data:`ROOTS`."""
-    files = sorted(p for top in ROOTS for p in (root / top).rglob("*.py"))
+    """The imports of every module under ``root``'s :data:`ROOTS`, the Cython ones (``.pyx``)
+    included: their Python imports (:func:`python_imports`)."""
+    files = sorted(p for top in ROOTS for ext in ("*.py", "*.pyx") for p in (root / top).rglob(ext))
     names = {path: module_name(path, root) for path in files}
     known = {name for name, _ in names.values()}
-    # Compiled modules (Cython's .pyx, e.g. _compat/_records): modules of the tree, whose
-    # imports (aiokafka's, the standard library's) are not parsed.
-    compiled = {module_name(p, root)[0] for top in ROOTS for p in (root / top).rglob("*.pyx")}
-    known |= compiled
-    return {name: [] for name in sorted(compiled)} | {
-        name: parse_imports(path.read_text(encoding="utf-8"), name, is_package=package, known=known)
+    return {
+        name: parse_imports(python_imports(path), name, is_package=package, known=known)
         for path, (name, package) in names.items()
     }
+
+
+def python_imports(path: Path) -> str:
+    """A module's source as ``ast`` reads it: a ``.py`` whole; of a ``.pyx`` (Cython, not Python
+    syntax), its one-line ``import``/``from ... import`` statements (``cimport`` is C-level)."""
+    text = path.read_text(encoding="utf-8")
+    if path.suffix == ".py":
+        return text
+    lines = text.splitlines()
+    return "\n".join(
+        line
+        for line in lines
+        if re.match(r"(from \S+ import|import) ", line) and " cimport " not in line
+    )
 
 
 def is_tooling(module: str) -> bool:
@@ -219,8 +231,10 @@ def _rule(imp: Import) -> str | None:
     source, target = imp.source, imp.target
     first_party = _within(target, "staticconsumer") or _within(target, "assignors")
     if _within(source, "staticconsumer.protocol"):
-        allowed = _stdlib(target) or _within(target, "staticconsumer.protocol") or any(
-            _within(target, ok) for ok in PROTOCOL_MAY_IMPORT
+        allowed = (
+            _stdlib(target)
+            or _within(target, "staticconsumer.protocol")
+            or any(_within(target, ok) for ok in PROTOCOL_MAY_IMPORT)
         )
         if not allowed:
             return "protocol may import only the standard library, itself, " + ", ".join(

@@ -314,3 +314,16 @@ def test_a_cycle_is_found_and_a_function_level_import_breaks_it() -> None:
     assert cycles(tree) == [["pkg._admin.reconcile", "pkg.admin"]]
     tree["pkg._admin.reconcile"] = [imp("pkg._admin.reconcile", "pkg.admin", module_level=False)]
     assert cycles(tree) == []
+
+
+def test_a_cython_modules_python_imports_count_and_its_cimports_do_not(tmp_path: Path) -> None:
+    pyx = tmp_path / "fast.pyx"
+    pyx.write_text(
+        "from cpython.bytes cimport PyBytes_FromStringAndSize\n"
+        "from aiokafka.structs import ConsumerRecord\n"
+        "import staticconsumer.drivers\n"
+        "cdef class Reader:\n    cdef object x\n"
+    )
+    source = _imports.python_imports(pyx)
+    found = parse_imports(source, "staticconsumer._compat.fast")
+    assert [i.target for i in found] == ["aiokafka.structs", "staticconsumer.drivers"]

@@ -94,6 +94,22 @@ def test_wheel_ships_the_demo_app_and_the_type_markers(installed: Path) -> None:
     assert not any(n.startswith(("examples/", "tests/")) for n in names)
 
 
+def test_wheel_carries_the_compiled_record_path(installed: Path) -> None:
+    """The wheel holds the Cython record reader built from its .pyx (issue 37), and the installed
+    package runs it; the environment variable still forces aiokafka's own path."""
+    (wheel,) = (installed.parent / "dist").glob("*.whl")
+    names = zipfile.ZipFile(wheel).namelist()
+    assert [n for n in names if n.startswith("staticconsumer/_compat/_records.")
+            and n.endswith(".so")], names  # fmt: skip
+    probe = "from staticconsumer._compat.records import record_path; print(record_path())"
+    python = str(installed / "bin" / "python")
+    assert _run([python, "-c", probe], cwd=installed.parent).stdout.strip() == "compiled"
+    forced = subprocess.run([python, "-c", probe], cwd=installed.parent, capture_output=True,
+                            text=True, env={**_clean_env(), "STATICCONSUMER_PURE_RECORDS": "1"},
+                            timeout=60, check=True)  # fmt: skip
+    assert forced.stdout.strip() == "pure"
+
+
 def test_wheel_metadata_license_and_no_pytest_plugin(installed: Path) -> None:
     (wheel,) = (installed.parent / "dist").glob("*.whl")
     with zipfile.ZipFile(wheel) as archive:

@@ -151,3 +151,5 @@ message_sets = (
     .flatmap(lambda magic: st.lists(batches(magic), min_size=1, max_size=5))
     .map(message_set)
 )
+#: Format v2 only (the corrupt-batch test).
+v2_message_sets = st.lists(batches(2), min_size=1, max_size=5).map(message_set)

@@ -1,0 +1,264 @@
+"""The record path side by side (issue 37): records/s on the clock and records per CPU second.
+
+    python benchmarks/records_bench.py [--records 300000] [--records-1k 100000] [--rounds 3]
+        [--bootstrap-servers H:P] [--no-java]
+
+One broker, two topics of 6 partitions (100-byte and 1 KiB values, keys, no headers, produced
+once). Readers: ``StaticConsumer`` on the compiled record path, the same on aiokafka's own
+(``STATICCONSUMER_PURE_RECORDS=1``), raw ``AIOKafkaConsumer``, confluent-kafka's ``Consumer``
+(librdkafka; ``consume(500)``; skipped when not installed) and Java's ``KafkaConsumer`` in its own
+JVM (``RecordsBench.java`` beside this script; skipped without a JDK or with ``--no-java``). Each
+reads the whole topic from the start, with ``assign()`` (no group: the record path, not the join,
+is measured), in ``getmany(max_records=500)`` batches (Java's ``max.poll.records``) or ``async
+for``, with no deserializer or a Python one on the values (``bytes.decode`` through a lambda).
+The clock runs from the first read call to the last record; CPU is this process's
+(``time.process_time``, every thread: librdkafka's too). Rounds alternate the readers; the
+median is printed. Then the memory of buffered records: tracemalloc's bytes per record for
+50,000 records held in a list (records, values, everything they hold)."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+import tracemalloc
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from _broker import bootstrap_servers  # benchmarks/, the script's own folder
+from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
+
+from staticconsumer import StaticConsumer
+
+PARTITIONS = 6
+MAX_RECORDS = 500
+PURE_ENV = "STATICCONSUMER_PURE_RECORDS"
+HERE = Path(__file__).resolve().parent
+Result = tuple[float, float]  # records/s on the clock, records per CPU second
+
+
+def decode(value: bytes) -> str:
+    return value.decode()
+
+
+async def produce(bootstrap: str, topic: str, records: int, size: int) -> None:
+    producer = AIOKafkaProducer(bootstrap_servers=bootstrap, linger_ms=20, max_batch_size=262_144)
+    await producer.start()
+    try:
+        pending = []
+        for n in range(records):
+            value = (b"v%09d" % n).ljust(size, b"x")
+            pending.append(producer.send(topic, value, key=b"k%d" % n, partition=n % PARTITIONS))
+            if len(pending) >= 5000:
+                await asyncio.gather(*pending)
+                pending.clear()
+        await asyncio.gather(*pending)
+    finally:
+        await producer.stop()
+
+
+def _python_consumer(reader: str, bootstrap: str, deserializer: Any) -> Any:
+    if reader == "aiokafka":
+        return AIOKafkaConsumer(bootstrap_servers=bootstrap, value_deserializer=deserializer,
+                                enable_auto_commit=False)  # fmt: skip
+    if reader == "pure":
+        os.environ[PURE_ENV] = "1"
+    else:
+        os.environ.pop(PURE_ENV, None)
+    return StaticConsumer(bootstrap_servers=bootstrap, value_deserializer=deserializer,
+                          enable_auto_commit=False)  # fmt: skip
+
+
+async def read_python(reader: str, mode: str, bootstrap: str, topic: str, records: int,
+                      deserializer: Any) -> Result:  # fmt: skip
+    consumer = _python_consumer(reader, bootstrap, deserializer)
+    consumer.assign([TopicPartition(topic, p) for p in range(PARTITIONS)])
+    await consumer.start()
+    try:
+        await consumer.seek_to_beginning()
+        if reader != "aiokafka":
+            assert consumer.record_path == reader, consumer.record_path
+        seen = 0
+        started, cpu = time.perf_counter(), time.process_time()
+        if mode == "async for":
+            async for _record in consumer:
+                seen += 1
+                if seen >= records:
+                    break
+        else:
+            while seen < records:
+                batch = await consumer.getmany(timeout_ms=1000, max_records=MAX_RECORDS)
+                for partition_records in batch.values():
+                    seen += len(partition_records)
+        wall, cpu = time.perf_counter() - started, time.process_time() - cpu
+        return seen / wall, seen / cpu
+    finally:
+        await consumer.stop()
+        os.environ.pop(PURE_ENV, None)
+
+
+def read_confluent(bootstrap: str, topic: str, records: int, deserializer: Any) -> Result:
+    from confluent_kafka import OFFSET_BEGINNING, Consumer
+    from confluent_kafka import TopicPartition as CTopicPartition
+
+    consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": f"rb-{uuid.uuid4().hex[:8]}",
+                         "enable.auto.commit": False})  # fmt: skip
+    consumer.assign([CTopicPartition(topic, p, OFFSET_BEGINNING) for p in range(PARTITIONS)])
+    try:
+        seen = 0
+        started, cpu = time.perf_counter(), time.process_time()
+        while seen < records:
+            for message in consumer.consume(MAX_RECORDS, 1.0):
+                if message.error() is None:
+                    if deserializer is not None:
+                        deserializer(message.value())
+                    seen += 1
+        wall, cpu = time.perf_counter() - started, time.process_time() - cpu
+        return seen / wall, seen / cpu
+    finally:
+        consumer.close()
+
+
+def java_command() -> list[str] | None:
+    """``java -cp ... RecordsBench`` compiled against kafka-clients, or None (said on stderr)."""
+    if shutil.which("javac") is None or shutil.which("java") is None:
+        print("Java reader skipped: no JDK (javac, java) on PATH", file=sys.stderr)
+        return None
+    from staticconsumer.localkafka.maven import resolve_jars
+
+    jars = resolve_jars(["org.apache.kafka:kafka-clients:4.3.1"])
+    classpath = os.pathsep.join(str(j) for j in jars)
+    out = Path(os.environ.get("TMPDIR", "/tmp")) / "staticconsumer-records-bench"
+    out.mkdir(exist_ok=True)
+    subprocess.run(["javac", "-d", str(out), "-cp", classpath, str(HERE / "RecordsBench.java")],
+                   check=True)  # fmt: skip
+    return ["java", "-cp", os.pathsep.join([str(out), classpath]), "RecordsBench"]
+
+
+def read_java(command: list[str], bootstrap: str, topic: str, records: int,
+              deserializer: Any) -> Result:  # fmt: skip
+    args = [bootstrap, topic, str(PARTITIONS), str(records), "1" if deserializer else "0"]
+    done = subprocess.run([*command, *args], capture_output=True, text=True, check=True)
+    wall, cpu = (float(x) for x in done.stdout.split())
+    return wall, cpu
+
+
+def memory_per_record(reader: str, bootstrap: str, topic: str, records: int) -> float:
+    """tracemalloc's bytes per record for ``records`` records held (getmany, no deserializer)."""
+
+    async def hold() -> float:
+        consumer = _python_consumer(reader, bootstrap, None)
+        consumer.assign([TopicPartition(topic, p) for p in range(PARTITIONS)])
+        await consumer.start()
+        try:
+            await consumer.seek_to_beginning()
+            held: list[Any] = []
+            tracemalloc.start()
+            before = tracemalloc.get_traced_memory()[0]
+            while len(held) < records:
+                for rs in (await consumer.getmany(timeout_ms=1000, max_records=500)).values():
+                    held.extend(rs)
+            await asyncio.sleep(2)  # every buffer refilled: only what is held differs
+            grew = tracemalloc.get_traced_memory()[0] - before
+            tracemalloc.stop()
+            return grew / len(held)
+        finally:
+            await consumer.stop()
+            os.environ.pop(PURE_ENV, None)
+
+    return asyncio.run(hold())
+
+
+def run(args: argparse.Namespace, bootstrap: str) -> None:
+    from staticconsumer.localkafka import create_topic
+
+    java = None if args.no_java else java_command()
+    try:
+        import confluent_kafka  # noqa: F401
+    except ImportError:
+        print("confluent-kafka reader skipped: not installed (pip install confluent-kafka)",
+              file=sys.stderr)  # fmt: skip
+        confluent = False
+    else:
+        confluent = True
+    topics = {}
+    for size, records in ((100, args.records), (1024, args.records_1k)):
+        topic = f"records-bench-{size}-{uuid.uuid4().hex[:6]}"
+        asyncio.run(create_topic(bootstrap, topic, partitions=PARTITIONS))
+        print(f"producing {records:,} records of {size} B to {topic}", file=sys.stderr)
+        asyncio.run(produce(bootstrap, topic, records, size))
+        topics[size] = (topic, records)
+    readers = ["compiled", "pure", "aiokafka", "confluent", "java"]
+    table: dict[tuple[int, str, bool, str], list[Result]] = {}
+    for size, (topic, records) in topics.items():
+        for mode in ("getmany", "async for"):
+            for with_deser in (False, True):
+                deser: Callable[[bytes], Any] | None = (lambda v: decode(v)) if with_deser else None
+                for r in range(args.rounds):
+                    order = readers if r % 2 == 0 else readers[::-1]
+                    for reader in order:
+                        got = one(reader, mode, bootstrap, topic, records, deser, java, confluent)
+                        if got is None:
+                            continue
+                        table.setdefault((size, mode, with_deser, reader), []).append(got)
+                        print(f"  {size:5} B {mode:9} deser={with_deser!s:5} round {r + 1} "
+                              f"{reader:9} {got[0]:12,.0f} rec/s {got[1]:12,.0f} rec/CPU-s",
+                              file=sys.stderr)  # fmt: skip
+    report(table)
+    print("\nmemory of buffered records (tracemalloc, bytes per record held, 50,000 at most):")
+    for size, (topic, records) in topics.items():
+        held = min(50_000, records)
+        row = {reader: memory_per_record(reader, bootstrap, topic, held)
+               for reader in ("compiled", "pure", "aiokafka")}  # fmt: skip
+        print(f"  {size:5} B  " + "  ".join(f"{k} {v:,.0f}" for k, v in row.items()))
+
+
+def one(reader: str, mode: str, bootstrap: str, topic: str, records: int, deser: Any,
+        java: list[str] | None, confluent: bool) -> Result | None:  # fmt: skip
+    if reader == "java":
+        if java is None or mode != "getmany":  # Java has poll(), no async for
+            return None
+        return read_java(java, bootstrap, topic, records, deser)
+    if reader == "confluent":
+        if not confluent or mode != "getmany":
+            return None
+        return read_confluent(bootstrap, topic, records, deser)
+    return asyncio.run(read_python(reader, mode, bootstrap, topic, records, deser))
+
+
+def report(table: dict[tuple[int, str, bool, str], list[Result]]) -> None:
+    print("median records/s (wall) and records per CPU second; x: per CPU-s over raw aiokafka's")
+    print(f"{'size':>6} {'mode':9} {'deser':5} {'reader':9} {'rec/s':>11} {'rec/CPU-s':>11} "
+          f"{'x CPU':>6} {'x wall':>6}")  # fmt: skip
+    for (size, mode, deser, reader), results in table.items():
+        wall = statistics.median(r[0] for r in results)
+        cpu = statistics.median(r[1] for r in results)
+        base = table.get((size, mode, deser, "aiokafka"))
+        x_cpu = cpu / statistics.median(r[1] for r in base) if base else float("nan")
+        x_wall = wall / statistics.median(r[0] for r in base) if base else float("nan")
+        print(f"{size:6} {mode:9} {deser!s:5} {reader:9} {wall:11,.0f} {cpu:11,.0f} "
+              f"{x_cpu:6.2f} {x_wall:6.2f}")  # fmt: skip
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--records", type=int, default=300_000)
+    parser.add_argument("--records-1k", type=int, default=100_000)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--bootstrap-servers")
+    parser.add_argument("--no-java", action="store_true")
+    args = parser.parse_args(argv)
+    with bootstrap_servers(args.bootstrap_servers) as bootstrap:
+        run(args, bootstrap)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
