@@ -50,8 +50,11 @@ def _s(value: float) -> str:
 
 
 def table(results: dict[str, ChaosResult]) -> str:
-    rows = ["| variant | records | lost | duplicates: kill / freeze / freeze_replace / outside "
-            "| rebalances | liveness s | lag max / median s |", "|" + " --- |" * 7]
+    rows = [
+        "| variant | records | lost | duplicates: kill / freeze / freeze_replace / outside "
+        "| rebalances | liveness s | lag max / median s |",
+        "|" + " --- |" * 7,
+    ]
     for name, r in results.items():
         v, e = r.verdict, r.verdict.explained
         rows.append(

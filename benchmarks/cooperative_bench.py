@@ -138,9 +138,7 @@ async def stable(
             await asyncio.sleep(0.05)
 
 
-async def scenario(
-    bootstrap: str, name: str, strategy: Any, revoke_s: float
-) -> dict[str, float]:
+async def scenario(bootstrap: str, name: str, strategy: Any, revoke_s: float) -> dict[str, float]:
     from staticconsumer.localkafka import create_topic
 
     topic, group = f"coop-bench-{uuid.uuid4().hex[:8]}", f"coop-bench-{uuid.uuid4().hex[:8]}"
@@ -180,9 +178,7 @@ async def scenario(
     return result
 
 
-async def run(
-    bootstrap: str, rounds: int, revoke_s: float
-) -> dict[str, list[dict[str, float]]]:
+async def run(bootstrap: str, rounds: int, revoke_s: float) -> dict[str, list[dict[str, float]]]:
     results: dict[str, list[dict[str, float]]] = {"range (eager)": [], "cooperative-sticky": []}
     for r in range(rounds):
         for label, strategy in (("range (eager)", RangeAssignor),
@@ -213,8 +209,11 @@ def report(results: dict[str, list[dict[str, float]]], revoke_ms: int) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rounds", type=int, default=2)
-    parser.add_argument("--revoke-ms", default="0,250",
-                        help="time spent in on_partitions_revoked; comma-separated: one table each")
+    parser.add_argument(
+        "--revoke-ms",
+        default="0,250",
+        help="time spent in on_partitions_revoked; comma-separated: one table each",
+    )
     parser.add_argument("--bootstrap-servers", default=None)
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.ERROR)

@@ -40,7 +40,10 @@ class Fetcher:
         return self
 
     async def fetched_records(
-        self, partitions: Any, timeout: Any, max_records: Any = None  # noqa: ASYNC109
+        self,
+        partitions: Any,
+        timeout: Any,  # noqa: ASYNC109
+        max_records: Any = None,
     ) -> Any:  # aiokafka's Fetcher.fetched_records signature
         return self.batch
 

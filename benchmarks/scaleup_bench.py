@@ -158,8 +158,10 @@ class Scenario:
 
     def consumer_args(self) -> dict[str, Any]:
         # Pre-registration is opt-in (issue 31): only the roster scenarios read a roster.
-        common: dict[str, Any] = {"roster_barrier": self.barrier,
-                                  "roster_topic": DEFAULT_ROSTER_TOPIC if self.roster else None}
+        common: dict[str, Any] = {
+            "roster_barrier": self.barrier,
+            "roster_topic": DEFAULT_ROSTER_TOPIC if self.roster else None,
+        }
         if self.assignor == CONSUMER:
             return {**common, "group_protocol": "consumer"}
         return {**common, "partition_assignment_strategy": self.assignor,

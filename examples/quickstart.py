@@ -31,9 +31,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     )  # fmt: skip
     parser.add_argument("--topic", default="quickstart")
     parser.add_argument("--group", default="quickstart", help="the consumer group id")
-    parser.add_argument(
-        "--instance-id", help="group.instance.id (default: InstanceId.from_env())"
-    )
+    parser.add_argument("--instance-id", help="group.instance.id (default: InstanceId.from_env())")
     parser.add_argument(
         "--command-config", metavar="FILE",
         help="Java client properties with the security settings (docs/security.md)",

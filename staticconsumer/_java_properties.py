@@ -114,8 +114,10 @@ def _cannot(key: str) -> str | None:
     for name, why in _CANNOT.items():
         if key == name or (name.endswith(".") and key.startswith(name)):
             return why
-    if key not in JAVA_KEYS and key not in LIBRDKAFKA_KEYS and key.startswith(
-        ("ssl.", "sasl.", "security.")
+    if (
+        key not in JAVA_KEYS
+        and key not in LIBRDKAFKA_KEYS
+        and key.startswith(("ssl.", "sasl.", "security."))
     ):
         return "a security setting this client cannot apply"
     return None
@@ -241,11 +243,11 @@ def parse_jaas(text: str, *, source: str) -> JaasCredentials:
     options: dict[str, str] = {}
     body = tokens[2:-1]
     if len(body) % 3:
-        raise ConfigurationError(f"{where}: options must be key=\"value\" pairs")
+        raise ConfigurationError(f'{where}: options must be key="value" pairs')
     for i in range(0, len(body), 3):
         (kind_k, key), (kind_eq, _), (kind_v, value) = body[i : i + 3]
         if kind_k != "word" or kind_eq != "eq" or kind_v not in ("word", "quoted"):
-            raise ConfigurationError(f"{where}: options must be key=\"value\" pairs")
+            raise ConfigurationError(f'{where}: options must be key="value" pairs')
         options[key] = value
     missing = [k for k in ("username", "password") if not options.get(k)]
     if missing:

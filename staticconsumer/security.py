@@ -126,9 +126,7 @@ class SecuritySettings:
                 f"is {self.security_protocol}; use SSL or SASL_SSL"
             )
         if self.ssl_context is not None and tls_files:
-            raise ConfigurationError(
-                f"give either ssl_context or {', '.join(tls_files)}, not both"
-            )
+            raise ConfigurationError(f"give either ssl_context or {', '.join(tls_files)}, not both")
 
     def _check_sasl(self) -> None:
         mechanism = self.sasl_mechanism
@@ -174,9 +172,7 @@ class SecuritySettings:
     # -- building ------------------------------------------------------------------------------
 
     @classmethod
-    def coerce(
-        cls, security: SecuritySettings | None = None, **kwargs: Any
-    ) -> SecuritySettings:
+    def coerce(cls, security: SecuritySettings | None = None, **kwargs: Any) -> SecuritySettings:
         """One settings object from ``security=`` or aiokafka-named keyword arguments (not
         both). An unknown keyword is a :class:`ConfigurationError` naming it."""
         if security is not None and not isinstance(security, SecuritySettings):

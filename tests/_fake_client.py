@@ -149,4 +149,3 @@ class FakeClient:
 
     async def close(self) -> None:
         self.closed = True
-

@@ -97,11 +97,15 @@ async def test_a_static_member_gets_javas_45_s_session_unless_it_gives_one() -> 
     assert not static.options.session_timeout_given
     assert static._session_timeout_ms == 45_000, "aiokafka is told the same"
     assert make().options.session_timeout_ms == 10_000, "a dynamic member keeps aiokafka's"
-    assert make(group_instance_id="svc-0", session_timeout_ms=10_000).options.session_timeout_ms \
-        == 10_000, "a timeout given on purpose is kept, even aiokafka's default value"
+    assert (
+        make(group_instance_id="svc-0", session_timeout_ms=10_000).options.session_timeout_ms
+        == 10_000
+    ), "a timeout given on purpose is kept, even aiokafka's default value"
     # The heartbeat is checked against the session the member will have.
-    assert make(group_instance_id="a", heartbeat_interval_ms=15_000).options.session_timeout_ms \
+    assert (
+        make(group_instance_id="a", heartbeat_interval_ms=15_000).options.session_timeout_ms
         == 45_000
+    )
     with pytest.raises(ConfigurationError, match="heartbeat_interval_ms"):
         make(heartbeat_interval_ms=15_000)
 

@@ -46,7 +46,6 @@ def check_reason(reason: object) -> None:
         )
 
 
-
 async def open_client(
     bootstrap_servers: str | list[str], timeout_s: float, security: SecuritySettings
 ) -> Any:
@@ -71,4 +70,3 @@ async def open_client(
         if explained is not None:
             raise explained from None
         raise GroupAdminError(f"could not reach Kafka at {bootstrap_servers!r}: {exc}") from exc
-

@@ -201,8 +201,7 @@ def _describe_request(group_id: str, timeout_s: float, client: Any) -> Any:
                 group_instance_id=m.group_instance_id,
                 client_id=m.client_id,
                 client_host=m.client_host,
-                assignment=_assignment(group_id, g.protocol_type, m.member_assignment,
-                                       m.member_id),
+                assignment=_assignment(group_id, g.protocol_type, m.member_assignment, m.member_id),
             )
             for m in g.members
         )
@@ -230,7 +229,6 @@ async def describe_group_with_client(
         "group %r is %s with %d member(s)", group_id, description.state, len(description.members)
     )
     return description
-
 
 
 async def describe_group(

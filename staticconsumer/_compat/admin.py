@@ -106,6 +106,3 @@ async def ensure_node_metadata(client: Any, node_id: int) -> None:
     """Refresh metadata once when the client has no address for ``node_id``."""
     if client.cluster.broker_metadata(node_id) is None:
         await client.force_metadata_update()
-
-
-

@@ -345,9 +345,9 @@ class ClientSeam:
                 waiter.cancel()
 
 
-
 async def start_consumer(
-    consumer: Any, make_driver: Callable[[ClientSeam, GroupApiVersions], Driver],
+    consumer: Any,
+    make_driver: Callable[[ClientSeam, GroupApiVersions], Driver],
     identity: LogIdentity | None = None,
     before_join: Callable[[ClientSeam], Awaitable[None]] | None = None,
 ) -> None:
@@ -384,8 +384,11 @@ async def start_consumer(
             consumer._coordinator.assign_all_partitions(check_unknown=True)
         return
     versions = await negotiate_versions(
-        consumer._client, consumer._request_timeout_ms / 1000, consumer._retry_backoff_ms / 1000,
-        identity, static_member=consumer._group_instance_id is not None,
+        consumer._client,
+        consumer._request_timeout_ms / 1000,
+        consumer._retry_backoff_ms / 1000,
+        identity,
+        static_member=consumer._group_instance_id is not None,
     )
     seam = ClientSeam(consumer._client, subscription)
     if before_join is not None:

@@ -215,7 +215,6 @@ def run_demo(args: argparse.Namespace) -> int:
     return EXIT_OK if ok else EXIT_FAILED
 
 
-
 async def _with_sigterm(work: Any) -> Any:
     """Run ``work``; SIGTERM cancels it, so its cleanup (stopping the apps) still runs."""
     task = asyncio.ensure_future(work)

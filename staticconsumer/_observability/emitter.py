@@ -86,8 +86,7 @@ def event_options(
     options = EventOptions(on_event, events_topic, buffer_size, flush_timeout_ms, config)
     if options.enabled and group_id is None:
         raise ConfigurationError(
-            "on_event and events_topic report group membership and need group_id "
-            "(Java: group.id)"
+            "on_event and events_topic report group membership and need group_id (Java: group.id)"
         )
     return options
 

@@ -101,8 +101,7 @@ def health_options(
 def _checked(port: Any, host: Any, *, port_field: str, host_field: str) -> HealthOptions:
     if isinstance(port, bool) or not isinstance(port, int) or not 0 <= port <= 65535:
         raise ConfigurationError(
-            f"{port_field} {_WHERE} must be an int from 0 to 65535 (0: any free port), "
-            f"got {port!r}"
+            f"{port_field} {_WHERE} must be an int from 0 to 65535 (0: any free port), got {port!r}"
         )
     if host is not None and (not isinstance(host, str) or not host.strip()):
         raise ConfigurationError(
@@ -212,8 +211,7 @@ class HealthServer:
         except OSError as exc:
             where = "every interface" if host is None else host
             raise StaticConsumerError(
-                f"{self._port_field}={port}: cannot listen on {where}:{port}: "
-                f"{exc.strerror or exc}"
+                f"{self._port_field}={port}: cannot listen on {where}:{port}: {exc.strerror or exc}"
             ) from exc
         sockname = self._server.sockets[0].getsockname()
         self._address = (str(sockname[0]), int(sockname[1]))
@@ -280,7 +278,6 @@ class HealthServer:
             body = {"ready": ready, "live": live,
                     "consumers": [m.to_dict() for m in memberships]}  # fmt: skip
         return (200 if ok else 503), json.dumps(body).encode()
-
 
     def _metrics(self) -> list[MetricValues]:
         """The metrics of every registered consumer that has them (a ``StaticConsumer`` has)."""

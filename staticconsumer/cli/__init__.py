@@ -137,7 +137,9 @@ def _describe_group(args: argparse.Namespace) -> int:
     security = security_from_args(args)
     description = asyncio.run(
         describe_group(
-            args.bootstrap_servers, args.group, timeout_s=args.timeout / 1000,
+            args.bootstrap_servers,
+            args.group,
+            timeout_s=args.timeout / 1000,
             security=security,
         )
     )

@@ -32,8 +32,10 @@ _REGISTERS = ("add", "set")
 def consumer_hint(roster_topic: str) -> str:
     """Pre-registration is opt-in (issue 31): the members read a roster only when built with
     this option, so a registration says so."""
-    return (f"MEMBERS   read it only when built with StaticConsumer(..., "
-            f"roster_topic={roster_topic!r}) (docs/scaling.md)")
+    return (
+        f"MEMBERS   read it only when built with StaticConsumer(..., "
+        f"roster_topic={roster_topic!r}) (docs/scaling.md)"
+    )
 
 
 def _ms(value: str) -> int:

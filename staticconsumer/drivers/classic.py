@@ -102,7 +102,10 @@ def replaced_leader(answer: Any, group_instance_id: str | None) -> bool:
     pre-KIP-814 answer to a static leader that re-joined (``ClassicSender._lead_unannounced``)."""
     if group_instance_id is None or answer.leader == answer.member_id or answer.members:
         return False
-    prefix, suffix = answer.leader[: len(group_instance_id)], answer.leader[len(group_instance_id):]
+    prefix, suffix = (
+        answer.leader[: len(group_instance_id)],
+        answer.leader[len(group_instance_id) :],
+    )
     return prefix == group_instance_id and _MEMBER_ID_SUFFIX.fullmatch(suffix) is not None
 
 

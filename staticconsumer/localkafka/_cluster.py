@@ -48,6 +48,7 @@ log = logging.getLogger(__name__)
 
 _LIVE: weakref.WeakSet[LocalKafkaCluster] = weakref.WeakSet()
 
+
 def free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
         sock.bind(("127.0.0.1", 0))
@@ -373,7 +374,9 @@ class LocalKafkaCluster(_probe.TopicCreation):
         try:
             _probe.run_sync(
                 lambda: _probe.probe_brokers(
-                    self.bootstrap_servers, [b.node_id for b in brokers], remaining,
+                    self.bootstrap_servers,
+                    [b.node_id for b in brokers],
+                    remaining,
                     self.admin_security,
                 )
             )

@@ -12,6 +12,7 @@ from .errors import LocalKafkaError
 
 log = logging.getLogger(__name__)
 
+
 class _NoBrokerControl(_probe.TopicCreation):
     """Broker-level operations are only possible on a cluster we launched ourselves."""
 

@@ -50,7 +50,9 @@ def subscription_bytes(
 
 
 def user_data_for(
-    assignor: GroupAssignor, topics: Iterable[str], owned: Sequence[tuple[str, int]],
+    assignor: GroupAssignor,
+    topics: Iterable[str],
+    owned: Sequence[tuple[str, int]],
     generation: int,
 ) -> bytes:
     """What an assignor puts into this member's subscription (owned partitions, generation)."""

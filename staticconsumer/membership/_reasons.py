@@ -46,6 +46,7 @@ def admin_remove_reason(reason: str | None) -> str:
     """
     return ADMIN_REMOVE_REASON if reason is None else f"{ADMIN_REMOVE_REASON}: {reason}"
 
+
 #: The leave reasons this client sends of its own accord (an application's ``stop(reason=...)``
 #: is none of them).
 OWN_LEAVE_REASONS = frozenset(

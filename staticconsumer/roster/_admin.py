@@ -79,8 +79,12 @@ async def register_members(
 
     def change(current: Roster | None, now: int) -> Roster:
         if current is None:
-            return Roster.create(group_id, ids, now_ms=now,
-                                 wait_ms=DEFAULT_ROSTER_WAIT_MS if wait_ms is None else wait_ms)
+            return Roster.create(
+                group_id,
+                ids,
+                now_ms=now,
+                wait_ms=DEFAULT_ROSTER_WAIT_MS if wait_ms is None else wait_ms,
+            )
         return current.with_added(ids, now_ms=now, wait_ms=wait_ms)  # fmt: skip
 
     roster = await _change(

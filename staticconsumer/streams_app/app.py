@@ -71,10 +71,17 @@ def build_parser() -> argparse.ArgumentParser:
     arg("--heartbeat-interval-ms", type=int, default=1_000, help="Java heartbeat.interval.ms")
     arg("--events-topic", default=None, help="passed to StaticConsumer(events_topic=...)")
     arg("--parent-pid", type=int, default=None, help="stop when this process is gone")
-    arg("--health-port", type=int, default=None,
-        help="serve /readyz and /livez for all stream threads on this port (0: a free one)")
-    arg("--health-host", default=None,
-        help="where --health-port listens (default: every interface, IPv6 and IPv4)")
+    arg(
+        "--health-port",
+        type=int,
+        default=None,
+        help="serve /readyz and /livez for all stream threads on this port (0: a free one)",
+    )
+    arg(
+        "--health-host",
+        default=None,
+        help="where --health-port listens (default: every interface, IPv6 and IPv4)",
+    )
     return parser
 
 

@@ -27,7 +27,8 @@ def test_docstring_example_two_rounds() -> None:
     c0 = Member("m0", "c0", ["t0"], owned_partitions=first["m0"], generation=2)
     c1 = Member("m1", "c1", ["t0"], owned_partitions=[], generation=2)
     assert assign_cooperative_sticky([c0, c1], {"t0": 3}) == {
-        "m0": [("t0", 0), ("t0", 1)], "m1": [("t0", 2)]
+        "m0": [("t0", 0), ("t0", 1)],
+        "m1": [("t0", 2)],
     }
 
 

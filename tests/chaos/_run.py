@@ -230,7 +230,7 @@ def _member_problems(group: Group) -> list[str]:
             # after the thaw must not be committed.
             thawed = max(i for i, k in enumerate(kinds) if k == "thawed")
             after = kinds[thawed:]
-            if "produced" in after and "commit" in after[after.index("produced"):]:
+            if "produced" in after and "commit" in after[after.index("produced") :]:
                 problems.append(f"{who} committed after it was replaced and thawed")
     return problems
 

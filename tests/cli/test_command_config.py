@@ -143,7 +143,8 @@ def test_latin1_bytes_and_escapes_read_as_java_does(tmp_path: Path) -> None:
         assert ClientConfig.from_properties(_write(tmp_path, text)).security.ssl_cafile == str(ca)
     windows = _write(tmp_path, "ssl.truststore.location=C:\\\\certs\\\\ca.pem\nkey\\:a\\=b = v\n")
     assert read_properties(windows) == {
-        "ssl.truststore.location": "C:\\certs\\ca.pem", "key:a=b": "v"
+        "ssl.truststore.location": "C:\\certs\\ca.pem",
+        "key:a=b": "v",
     }
     password = _write(tmp_path, (
         "security.protocol=SASL_PLAINTEXT\nsasl.mechanism=PLAIN\nsasl.jaas.config="
@@ -226,7 +227,10 @@ def test_describe_group_from_the_file_alone(
     ],
 )
 def test_cli_usage_errors_name_the_file_and_print_no_secret(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str, content: str | None,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    name: str,
+    content: str | None,
     words: tuple[str, ...],
 ) -> None:
     path = tmp_path / name

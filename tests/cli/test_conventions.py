@@ -60,8 +60,11 @@ RECONCILE = ["reconcile-members", "--bootstrap-server", "b:9092", "--group", "g"
      (["--apply"], True, True)],
 )  # fmt: skip
 def test_dry_run_execute_and_the_deprecated_apply(
-    calls: list[dict[str, Any]], capsys: pytest.CaptureFixture[str], flags: list[str],
-    apply: bool, deprecated: bool,
+    calls: list[dict[str, Any]],
+    capsys: pytest.CaptureFixture[str],
+    flags: list[str],
+    apply: bool,
+    deprecated: bool,
 ) -> None:
     assert main([*RECONCILE, *flags]) == EXIT_OK
     assert calls[0]["apply"] is apply

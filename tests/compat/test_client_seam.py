@@ -80,7 +80,8 @@ async def test_the_fetchers_requests_for_committed_offsets_are_answered_until_it
     tp0, tp1 = TopicPartition(T, 0), TopicPartition(T, 1)
     asked: list[list[TopicPartition]] = []
     answers: list[dict[TopicPartition, OffsetAndMetadata] | None] = [
-        None, {tp0: OffsetAndMetadata(7, "m")}
+        None,
+        {tp0: OffsetAndMetadata(7, "m")},
     ]
 
     async def fetch(wanted: list[TopicPartition]) -> dict[TopicPartition, OffsetAndMetadata] | None:

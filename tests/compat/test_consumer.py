@@ -47,8 +47,9 @@ def only_node(node: int, error: Exception) -> Any:
 
 
 async def test_api_versions_come_from_the_first_broker_that_answers() -> None:
-    client = FakeClient(brokers=(1, 2, 3),
-                        answers={ApiKey.API_VERSIONS: [only_node(2, Errors.NodeNotReadyError())]})
+    client = FakeClient(
+        brokers=(1, 2, 3), answers={ApiKey.API_VERSIONS: [only_node(2, Errors.NodeNotReadyError())]}
+    )
     versions = await _compat.negotiate_versions(client, 5.0, 0.0)
     assert versions.join_group == 9
     assert [s.node_id for s in client.sent] == [1, 2]
@@ -64,8 +65,9 @@ async def test_a_round_without_answer_refreshes_metadata_and_tries_the_failed_la
 
 
 async def test_no_answer_before_the_deadline_is_cluster_unavailable_naming_each_failure() -> None:
-    client = FakeClient(brokers=(1, 2),
-                        answers={ApiKey.API_VERSIONS: [Errors.RequestTimedOutError("slow")]})
+    client = FakeClient(
+        brokers=(1, 2), answers={ApiKey.API_VERSIONS: [Errors.RequestTimedOutError("slow")]}
+    )
     with pytest.raises(ClusterUnavailableError, match="no broker answered ApiVersions") as raised:
         await _compat.negotiate_versions(client, 0.0, 0.0)
     assert "1:" in str(raised.value) and "2:" in str(raised.value)

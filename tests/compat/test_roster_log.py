@@ -53,8 +53,18 @@ class FakeBroker:
         if kind == "OffsetRequest":
             stamp = request._topics[0][1][0][1]
             offset = self.start if stamp == -2 else self.high_watermark
-            return SimpleNamespace(to_object=lambda: {"topics": [{"topic": TOPIC, "partitions": [
-                {"partition": 0, "error_code": 0, "timestamp": -1, "offset": offset}]}]})
+            return SimpleNamespace(
+                to_object=lambda: {
+                    "topics": [
+                        {
+                            "topic": TOPIC,
+                            "partitions": [
+                                {"partition": 0, "error_code": 0, "timestamp": -1, "offset": offset}
+                            ],
+                        }
+                    ]
+                }
+            )
         offset = request._topics[0][1][0][1]
         data = b"".join(b for base, b in sorted(self.batches.items()) if base >= offset)
         row = (0, self.fetch_error, self.high_watermark, self.high_watermark, [], data)

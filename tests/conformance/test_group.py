@@ -158,7 +158,7 @@ async def test_stop_runs_the_revoke_listener_only_on_a_static_consumer_static_di
     await asyncio.wait_for(consumer.getone(), 10)
     before = list(listener.calls)
     await consumer.stop()
-    after = listener.calls[len(before):]
+    after = listener.calls[len(before) :]
     assert after == ([("revoked", BOTH)] if is_static(consumer_class) else [])
 
 

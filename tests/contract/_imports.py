@@ -42,8 +42,16 @@ from pathlib import Path
 ROOTS = ("staticconsumer", "assignors")
 TOOLING = tuple(
     f"staticconsumer.{name}"
-    for name in ("localkafka", "analytics", "_demo", "streams_app", "testing", "cli", "__main__",
-                 "faststream")  # the FastStream integration: public names only, never imported
+    for name in (
+        "localkafka",
+        "analytics",
+        "_demo",
+        "streams_app",
+        "testing",
+        "cli",
+        "__main__",
+        "faststream",
+    )  # the FastStream integration: public names only, never imported
 )
 #: What a protocol module may import besides the standard library and protocol itself.
 PROTOCOL_MAY_IMPORT = ("staticconsumer.errors", "aiokafka.protocol")
@@ -278,9 +286,7 @@ def violations(imports: Mapping[str, list[Import]]) -> list[str]:
         f"{name}: in no layer of LAYERS (place it)" for name in imports
         if not is_tooling(name) and layer_of(name) is None
     ]  # fmt: skip
-    found = (
-        f"{imp}: {why}" for imps in imports.values() for imp in imps if (why := _rule(imp))
-    )
+    found = (f"{imp}: {why}" for imps in imports.values() for imp in imps if (why := _rule(imp)))
     return unplaced + list(dict.fromkeys(found))
 
 

@@ -298,7 +298,9 @@ def test_function_and_type_checking_imports_are_read_but_are_not_module_level() 
     """)
     found = parse_imports(source, "pkg.a", known={"pkg.b", "pkg.c"})
     assert [(i.target, i.module_level) for i in found] == [
-        ("os", True), ("pkg.b", False), ("pkg.c", False)
+        ("os", True),
+        ("pkg.b", False),
+        ("pkg.c", False),
     ]
 
 

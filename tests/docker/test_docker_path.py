@@ -29,4 +29,3 @@ def test_session_broker_is_the_container_on_the_hosts_loopback(
     # The pytest plugin's broker config reached the broker through the image's KAFKA_* contract.
     assert "group.min.session.timeout.ms = 1000" in log
     assert "group.initial.rebalance.delay.ms = 0" in log
-

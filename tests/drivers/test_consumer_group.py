@@ -114,9 +114,16 @@ def kip848_driver(
     seam = JournalSeam(coordinator)
     fatal: list[StaticConsumerError] = []
     options = ConsumerOptions(
-        group_id="g", group_instance_id="i-0", client_id="c", client_rack=None,
-        group_protocol="consumer", group_remote_assignor=None, max_poll_interval_ms=300_000,
-        instance_takeover=False, retry_backoff_ms=10, enable_auto_commit=True,
+        group_id="g",
+        group_instance_id="i-0",
+        client_id="c",
+        client_rack=None,
+        group_protocol="consumer",
+        group_remote_assignor=None,
+        max_poll_interval_ms=300_000,
+        instance_takeover=False,
+        retry_backoff_ms=10,
+        enable_auto_commit=True,
         auto_commit_interval_ms=60_000,
     )
     driver = consumer_group_driver(seam, VERSIONS, options, on_fatal=fatal.append,

@@ -126,9 +126,7 @@ async def test_a_commit_answer_about_a_generation_the_member_left_changes_nothin
                         enable_auto_commit=False)  # fmt: skip
     await started(h)
     first = (h.driver.member_id, h.driver.generation)
-    commit = asyncio.ensure_future(
-        h.driver.commit_offsets(h.seam.assigned, FIVE)
-    )
+    commit = asyncio.ensure_future(h.driver.commit_offsets(h.seam.assigned, FIVE))
     await wait_for(lambda: bool(coordinator.sent("OFFSET_COMMIT")), "the commit in flight")
     coordinator.heartbeat_errors.append(ErrorCode.REBALANCE_IN_PROGRESS)  # a new generation
     await wait_for(lambda: h.driver.generation == first[1] + 1, "the next generation")

@@ -137,9 +137,16 @@ class Clock:
 def kip848_driver(metrics: ConsumerMetrics | None = None) -> Driver[ConsumerGroupSenderAction]:
     """A KIP-848 driver over the fake seam (its coordinator has no ConsumerGroupHeartbeat)."""
     options = ConsumerOptions(
-        group_id="g", group_instance_id="i-0", client_id="c", client_rack=None,
-        group_protocol="consumer", group_remote_assignor=None, max_poll_interval_ms=300_000,
-        instance_takeover=False, retry_backoff_ms=10, enable_auto_commit=False,
+        group_id="g",
+        group_instance_id="i-0",
+        client_id="c",
+        client_rack=None,
+        group_protocol="consumer",
+        group_remote_assignor=None,
+        max_poll_interval_ms=300_000,
+        instance_takeover=False,
+        retry_backoff_ms=10,
+        enable_auto_commit=False,
         auto_commit_interval_ms=5000,
     )
     return consumer_group_driver(

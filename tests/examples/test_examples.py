@@ -100,8 +100,10 @@ def test_scale_down_hands_partitions_over_without_a_session_timeout(
     assert "OK: both members left at once" in stdout
 
     if isinstance(kafka_cluster, LocalKafkaCluster):  # its log is ours to read
-        reasons = ("the consumer is being closed: scale down to 2",
-                   "member was removed by an admin: scale down to 1")  # KIP-800's words
+        reasons = (
+            "the consumer is being closed: scale down to 2",
+            "member was removed by an admin: scale down to 1",
+        )  # KIP-800's words
         deadline = time.monotonic() + 20
         while not all(_reason_logged(kafka_cluster, group.group(1), r) for r in reasons):
             assert time.monotonic() < deadline, "the broker never logged both leave reasons"

@@ -125,7 +125,7 @@ async def test_join_and_leave_move_only_what_moves_and_nothing_is_owned_twice(
     assert len(after["coop-3"]) == 3, after
     for name, partitions in before.items():
         kept, lost = partitions & after[name], partitions - after[name]
-        revoked = set().union(*ownership.revoked.get(name, [])[revoked_before[name]:])
+        revoked = set().union(*ownership.revoked.get(name, [])[revoked_before[name] :])
         assert {tp.partition for tp in revoked} == lost, f"{name} revoked only what moved"
         assert kept, f"{name} kept partitions"
     assert ownership.conflicts == [], "no partition was ever held by two members at once"

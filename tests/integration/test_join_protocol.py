@@ -56,7 +56,10 @@ class RecordingRange(RangeAssignor):
         self.calls: list[list[str | None]] = []
 
     def assign_group(
-        self, members: Sequence[Member], partitions_per_topic: Mapping[str, int], *,
+        self,
+        members: Sequence[Member],
+        partitions_per_topic: Mapping[str, int],
+        *,
         partition_racks: Any = None,
     ) -> dict[str, MemberAssignment]:
         self.calls.append(sorted((m.group_instance_id or "") for m in members))

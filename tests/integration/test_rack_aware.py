@@ -151,9 +151,7 @@ async def test_static_consumers_get_javas_rack_aware_range_plan(
     bootstrap = rack_cluster.bootstrap_servers
     topic, group = f"racks-{uuid.uuid4().hex[:8]}", f"racks-{uuid.uuid4().hex[:8]}"
     # Partition p lives on node p % 3 + 1 only: p0 rack-a, p1 rack-b, p2 rack-c, p3 rack-a, ...
-    await create_topic(
-        bootstrap, topic, replica_assignment={p: [p % 3 + 1] for p in range(6)}
-    )
+    await create_topic(bootstrap, topic, replica_assignment={p: [p % 3 + 1] for p in range(6)})
     racks = await _racks_from_cluster(bootstrap, topic)
     assert racks == {(topic, p): {RACKS[p % 3 + 1]} for p in range(6)}, "broker.rack per node"
 
@@ -185,7 +183,6 @@ async def test_static_consumers_get_javas_rack_aware_range_plan(
         for tp in partitions:
             assert member_racks[iid] in racks[tp], (iid, tp)
     assert got != {iid: list(p) for iid, p in rackless.items()}
-
 
 
 async def test_create_topic_returns_only_once_every_broker_serves_the_topic(

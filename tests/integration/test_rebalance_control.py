@@ -23,7 +23,9 @@ async def _group_of(n: int, topic: str, bootstrap: str, group: str, **kw: object
 
 @pytest.mark.parametrize("who", ["follower", "leader"])
 async def test_enforce_rebalance_bumps_generation_and_logs_the_reason(
-    who: str, kafka_cluster: KafkaCluster, topic_factory: Callable[..., str],
+    who: str,
+    kafka_cluster: KafkaCluster,
+    topic_factory: Callable[..., str],
     unique_group_id: Callable[..., str],
 ) -> None:
     topic, group = topic_factory(partitions=4), unique_group_id()
@@ -37,9 +39,12 @@ async def test_enforce_rebalance_bumps_generation_and_logs_the_reason(
         reason = f"test {who} {time.time_ns()}"
         await chosen.consumer.enforce_rebalance(reason)
         await wait_until(
-            lambda: all(m.consumer.generation_id == generation + 1 for m in members)
-            and sum(len(owned(m)) for m in members) == 4,
-            30, "generation + 1 on every member",
+            lambda: (
+                all(m.consumer.generation_id == generation + 1 for m in members)
+                and sum(len(owned(m)) for m in members) == 4
+            ),
+            30,
+            "generation + 1 on every member",
         )
         await asyncio.sleep(0.5)
         assert all(m.consumer.generation_id == generation + 1 for m in members), "exactly one"
@@ -56,8 +61,12 @@ def _is_leader(member: Member) -> bool:
 async def test_enforce_rebalance_rejects_empty_reason(
     kafka_bootstrap: str, topic_factory: Callable[..., str], unique_group_id: Callable[..., str]
 ) -> None:
-    consumer = StaticConsumer(topic_factory(), bootstrap_servers=kafka_bootstrap,
-                              group_id=unique_group_id(), group_instance_id="x")
+    consumer = StaticConsumer(
+        topic_factory(),
+        bootstrap_servers=kafka_bootstrap,
+        group_id=unique_group_id(),
+        group_instance_id="x",
+    )
     with pytest.raises(ConfigurationError):
         await consumer.enforce_rebalance("")
     with pytest.raises(ValueError):
@@ -65,7 +74,8 @@ async def test_enforce_rebalance_rejects_empty_reason(
 
 
 async def test_enforce_calls_before_the_join_coalesce(
-    kafka_cluster: KafkaCluster, topic_factory: Callable[..., str],
+    kafka_cluster: KafkaCluster,
+    topic_factory: Callable[..., str],
     unique_group_id: Callable[..., str],
 ) -> None:
     topic, group = topic_factory(partitions=4), unique_group_id()
@@ -76,8 +86,11 @@ async def test_enforce_calls_before_the_join_coalesce(
         follower = next(m for m in members if not _is_leader(m))
         await follower.consumer.enforce_rebalance(f"first {tag}")
         await follower.consumer.enforce_rebalance(f"second {tag}")
-        await wait_until(lambda: all(m.consumer.generation_id > generation for m in members),
-                         30, "the enforced rebalance")
+        await wait_until(
+            lambda: all(m.consumer.generation_id > generation for m in members),
+            30,
+            "the enforced rebalance",
+        )
         await asyncio.sleep(1.0)
         assert all(m.consumer.generation_id == generation + 1 for m in members), "one rebalance"
         assert f"rebalance enforced by user: first {tag}; second {tag}" in kafka_cluster.logs()
@@ -87,12 +100,14 @@ async def test_enforce_calls_before_the_join_coalesce(
 
 
 async def test_leave_with_reason_rebalances_at_once(
-    kafka_cluster: KafkaCluster, topic_factory: Callable[..., str],
+    kafka_cluster: KafkaCluster,
+    topic_factory: Callable[..., str],
     unique_group_id: Callable[..., str],
 ) -> None:
     topic, group = topic_factory(partitions=4), unique_group_id()
-    members = await _group_of(2, topic, kafka_cluster.bootstrap_servers, group,
-                              session_timeout_ms=60000)
+    members = await _group_of(
+        2, topic, kafka_cluster.bootstrap_servers, group, session_timeout_ms=60000
+    )
     generation = members[1].consumer.generation_id
     reason = f"scale down {time.time_ns()}"
     started = time.monotonic()
@@ -107,7 +122,8 @@ async def test_leave_with_reason_rebalances_at_once(
 
 
 async def test_enforce_rebalance_from_a_rebalance_listener(
-    kafka_cluster: KafkaCluster, topic_factory: Callable[..., str],
+    kafka_cluster: KafkaCluster,
+    topic_factory: Callable[..., str],
     unique_group_id: Callable[..., str],
 ) -> None:
     from aiokafka import ConsumerRebalanceListener
@@ -132,9 +148,12 @@ async def test_enforce_rebalance_from_a_rebalance_listener(
         follower.consumer.subscribe([topic], listener=EnforceOnce())  # re-join: listener runs
         await wait_until(lambda: bool(calls), 30, "the listener to run")
         await wait_until(
-            lambda: all(m.consumer.generation_id >= calls[0] + 1 for m in members)
-            and sum(len(owned(m)) for m in members) == 4,
-            30, "the rebalance enforced from the listener",
+            lambda: (
+                all(m.consumer.generation_id >= calls[0] + 1 for m in members)
+                and sum(len(owned(m)) for m in members) == 4
+            ),
+            30,
+            "the rebalance enforced from the listener",
         )
         assert calls[0] >= generation
         assert f"rebalance enforced by user: {reason}" in kafka_cluster.logs()
@@ -144,7 +163,8 @@ async def test_enforce_rebalance_from_a_rebalance_listener(
 
 
 async def test_a_followers_enforce_during_a_rebalance_yields_a_further_generation(
-    kafka_cluster: KafkaCluster, topic_factory: Callable[..., str],
+    kafka_cluster: KafkaCluster,
+    topic_factory: Callable[..., str],
     unique_group_id: Callable[..., str],
 ) -> None:
     """Issue 29: the leader enforces; the follower enforces while that rebalance is in flight
@@ -183,9 +203,12 @@ async def test_a_followers_enforce_during_a_rebalance_yields_a_further_generatio
         await wait_until(lambda: bool(seen), 30, "the follower's enforce during the rebalance")
         assert seen[0] == (MembershipState.REBALANCING, generation)
         await wait_until(
-            lambda: all(m.consumer.generation_id >= generation + 2 for m in members)
-            and sum(len(owned(m)) for m in members) == 4,
-            30, "the follower's enforced rebalance after the leader's",
+            lambda: (
+                all(m.consumer.generation_id >= generation + 2 for m in members)
+                and sum(len(owned(m)) for m in members) == 4
+            ),
+            30,
+            "the follower's enforced rebalance after the leader's",
         )
         await asyncio.sleep(1.0)
         assert all(m.consumer.generation_id == generation + 2 for m in members), "exactly one more"

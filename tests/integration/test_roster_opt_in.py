@@ -45,9 +45,7 @@ def counted(monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[list[str], list[s
     yield clients, reads
 
 
-async def _two_members(
-    topic: str, bootstrap: str, group: str, **settings: Any
-) -> list[Member]:
+async def _two_members(topic: str, bootstrap: str, group: str, **settings: Any) -> list[Member]:
     """o-0 starts and leads; o-1's join makes the group rebalance again, led by one of them."""
     first = await start_member(topic, bootstrap, group, "o-0", **LONG_SESSION, **settings)
     second = await start_member(topic, bootstrap, group, "o-1", **LONG_SESSION, **settings)

@@ -71,6 +71,7 @@ def _snippet_health_port() -> int:
 
 def test_statefulset_manifest_fits_the_session_timeout() -> None:
     import yaml  # the test extra's pyyaml
+
     manifest = yaml.safe_load(_blocks("yaml")[0])
     assert manifest["kind"] == "StatefulSet"
     pod = manifest["spec"]["template"]["spec"]

@@ -254,8 +254,11 @@ async def test_ready_only_while_every_registered_consumer_is_and_live_unless_one
         b.set(MembershipState.REBALANCING, in_group=True)  # a rebalance it takes part in
         ready, live = await _probes(server.address)
         assert (ready.status, live.status) == (200, 200)
-        assert ready.json() == {"ready": True, "live": True,
-                                "consumers": [a.membership.to_dict(), b.membership.to_dict()]}
+        assert ready.json() == {
+            "ready": True,
+            "live": True,
+            "consumers": [a.membership.to_dict(), b.membership.to_dict()],
+        }
         assert [c["group_instance_id"] for c in ready.json()["consumers"]] == [
             "p-0-thread-0", "p-0-thread-1"]  # fmt: skip
         b.set(MembershipState.REBALANCING)  # the first join, not a member yet

@@ -116,7 +116,6 @@ def test_connection_refuses_a_version_its_broker_lacks() -> None:
     assert broker.requests == []
 
 
-
 def _field_kinds(kind: Any) -> Iterator[Any]:
     """``kind`` and every field type nested in it (structs, arrays, nullable structs)."""
     yield kind

@@ -110,9 +110,7 @@ def test_java_properties_round_trip_and_spark_options(ca_file: Path) -> None:
         ("ssl.endpoint.identification.algorithm=ldap", "ssl.endpoint.identification.algorithm"),
     ],
 )
-def test_unsupported_keys_are_errors_naming_the_key(
-    tmp_path: Path, line: str, named: str
-) -> None:
+def test_unsupported_keys_are_errors_naming_the_key(tmp_path: Path, line: str, named: str) -> None:
     with pytest.raises(ConfigurationError, match=named.replace(".", r"\.")):
         SecuritySettings.from_properties(_config(tmp_path, line + "\n"))
 
