@@ -79,11 +79,7 @@ def check_construction(values: Mapping[str, Any], defaults: Mapping[str, Any]) -
         values["group_protocol"], values["group_remote_assignor"], values["instance_takeover"],
         group_instance_id=group_instance_id, kwargs=kwargs,
     )  # fmt: skip
-    session_given = values["session_timeout_ms"] is not SESSION_TIMEOUT_MS
-    session_timeout_ms = (
-        values["session_timeout_ms"] if session_given
-        else default_session_timeout_ms(group_instance_id)
-    )  # fmt: skip
+    session_timeout_ms, session_given = _session_timeout(values, group_instance_id)
     check_aiokafka_options({**values, "session_timeout_ms": session_timeout_ms},
                            classic=not protocol.consumer)  # fmt: skip
     kwargs.update(security_options(values["security"], kwargs))
@@ -114,3 +110,13 @@ def check_construction(values: Mapping[str, Any], defaults: Mapping[str, Any]) -
         "rebalance_timeout_ms": kwargs["rebalance_timeout_ms"],
     })  # fmt: skip
     return Construction(options, kwargs, roster, events, health)
+
+
+def _session_timeout(values: Mapping[str, Any], group_instance_id: str | None) -> tuple[Any, bool]:
+    """``session_timeout_ms`` as the member will have it (checked after this), and whether it was
+    given: when not, Java's 45 s for a static member (KIP-735, KIP-345), aiokafka's 10 s for a
+    dynamic one."""
+    value = values["session_timeout_ms"]
+    if value is not SESSION_TIMEOUT_MS:
+        return value, True
+    return default_session_timeout_ms(group_instance_id), False

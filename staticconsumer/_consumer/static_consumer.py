@@ -293,14 +293,12 @@ class StaticConsumer(Observability, AIOKafkaConsumer):  # type: ignore[misc]  # 
             raise
 
     def __anext__(self) -> Awaitable[Record]:
-        """A record already buffered at once, without a coroutine (``_compat.next_record``);
-        else :meth:`_anext`. A subclass that overrides ``getone`` gets aiokafka's
-        ``__anext__`` back (``__init_subclass__``)."""
+        """A buffered record at once, without a coroutine (``_compat.next_record``), else
+        :meth:`_anext`; a subclass overriding ``getone`` gets aiokafka's (``__init_subclass__``)."""
         return _compat.next_record(self, self._anext)
 
     async def _anext(self) -> Record:
-        """aiokafka's ``__anext__`` (same loop, same errors, same log), but awaiting aiokafka's
-        ``getone`` itself: through ``self.getone()`` every record paid for one more coroutine."""
+        """aiokafka's ``__anext__`` (same loop, errors and log) on aiokafka's ``getone`` itself."""
         while True:
             try:
                 record: Record = await AIOKafkaConsumer.getone(self)
