@@ -250,4 +250,10 @@ async def test_java_and_python_static_members_share_one_consumer_group(
             assert g.python_view(python_id) == before[python_id][1:], python_id
         assert [counts(m) for m in g.python.values()] == python_counts, "a Python callback"
         back = g.java_events(restarted, since=closed_at)
-        assert [e["event"] for e in back] == ["assigned"], back
+        # kafka-clients 4.4 may first run onPartitionsAssigned for an empty assignment (the
+        # rejoin's first answer, before its old share comes back at the same epoch): allowed;
+        # no revocation, no other partitions, and its last callback hands it its old share.
+        empties = [e for e in back[:-1] if e["event"] == "assigned" and not e["partitions"]]
+        assert [e["event"] for e in back] == ["assigned"] * len(back), back
+        assert len(empties) == len(back) - 1, back
+        assert {p for _t, p in back[-1]["partitions"]} == before[restarted].partitions, back
