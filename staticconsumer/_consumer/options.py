@@ -36,12 +36,9 @@ from assignors import (
 from .._instance_id import InstanceId
 from ..errors import ConfigurationError
 from ..membership import JOIN_REASON_ENFORCED_PREFIX, LEAVE_REASON_PREFIX
-from ..options import MembershipOperation
+from ..options import CLASSIC, CONSUMER, MembershipOperation
 from ..roster import check_roster_topic
 from ..security import PROTOCOLS, SASL_MECHANISMS, SecuritySettings
-
-CLASSIC = "classic"
-CONSUMER = "consumer"
 
 #: What Java's ConsumerConfig refuses under ``group.protocol=consumer``: the coordinator assigns
 #: and owns the session timeout and heartbeat interval (group.consumer.session.timeout.ms,

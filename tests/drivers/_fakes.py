@@ -330,6 +330,14 @@ class Harness:
     fatal: list[StaticConsumerError]
 
 
+def kip848_options(**overrides: Any) -> ConsumerOptions:
+    """The options of the driver tests' KIP-848 member (``i-0`` in group ``g``)."""
+    return ConsumerOptions(**{
+        "group_id": "g", "group_instance_id": "i-0", "client_id": "c",
+        "group_protocol": "consumer", "retry_backoff_ms": 10, **overrides,
+    })  # fmt: skip
+
+
 def classic_harness(
     assignor: ScriptedAssignor, *, coordinator: FakeCoordinator | None = None,
     enable_auto_commit: bool = True, events: Any = None, group_instance_id: str | None = "i-0",

@@ -18,11 +18,10 @@ from staticconsumer.drivers import Driver
 from staticconsumer.drivers.consumer_group import ConsumerGroupSender, consumer_group_driver
 from staticconsumer.errors import StaticConsumerError
 from staticconsumer.membership import MembershipState
-from staticconsumer.options import ConsumerOptions
 from staticconsumer.protocol import ApiKey, ErrorCode, response_class
 from staticconsumer.protocol._wire import to_values
 
-from ._fakes import TOPIC, VERSIONS, FakeSeam, wait_for
+from ._fakes import TOPIC, VERSIONS, FakeSeam, kip848_options, wait_for
 
 TOPIC_ID = uuid.UUID(int=7)
 
@@ -113,19 +112,7 @@ def kip848_driver(
 ) -> tuple[JournalSeam, Driver, list[StaticConsumerError]]:
     seam = JournalSeam(coordinator)
     fatal: list[StaticConsumerError] = []
-    options = ConsumerOptions(
-        group_id="g",
-        group_instance_id="i-0",
-        client_id="c",
-        client_rack=None,
-        group_protocol="consumer",
-        group_remote_assignor=None,
-        max_poll_interval_ms=300_000,
-        instance_takeover=False,
-        retry_backoff_ms=10,
-        enable_auto_commit=True,
-        auto_commit_interval_ms=60_000,
-    )
+    options = kip848_options(enable_auto_commit=True, auto_commit_interval_ms=60_000)
     driver = consumer_group_driver(seam, VERSIONS, options, on_fatal=fatal.append,
                                    events=None)  # type: ignore[arg-type]  # fmt: skip
     driver.start()

@@ -23,10 +23,17 @@ from staticconsumer.membership import (
     RecordRebalance,
     SendConsumerGroupHeartbeat,
 )
-from staticconsumer.options import ConsumerOptions
 from staticconsumer.protocol import IMPLEMENTED_VERSIONS, ErrorCode, negotiate
 
-from ._fakes import TOPIC, FakeCoordinator, FakeSeam, ScriptedAssignor, classic_harness, wait_for
+from ._fakes import (
+    TOPIC,
+    FakeCoordinator,
+    FakeSeam,
+    ScriptedAssignor,
+    classic_harness,
+    kip848_options,
+    wait_for,
+)
 
 
 def value(h: object, name: str) -> float:
@@ -136,19 +143,7 @@ class Clock:
 
 def kip848_driver(metrics: ConsumerMetrics | None = None) -> Driver[ConsumerGroupSenderAction]:
     """A KIP-848 driver over the fake seam (its coordinator has no ConsumerGroupHeartbeat)."""
-    options = ConsumerOptions(
-        group_id="g",
-        group_instance_id="i-0",
-        client_id="c",
-        client_rack=None,
-        group_protocol="consumer",
-        group_remote_assignor=None,
-        max_poll_interval_ms=300_000,
-        instance_takeover=False,
-        retry_backoff_ms=10,
-        enable_auto_commit=False,
-        auto_commit_interval_ms=5000,
-    )
+    options = kip848_options(enable_auto_commit=False, auto_commit_interval_ms=5000)
     return consumer_group_driver(
         FakeSeam(FakeCoordinator()), negotiate(dict(IMPLEMENTED_VERSIONS)), options,
         on_fatal=lambda e: None, events=None, metrics=metrics,
