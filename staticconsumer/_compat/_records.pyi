@@ -5,6 +5,9 @@ from typing import Any, Generic, TypeVar
 
 T = TypeVar("T")
 
+def crc32c(data: bytes, hardware: int = -1) -> int: ...
+def crc32c_implementation() -> str: ...
+
 class PartitionReader:
     def __init__(
         self,

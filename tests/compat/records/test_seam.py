@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 from collections.abc import AsyncIterator, Callable
 from types import SimpleNamespace
 from typing import Any
@@ -76,6 +77,16 @@ async def fetchers() -> AsyncIterator[Callable[..., Any]]:
 
 def _values(drained: dict[Any, list[Any]]) -> dict[Any, list[Any]]:
     return {tp: [vars(r) for r in records] for tp, records in drained.items()}
+
+
+@pytest.mark.skipif(
+    os.environ.get("STATICCONSUMER_REQUIRE_COMPILED") != "1",
+    reason="STATICCONSUMER_REQUIRE_COMPILED=1 (set by .ci/run) asks for the extension",
+)
+def test_the_extension_is_built_where_ci_requires_it() -> None:
+    """CI builds every venv with a C compiler: an extension that failed to build (it is
+    optional, so pip says nothing) would turn every compiled-path test into a skip."""
+    assert seam.compiled_available(), "the compiled record path was not built (a C compiler?)"
 
 
 def test_the_environment_variable_forces_the_pure_path(monkeypatch: pytest.MonkeyPatch) -> None:
