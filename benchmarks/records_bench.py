@@ -1,11 +1,13 @@
 """The record path side by side (issue 37): records/s on the clock and records per CPU second.
 
-    python benchmarks/records_bench.py [--records 300000] [--records-1k 100000] [--rounds 3]
+    python benchmarks/records_bench.py [--records 3000000] [--records-1k 100000] [--rounds 3]
         [--bootstrap-servers H:P] [--no-java]
 
 One broker, two topics of 6 partitions (100-byte and 1 KiB values, keys, no headers, produced
 once). Readers: ``StaticConsumer`` on the compiled record path, the same on aiokafka's own
-(``STATICCONSUMER_PURE_RECORDS=1``), raw ``AIOKafkaConsumer``, confluent-kafka's ``Consumer``
+(``STATICCONSUMER_PURE_RECORDS=1``), the compiled path again in a child process whose glibc
+malloc keeps its freed heap ("tuned": :data:`TUNED_MALLOC`, docs/performance.md), raw
+``AIOKafkaConsumer``, confluent-kafka's ``Consumer``
 (librdkafka; ``consume(500)``; skipped when not installed) and Java's ``KafkaConsumer`` in its own
 JVM (``RecordsBench.java`` beside this script; skipped without a JDK or with ``--no-java``). Each
 reads the whole topic from the start, with ``assign()`` (no group: the record path, not the join,
@@ -40,6 +42,15 @@ from staticconsumer import StaticConsumer
 PARTITIONS = 6
 MAX_RECORDS = 500
 PURE_ENV = "STATICCONSUMER_PURE_RECORDS"
+#: The "tuned" reader: the compiled path in a process whose glibc malloc keeps the heap it freed
+#: (docs/performance.md). Without it the multi-megabyte Fetch responses (asyncio's stream buffer,
+#: aiokafka's copies of them) grow the heap and give it back over and over: page faults and
+#: zeroed pages for every response. glibc reads these once, at process start: a child process.
+TUNED_MALLOC = {
+    "MALLOC_MMAP_THRESHOLD_": str(512 << 20),
+    "MALLOC_TRIM_THRESHOLD_": str(512 << 20),
+    "MALLOC_TOP_PAD_": str(64 << 20),
+}
 HERE = Path(__file__).resolve().parent
 Result = tuple[float, float]  # records/s on the clock, records per CPU second
 
@@ -126,6 +137,16 @@ def read_confluent(bootstrap: str, topic: str, records: int, deserializer: Any) 
         consumer.close()
 
 
+def read_tuned(bootstrap: str, topic: str, records: int, mode: str, deser: bool) -> Result:
+    """The compiled path in a child process started with :data:`TUNED_MALLOC`."""
+    child = [sys.executable, __file__, "--bootstrap-servers", bootstrap,
+             "--child", mode, topic, str(records), "1" if deser else "0"]  # fmt: skip
+    done = subprocess.run(child, capture_output=True, text=True, check=True,
+                          env={**os.environ, **TUNED_MALLOC})  # fmt: skip
+    wall, cpu = (float(x) for x in done.stdout.split())
+    return wall, cpu
+
+
 def java_command() -> list[str] | None:
     """``java -cp ... RecordsBench`` compiled against kafka-clients, or None (said on stderr)."""
     if shutil.which("javac") is None or shutil.which("java") is None:
@@ -133,7 +154,7 @@ def java_command() -> list[str] | None:
         return None
     from staticconsumer.localkafka.maven import resolve_jars
 
-    jars = resolve_jars(["org.apache.kafka:kafka-clients:4.3.1"])
+    jars = resolve_jars(["org.apache.kafka:kafka-clients:4.4.0"])
     classpath = os.pathsep.join(str(j) for j in jars)
     out = Path(os.environ.get("TMPDIR", "/tmp")) / "staticconsumer-records-bench"
     out.mkdir(exist_ok=True)
@@ -195,7 +216,7 @@ def run(args: argparse.Namespace, bootstrap: str) -> None:
         print(f"producing {records:,} records of {size} B to {topic}", file=sys.stderr)
         asyncio.run(produce(bootstrap, topic, records, size))
         topics[size] = (topic, records)
-    readers = ["compiled", "pure", "aiokafka", "confluent", "java"]
+    readers = ["compiled", "pure", "aiokafka", "confluent", "java", "tuned"]
     table: dict[tuple[int, str, bool, str], list[Result]] = {}
     for size, (topic, records) in topics.items():
         for mode in ("getmany", "async for"):
@@ -226,6 +247,8 @@ def one(reader: str, mode: str, bootstrap: str, topic: str, records: int, deser:
         if java is None or mode != "getmany":  # Java has poll(), no async for
             return None
         return read_java(java, bootstrap, topic, records, deser)
+    if reader == "tuned":
+        return read_tuned(bootstrap, topic, records, mode, deser is not None)
     if reader == "confluent":
         if not confluent or mode != "getmany":
             return None
@@ -249,12 +272,22 @@ def report(table: dict[tuple[int, str, bool, str], list[Result]]) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--records", type=int, default=300_000)
+    # millions: Java's JIT needs about a second before its consumer reads at its own speed
+    parser.add_argument("--records", type=int, default=3_000_000)
     parser.add_argument("--records-1k", type=int, default=100_000)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--bootstrap-servers")
     parser.add_argument("--no-java", action="store_true")
+    # the tuned reader's child process: MODE TOPIC RECORDS DESER (1/0); prints wall and CPU rates
+    parser.add_argument("--child", nargs=4, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.child:
+        mode, topic, records, deser = args.child
+        deserializer = (lambda v: decode(v)) if deser == "1" else None
+        got = asyncio.run(read_python("compiled", mode, args.bootstrap_servers, topic,
+                                      int(records), deserializer))  # fmt: skip
+        print(*got)
+        return 0
     with bootstrap_servers(args.bootstrap_servers) as bootstrap:
         run(args, bootstrap)
     return 0

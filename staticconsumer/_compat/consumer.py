@@ -291,6 +291,18 @@ class ClientSeam:
     async def wait_metadata(self) -> None:
         await self._client._maybe_wait_metadata()
 
+    def subscribed_by_pattern(self) -> bool:
+        return self._subscription.subscribed_pattern is not None
+
+    async def refresh_metadata(self, timeout_s: float) -> bool:
+        """Fetch the cluster's metadata now; a pattern subscription follows it (aiokafka's
+        metadata listener matches the pattern before this returns). False when no answer came
+        within ``timeout_s`` (the metadata stays as it was)."""
+        try:
+            return bool(await asyncio.wait_for(self._client.force_metadata_update(), timeout_s))
+        except TimeoutError:
+            return False
+
     def partitions_per_topic(self, topics: Iterable[str]) -> dict[str, int]:
         cluster = self._client.cluster
         known = {t: cluster.partitions_for_topic(t) for t in topics}

@@ -73,6 +73,11 @@ from .driver import Driver, FatalCallback
 from .fence_diagnosis import holder_of_instance_id, session_timeout_error
 
 log = logging.getLogger(__name__)
+#: How long a join with a pattern subscription waits for fresh metadata (``before_poll``) before
+#: it joins with the topics already known: the coordinator waits for every member's JoinGroup
+#: up to the rebalance timeout, so a few seconds cost nothing, and a broker that does not answer
+#: does not hold the join back for aiokafka's request timeout (40 s).
+PATTERN_METADATA_TIMEOUT_S = 5.0
 
 
 def classic_driver(
@@ -132,6 +137,7 @@ class ClassicSender:
         self._rebalance_timeout_ms = options.rebalance_timeout_ms
         self._roster = RosterGate(roster, self._log, self._roster_wait_ended)
         self._reason_dropped_told = False
+        self._refreshed_for_join = False  # before_poll fetched metadata for the join now due
 
     @property
     def is_leader(self) -> bool:
@@ -191,6 +197,24 @@ class ClassicSender:
     def subscription_changed(self) -> None:
         self._engine.handle(JoinRequested(JOIN_REASON_SUBSCRIPTION_CHANGED))
 
+    async def before_poll(self) -> bool:
+        """Before a join with a pattern subscription, the cluster's metadata is fetched and the
+        pattern matched again (Java's ``ConsumerCoordinator.poll``, aiokafka's
+        ``ensure_active_group``): a member that joins a rebalance another member started for a
+        new topic joins with that topic, instead of starting one more rebalance for it once
+        its own metadata catches up. Once per join sent; True when it fetched."""
+        engine = self._engine
+        if (
+            self._refreshed_for_join or not engine.join_due or engine.coordinator is None
+            or not self._seam.subscribed_by_pattern()
+        ):  # fmt: skip
+            return False
+        self._refreshed_for_join = True
+        if not await self._seam.refresh_metadata(PATTERN_METADATA_TIMEOUT_S):
+            self._log.info("no metadata within %.0f s before joining: joining with the topics "
+                           "known", PATTERN_METADATA_TIMEOUT_S)  # fmt: skip
+        return True
+
     def _roster_wait_ended(self, reason: str) -> None:
         """The deadline of a roster hold passed: the leader starts the rebalance that plans
         without the missing members (KIP-800 reason). Not once it closes or no longer leads."""
@@ -232,6 +256,7 @@ class ClassicSender:
             protocols=protocols, reason=action.reason,
         )  # fmt: skip
         self._engine.join_sent()
+        self._refreshed_for_join = False
 
         def answer(r: Any) -> JoinGroupAnswered:
             if r.error_code == ErrorCode.NONE and replaced_leader(r, cfg.group_instance_id):

@@ -146,6 +146,10 @@ class ConsumerGroupSender:
     def subscription_changed(self) -> None:
         """The next heartbeat carries the new subscription (the engine compares it)."""
 
+    async def before_poll(self) -> bool:
+        """Nothing: a heartbeat carries the subscription whenever it changes (no join)."""
+        return False
+
     # -- the heartbeat ----------------------------------------------------------------------------
 
     async def _heartbeat(self, action: SendConsumerGroupHeartbeat) -> list[ConsumerGroupAction]:

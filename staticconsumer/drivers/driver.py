@@ -97,6 +97,11 @@ class Sender(Protocol[SenderActionT]):
     def on_metadata_change(self) -> None: ...
     def subscription_changed(self) -> None: ...
 
+    async def before_poll(self) -> bool:
+        """Run before the engine is polled; True: the loop reads the subscription again first
+        (it may have changed)."""
+        ...
+
 
 class Driver(Generic[SenderActionT]):
     """Drives one engine over aiokafka's connections (module docstring)."""
@@ -137,6 +142,7 @@ class Driver(Generic[SenderActionT]):
         self.loop = CoordinationLoop(
             engine, seam, self.offsets, perform=self.run,
             subscription_changed=self.sender.subscription_changed,
+            before_poll=self.sender.before_poll,
             on_failure=lambda exc: self.mailbox.alarm(
                 _compat.KafkaError(f"group coordination failed: {exc!r}")),
             retry_backoff_s=self._retry_backoff, log=self._log,

@@ -25,7 +25,8 @@ class CoordinationLoop:
     def __init__(
         self, engine: AnyEngine, seam: _compat.ClientSeam, offsets: OffsetKeeper, *,
         perform: Callable[[Sequence[Any]], Awaitable[None]],
-        subscription_changed: Callable[[], None], on_failure: Callable[[Exception], None],
+        subscription_changed: Callable[[], None], before_poll: Callable[[], Awaitable[bool]],
+        on_failure: Callable[[Exception], None],
         retry_backoff_s: float, log: MemberLog,
     ) -> None:  # fmt: skip
         self._engine = engine
@@ -33,6 +34,7 @@ class CoordinationLoop:
         self._offsets = offsets
         self._perform = perform
         self._subscription_changed = subscription_changed
+        self._before_poll = before_poll
         self._on_failure = on_failure
         self._retry_backoff = retry_backoff_s
         self._log = log
@@ -98,6 +100,8 @@ class CoordinationLoop:
                 await self._sleep(offsets.auto_commit_wait() or 1.0)
                 await offsets.auto_commit_if_due()
                 continue
+            if await self._before_poll():
+                continue  # the subscription may have changed: read it again
             actions = engine.poll(time.monotonic(), current.topics, seam.idle_seconds())
             if actions:
                 await self._perform(actions)

@@ -79,6 +79,21 @@ class FakeSeam:
         self.stops: list[tuple[frozenset[tuple[str, int]] | None, int, int]] = []
         #: Topics whose partition counts the member watches, as a leader (None: none).
         self.watched: set[str] | None = None
+        #: Subscribed by pattern: each metadata refresh sets the subscription to ``pattern_topics``
+        #: (what matching the pattern against the cluster's topics gives, as aiokafka does).
+        self.pattern_topics: frozenset[str] | None = None
+        #: The topics subscribed when each refresh was asked for.
+        self.refreshes: list[frozenset[str]] = []
+
+    def subscribed_by_pattern(self) -> bool:
+        return self.pattern_topics is not None
+
+    async def refresh_metadata(self, timeout_s: float) -> bool:
+        self.refreshes.append(self.subscription.topics)
+        await asyncio.sleep(0)
+        if self.pattern_topics is not None and self.pattern_topics != self.subscription.topics:
+            self.subscription = Subscription(self.pattern_topics)  # aiokafka: a new object
+        return True
 
     async def send(self, node_id: int, request: Any) -> Any:
         return await self.group_coordinator.answer(request)
