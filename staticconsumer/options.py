@@ -92,11 +92,7 @@ class ConsumerOptions:
         return self.group_instance_id is not None
 
     def __post_init__(self) -> None:
-        if self.group_protocol not in (CLASSIC, CONSUMER):
-            raise ConfigurationError(
-                f"group_protocol (Java: group.protocol) must be 'classic' or 'consumer' "
-                f"(KIP-848), got {self.group_protocol!r}"
-            )
+        check_group_protocol(self.group_protocol)
         for name, (java_key, kip) in _POSITIVE.items():
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
@@ -111,6 +107,16 @@ _POSITIVE = {
     "rebalance_timeout_ms": ("no Java key: Java sends max.poll.interval.ms", "KIP-62"),
     "unreleased_instance_wait_ms": ("no Java key", "KIP-848"),
 }
+
+
+def check_group_protocol(value: object) -> None:
+    """``group_protocol`` is ``"classic"`` or ``"consumer"``; else :class:`ConfigurationError`
+    naming the field, Java's key and the KIP (the constructor's check and this value's)."""
+    if value not in (CLASSIC, CONSUMER):
+        raise ConfigurationError(
+            f"group_protocol (Java: group.protocol) must be 'classic' or 'consumer' (KIP-848), "
+            f"got {value!r}"
+        )
 
 
 def default_session_timeout_ms(group_instance_id: str | None) -> int:

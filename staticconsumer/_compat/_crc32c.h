@@ -73,12 +73,10 @@ static uint32_t sc_crc32c_sse42(uint32_t crc, const unsigned char *p, size_t n) 
     while (n--) crc = __builtin_ia32_crc32qi(crc, *p++);
     return crc;
 }
-#define SC_CRC32C_HAS_SSE42 1
 #else
 static uint32_t sc_crc32c_sse42(uint32_t crc, const unsigned char *p, size_t n) {
     return sc_crc32c_software(crc, p, n);
 }
-#define SC_CRC32C_HAS_SSE42 0
 #endif
 
 /* The CRC-32C of n bytes at p; hardware 1: the instruction (when the CPU has it), 0: the

@@ -285,7 +285,7 @@ class ClientSeam:
 
     def watch_topics(self, topics: set[str]) -> None:
         """Leader: fetch metadata for every member's topics and watch their partition counts."""
-        if not self._subscription.subscribed_pattern:
+        if not self.subscribed_by_pattern():
             self._client.set_topics(topics)
 
     async def wait_metadata(self) -> None:

@@ -36,7 +36,7 @@ from assignors import (
 from .._instance_id import InstanceId
 from ..errors import ConfigurationError
 from ..membership import JOIN_REASON_ENFORCED_PREFIX, LEAVE_REASON_PREFIX
-from ..options import CLASSIC, CONSUMER, MembershipOperation
+from ..options import CLASSIC, CONSUMER, MembershipOperation, check_group_protocol
 from ..roster import check_roster_topic
 from ..security import PROTOCOLS, SASL_MECHANISMS, SecuritySettings
 
@@ -82,11 +82,7 @@ def group_protocol_options(
     kwargs: Mapping[str, Any],
 ) -> GroupProtocolOptions:
     """The checked options; :class:`ConfigurationError` names the field, Java's key and the KIP."""
-    if group_protocol not in (CLASSIC, CONSUMER):
-        raise ConfigurationError(
-            f"group_protocol (Java: group.protocol) must be 'classic' or 'consumer' (KIP-848), "
-            f"got {group_protocol!r}"
-        )
+    check_group_protocol(group_protocol)
     if group_protocol == CLASSIC:
         if group_remote_assignor is not None:
             raise ConfigurationError(
