@@ -1,5 +1,6 @@
-"""The broker a benchmark talks to: the one given, or a local one it starts and stops; and the
-live producer the group benchmarks run beside."""
+"""The broker a benchmark talks to: the one given, or a local one it starts and stops; the
+numbered records the read benchmarks produce once; and the live producer the group benchmarks
+run beside."""
 
 from __future__ import annotations
 
@@ -23,6 +24,31 @@ def bootstrap_servers(
         yield cluster.bootstrap_servers
     finally:
         cluster.stop()
+
+
+async def produce_numbered(
+    bootstrap: str, topic: str, records: int, partitions: int, *, size: int = 0,
+    keys: bool = False, max_batch_size: int = 65536,
+) -> None:  # fmt: skip
+    """``records`` records to every partition in turn: values ``v<n>`` (nine digits) padded with
+    ``x`` to ``size`` bytes, keys ``k<n>`` when ``keys``; sent 5,000 at a time."""
+    from aiokafka import AIOKafkaProducer
+
+    producer = AIOKafkaProducer(bootstrap_servers=bootstrap, linger_ms=20,
+                                max_batch_size=max_batch_size)  # fmt: skip
+    await producer.start()
+    try:
+        pending = []
+        for n in range(records):
+            value = (b"v%09d" % n).ljust(size, b"x")
+            key = b"k%d" % n if keys else None
+            pending.append(producer.send(topic, value, key=key, partition=n % partitions))
+            if len(pending) >= 5000:
+                await asyncio.gather(*pending)
+                pending.clear()
+        await asyncio.gather(*pending)
+    finally:
+        await producer.stop()
 
 
 async def produce_until(bootstrap: str, topic: str, partitions: int, stop: asyncio.Event) -> None:

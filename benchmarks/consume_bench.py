@@ -34,29 +34,14 @@ import time
 import uuid
 from typing import Any
 
-from _broker import bootstrap_servers  # benchmarks/, the script's own folder
-from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
+from _broker import bootstrap_servers, produce_numbered  # benchmarks/, the script's own folder
+from aiokafka import AIOKafkaConsumer
 
 from staticconsumer import StaticConsumer
 
 PARTITIONS = 4
 MAX_RECORDS = 500  # per getmany, as Java's max.poll.records default
 TURN = 20_000  # records per turn in the interleaved rounds
-
-
-async def produce(bootstrap: str, topic: str, records: int) -> None:
-    producer = AIOKafkaProducer(bootstrap_servers=bootstrap, linger_ms=20, max_batch_size=65536)
-    await producer.start()
-    try:
-        batch = []
-        for n in range(records):
-            batch.append(producer.send(topic, b"v%09d" % n, partition=n % PARTITIONS))
-            if len(batch) >= 5000:
-                await asyncio.gather(*batch)
-                batch.clear()
-        await asyncio.gather(*batch)
-    finally:
-        await producer.stop()
 
 
 #: records/s, ms to the first record, records/s after it, records per CPU second of this process
@@ -147,7 +132,7 @@ async def run(
 
     await create_topic(bootstrap, topic, partitions=PARTITIONS)
     print(f"producing {records:,} records to {topic} ({PARTITIONS} partitions)", file=sys.stderr)
-    await produce(bootstrap, topic, records)
+    await produce_numbered(bootstrap, topic, records, PARTITIONS)
     results: dict[tuple[str, str], list[Round]] = {}
     for mode in modes:
         for r in range(rounds):

@@ -34,8 +34,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from _broker import bootstrap_servers  # benchmarks/, the script's own folder
-from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
+from _broker import bootstrap_servers, produce_numbered  # benchmarks/, the script's own folder
+from aiokafka import AIOKafkaConsumer, TopicPartition
 
 from staticconsumer import StaticConsumer
 
@@ -57,22 +57,6 @@ Result = tuple[float, float]  # records/s on the clock, records per CPU second
 
 def decode(value: bytes) -> str:
     return value.decode()
-
-
-async def produce(bootstrap: str, topic: str, records: int, size: int) -> None:
-    producer = AIOKafkaProducer(bootstrap_servers=bootstrap, linger_ms=20, max_batch_size=262_144)
-    await producer.start()
-    try:
-        pending = []
-        for n in range(records):
-            value = (b"v%09d" % n).ljust(size, b"x")
-            pending.append(producer.send(topic, value, key=b"k%d" % n, partition=n % PARTITIONS))
-            if len(pending) >= 5000:
-                await asyncio.gather(*pending)
-                pending.clear()
-        await asyncio.gather(*pending)
-    finally:
-        await producer.stop()
 
 
 def _python_consumer(reader: str, bootstrap: str, deserializer: Any) -> Any:
@@ -214,7 +198,11 @@ def run(args: argparse.Namespace, bootstrap: str) -> None:
         topic = f"records-bench-{size}-{uuid.uuid4().hex[:6]}"
         asyncio.run(create_topic(bootstrap, topic, partitions=PARTITIONS))
         print(f"producing {records:,} records of {size} B to {topic}", file=sys.stderr)
-        asyncio.run(produce(bootstrap, topic, records, size))
+        asyncio.run(
+            produce_numbered(
+                bootstrap, topic, records, PARTITIONS, size=size, keys=True, max_batch_size=262_144
+            )
+        )
         topics[size] = (topic, records)
     readers = ["compiled", "pure", "aiokafka", "confluent", "java", "tuned"]
     table: dict[tuple[int, str, bool, str], list[Result]] = {}
