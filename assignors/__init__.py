@@ -31,12 +31,19 @@ satisfies it:
   subscriptions and the instance ids from the JoinGroup response, plus ``{(topic, partition):
   replica racks}`` when some member has a rack (None otherwise); every implementation takes
   the keyword, even one that ignores racks.
-  ``MemberAssignment.partitions`` is sorted; ``MemberAssignment.user_data`` goes into the
-  assignment (empty for range and round-robin).
+  ``MemberAssignment.partitions`` is sorted; ``MemberAssignment.user_data`` goes into that
+  member's assignment (each member may get its own; empty for range and round-robin).
 * ``subscription_user_data(topics, owned: Sequence[tuple[str, int]], generation: int) -> bytes`` —
   called by each member for its own subscription. Sticky and roster put a Java StickyAssignor V1
   body (owned partitions + generation) first, so Java leaders stay sticky; every assignor appends
   our envelope with the member's instance id. Byte layout: :mod:`assignors._userdata`.
+* optional, :class:`AssignmentReceiver`: ``on_assignment(assignment: MemberAssignment,
+  generation: int) -> None`` — Java's ``ConsumerPartitionAssignor.onAssignment``: called on
+  every member, the leader too, after each SyncGroup with its own assignment (partitions, the
+  ``user_data`` the leader planned for it, the assignment ``version``) and the generation id,
+  before the rebalance listener's ``on_partitions_assigned``. Classic protocol only: under
+  KIP-848 (``group_protocol="consumer"``) the coordinator assigns, assignments carry no user
+  data, and StaticConsumer refuses client-side assignors.
 
 **Plain aiokafka**: ``static_membership`` gives a consumer both halves of static membership from
 one id, its ``group_instance_id`` and its assignors (module :mod:`assignors.aiokafka_adapter`, the
@@ -67,6 +74,7 @@ instance ids) raises ``ValueError`` naming the problem.
 from typing import TYPE_CHECKING
 
 from ._assignor import (
+    AssignmentReceiver,
     CooperativeStickyAssignor,
     GroupAssignor,
     RangeAssignor,
@@ -95,6 +103,7 @@ if TYPE_CHECKING:  # their real types for type checkers; at run time loaded on f
 
 __all__ = [
     "AiokafkaAssignor",
+    "AssignmentReceiver",
     "CooperativeStickyAssignor",
     "Envelope",
     "GroupAssignor",

@@ -19,6 +19,7 @@ where one applies, the KIP.
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -26,8 +27,10 @@ from typing import Any
 from aiokafka import __version__ as aiokafka_version
 
 from assignors import (
+    AssignmentReceiver,
     CooperativeStickyAssignor,
     GroupAssignor,
+    MemberAssignment,
     RangeAssignor,
     RoundRobinAssignor,
     StickyAssignor,
@@ -99,9 +102,11 @@ def group_protocol_options(
         return GroupProtocolOptions()
     for field, (java_key, why) in _CONSUMER_PROTOCOL_UNSUPPORTED.items():
         if field in kwargs:
+            strategy = field == "partition_assignment_strategy"
+            lost = _needs_user_data(kwargs[field]) if strategy else ""
             raise ConfigurationError(
                 f"{field} (Java: {java_key}) is not supported with group_protocol='consumer' "
-                f"(KIP-848): {why}. Java's consumer refuses it too"
+                f"(KIP-848): {why}. Java's consumer refuses it too{lost}"
             )
     if group_remote_assignor is not None and (
         not isinstance(group_remote_assignor, str) or not group_remote_assignor.strip()
@@ -172,12 +177,52 @@ def group_assignors(strategies: Any) -> tuple[GroupAssignor, ...]:
                 "aiokafka's own assignors (which order members by member id, so a restart can "
                 "move partitions, KIP-345) are not supported"
             )
+        _check_on_assignment(entry, candidate)
         checked.append(candidate)
     if not checked:
         raise ConfigurationError(
             "partition_assignment_strategy (Java: partition.assignment.strategy) is empty"
         )
     return tuple(checked)
+
+
+def _needs_user_data(strategies: Any) -> str:
+    """What a refused strategy loses under KIP-848 besides client-side assignment: the
+    assignment user data its ``on_assignment`` reads (none there), named."""
+    needing = [
+        getattr(e, "__name__", None) or type(e).__name__
+        for e in _entries(strategies) if isinstance(e, AssignmentReceiver)
+    ]  # fmt: skip
+    if not needing:
+        return ""
+    return (
+        f". {', '.join(needing)} reads assignment user data in on_assignment, and KIP-848 "
+        "assignments carry none (the coordinator assigns, with no user data): run it with "
+        "group_protocol='classic'"
+    )
+
+
+def _check_on_assignment(entry: Any, assignor: Any) -> None:
+    """An assignor's optional ``on_assignment`` (``assignors.AssignmentReceiver``) must take
+    ``(assignment, generation)`` and not be a coroutine function: refused here, not at the
+    first assignment."""
+    if not isinstance(assignor, AssignmentReceiver):
+        return
+    hook = assignor.on_assignment
+    try:
+        inspect.signature(hook).bind(MemberAssignment(()), 0)
+        fits = not inspect.iscoroutinefunction(hook)
+    except TypeError:
+        fits = False
+    except ValueError:  # no signature to read (a builtin): called as it is
+        fits = True
+    if not fits:
+        raise ConfigurationError(
+            f"partition_assignment_strategy (Java: partition.assignment.strategy) entry "
+            f"{entry!r}: on_assignment must be a plain method taking (assignment: "
+            "assignors.MemberAssignment, generation: int), as Java's ConsumerPartitionAssignor"
+            ".onAssignment(Assignment, ConsumerGroupMetadata) (assignors.AssignmentReceiver)"
+        )
 
 
 def _entries(strategies: Any) -> list[Any]:

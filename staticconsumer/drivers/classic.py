@@ -15,6 +15,8 @@ import re
 from collections.abc import Sequence
 from typing import Any, assert_never
 
+from assignors import AssignmentReceiver, GroupAssignor
+
 from .. import _compat
 from .._error_map import fatal_error, fenced_error
 from .._observability.emitter import EventEmitter
@@ -33,6 +35,7 @@ from ..membership import (
     ClassicMember,
     ClassicSenderAction,
     ComputeAssignment,
+    DeliverAssignment,
     Emit,
     HeartbeatAnswered,
     JoinGroupAnswered,
@@ -157,6 +160,8 @@ class ClassicSender:
                 return await self._heartbeat(action)
             case SendLeaveGroup():
                 return await self._leave(action)
+            case DeliverAssignment():
+                return self._deliver(action)
             case _:
                 assert_never(action)
 
@@ -312,7 +317,7 @@ class ClassicSender:
         self._seam.watch_partition_counts(topics)
         if action.skip:
             return ()
-        assignor = next((a for a in self._assignors if a.name == action.protocol), None)
+        assignor = self._assignor(action.protocol)
         if assignor is None:
             raise StaticConsumerError(f"the coordinator chose unknown protocol {action.protocol}")
         partitions = self._seam.partitions_per_topic(topics)
@@ -325,6 +330,29 @@ class ClassicSender:
             assignor, decoded, partitions, cooperative=cooperative, partition_racks=racks
         )
         return tuple(planned.items())
+
+    def _assignor(self, protocol: str) -> GroupAssignor | None:
+        """The configured assignor the coordinator chose (by its protocol name)."""
+        return next((a for a in self._assignors if a.name == protocol), None)
+
+    def _deliver(self, action: DeliverAssignment) -> Sequence[ClassicAction]:
+        """This member's own assignment to its assignor's optional ``on_assignment`` hook
+        (``assignors.AssignmentReceiver``). A hook that raises does not stop the assignment
+        (Java's ``invokeOnAssignment``): its error reaches the application's next poll once,
+        and the member goes on (it is in a generation: it must heartbeat)."""
+        assignor = self._assignor(action.protocol)
+        if not isinstance(assignor, AssignmentReceiver):
+            return []
+        try:
+            assignor.on_assignment(action.assignment, action.generation_id)
+        except Exception as exc:
+            self._log.exception("assignor %r failed in on_assignment", action.protocol)
+            error = StaticConsumerError(
+                f"the {action.protocol!r} assignor's on_assignment failed: {exc!r}"
+            )
+            error.__cause__ = exc
+            self._driver.mailbox.post_nowait(error)
+        return []
 
     async def _sync(self, action: SendSyncGroup) -> Sequence[ClassicAction]:
         cfg = self._engine.config

@@ -70,10 +70,16 @@ class Subscription:
 
 @dataclass(frozen=True)
 class Assignment:
-    """A member's ConsumerProtocolAssignment, as the leader sends it through SyncGroup."""
+    """A member's ConsumerProtocolAssignment, as the leader sends it through SyncGroup.
+
+    ``user_data`` is the leader's assignor's opaque bytes for this one member (each member may
+    get its own). ``version`` is what :func:`decode_assignment` read (a newer version than we
+    know included); :func:`encode_assignment` writes it unless told another.
+    """
 
     partitions: tuple[TopicPartitions, ...]
     user_data: bytes | None = None
+    version: int = ASSIGNMENT_VERSION
 
     @property
     def topic_partitions(self) -> tuple[tuple[str, int], ...]:
@@ -128,8 +134,10 @@ def encode_subscription(subscription: Subscription, version: int = SUBSCRIPTION_
     return bytes(Int16.encode(version)) + body
 
 
-def encode_assignment(assignment: Assignment, version: int = ASSIGNMENT_VERSION) -> bytes:
-    """Version-prefixed ConsumerProtocolAssignment bytes (v0-v3 share one layout)."""
+def encode_assignment(assignment: Assignment, version: int | None = None) -> bytes:
+    """Version-prefixed ConsumerProtocolAssignment bytes (v0-v3 share one layout), of
+    ``version``, else of ``assignment.version``."""
+    version = assignment.version if version is None else version
     _check_version(version, ASSIGNMENT_VERSION, "ConsumerProtocolAssignment")
     partitions = [(g.topic, list(g.partitions)) for g in assignment.partitions]
     body: bytes = _ASSIGNMENT_SCHEMA.encode([partitions, assignment.user_data])
@@ -180,11 +188,13 @@ def decode_subscription(data: bytes) -> Subscription:
 
 
 def decode_assignment(data: bytes) -> Assignment:
-    """Read ConsumerProtocolAssignment bytes of any version >= 0. Raises
+    """Read ConsumerProtocolAssignment bytes of any version >= 0 (the version read is kept in
+    ``Assignment.version``, a newer one included). Raises
     :class:`~staticconsumer.errors.ProtocolError` on malformed bytes."""
     what = "ConsumerProtocolAssignment"
-    _, fields = _decode(data, ASSIGNMENT_VERSION, lambda _v: _ASSIGNMENT_SCHEMA, what)
+    version, fields = _decode(data, ASSIGNMENT_VERSION, lambda _v: _ASSIGNMENT_SCHEMA, what)
     return Assignment(
         partitions=_groups(fields["assigned_partitions"], what),
         user_data=fields["user_data"],
+        version=version,
     )

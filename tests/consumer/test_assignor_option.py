@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 from aiokafka.coordinator.assignors.roundrobin import RoundRobinPartitionAssignor
 
-from assignors import RangeAssignor, StickyAssignor
+from assignors import AssignmentReceiver, MemberAssignment, RangeAssignor, StickyAssignor
 from staticconsumer import ConfigurationError, StaticConsumer
 
 
@@ -61,3 +61,38 @@ async def test_an_unknown_name_lists_the_known_ones() -> None:
     for known in ("'range'", "'roundrobin'", "'sticky'", "'cooperative-sticky'",
                   "'org.apache.kafka.clients.consumer.StickyAssignor'"):  # fmt: skip
         assert known in message
+
+
+# -- the optional on_assignment hook (issue 41) ----------------------------------------------------
+
+
+class _Hooked(RangeAssignor):
+    """Range, plus the hook that receives this member's own assignment."""
+
+    def on_assignment(self, assignment: MemberAssignment, generation: int) -> None:
+        pass
+
+
+class _OneArgument(RangeAssignor):
+    def on_assignment(self, assignment: MemberAssignment) -> None:  # aiokafka's shape
+        pass
+
+
+class _Coroutine(RangeAssignor):
+    async def on_assignment(self, assignment: MemberAssignment, generation: int) -> None:
+        pass
+
+
+async def test_an_assignor_with_the_on_assignment_hook_is_accepted() -> None:
+    consumer = StaticConsumer("t", group_id="g", partition_assignment_strategy=(_Hooked,))
+    assert isinstance(consumer._partition_assignment_strategy[0], AssignmentReceiver)
+    assert not isinstance(RangeAssignor(), AssignmentReceiver), "the hook stays optional"
+
+
+@pytest.mark.parametrize("assignor", [_OneArgument, _Coroutine()])
+async def test_an_on_assignment_that_cannot_take_the_assignment_is_refused(assignor: Any) -> None:
+    with pytest.raises(ConfigurationError) as caught:
+        StaticConsumer("t", group_id="g", partition_assignment_strategy=(assignor,))
+    message = str(caught.value)
+    for words in ("partition.assignment.strategy", "on_assignment", "(assignment", "generation"):
+        assert words in message

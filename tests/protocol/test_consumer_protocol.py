@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -11,6 +13,7 @@ from staticconsumer.protocol import (
     ASSIGNMENT_VERSION,
     NO_GENERATION,
     SUBSCRIPTION_VERSION,
+    ApiKey,
     Assignment,
     Subscription,
     TopicPartitions,
@@ -19,6 +22,8 @@ from staticconsumer.protocol import (
     encode_assignment,
     encode_subscription,
     group_partitions,
+    parse_sync_group,
+    response_class,
 )
 
 from . import golden
@@ -66,8 +71,30 @@ def test_subscription_decodes_from_golden(version: int) -> None:
 def test_assignment_golden_both_ways(version: int) -> None:
     assert encode_assignment(FULL_ASSIGNMENT, version) == golden.ASSIGNMENT[version]
     assert encode_assignment(EMPTY_ASSIGNMENT, version) == golden.ASSIGNMENT_EMPTY[version]
-    assert decode_assignment(golden.ASSIGNMENT[version]) == FULL_ASSIGNMENT
-    assert decode_assignment(golden.ASSIGNMENT_EMPTY[version]) == EMPTY_ASSIGNMENT
+    # The version read is kept (issue 41: a member's assignor gets it with its assignment).
+    assert decode_assignment(golden.ASSIGNMENT[version]) == replace(
+        FULL_ASSIGNMENT, version=version
+    )
+    assert decode_assignment(golden.ASSIGNMENT_EMPTY[version]) == replace(
+        EMPTY_ASSIGNMENT, version=version
+    )
+    assert (
+        encode_assignment(replace(FULL_ASSIGNMENT, version=version)) == golden.ASSIGNMENT[version]
+    )
+
+
+@pytest.mark.parametrize("version", sorted(golden.SYNC_GROUP_RESPONSE_USER_DATA))
+def test_a_java_leaders_assignment_with_user_data_reads_from_a_sync_group_answer(
+    version: int,
+) -> None:
+    """What a member gets from SyncGroup when the leader's assignor planned user data for it
+    (Java's ConsumerProtocol.serializeAssignment): its partitions, its own user data, v3."""
+    data = golden.SYNC_GROUP_RESPONSE_USER_DATA[version]
+    answer = parse_sync_group(response_class(ApiKey.SYNC_GROUP, version).decode(data))
+    assert answer.error_code == 0
+    assert decode_assignment(answer.assignment) == Assignment(
+        partitions=OWNED, user_data=b"for svc-1", version=ASSIGNMENT_VERSION
+    )
 
 
 def test_default_versions_are_the_newest() -> None:
@@ -80,7 +107,7 @@ def test_newer_version_is_read_as_the_newest_known_and_trailing_bytes_ignored() 
     future = b"\x00\x04" + golden.SUBSCRIPTION[3][2:] + b"\x00\x00\x00\x2a new field"
     assert decode_subscription(future) == FULL_SUBSCRIPTION
     future_assignment = b"\x00\x07" + golden.ASSIGNMENT[3][2:] + b"\xff\xff"
-    assert decode_assignment(future_assignment) == FULL_ASSIGNMENT
+    assert decode_assignment(future_assignment) == replace(FULL_ASSIGNMENT, version=7)
 
 
 def test_negative_version_is_refused() -> None:
@@ -133,6 +160,7 @@ assignments = st.builds(
     Assignment,
     partitions=st.lists(partitions, max_size=3).map(tuple),
     user_data=st.none() | st.binary(max_size=16),
+    version=st.integers(0, ASSIGNMENT_VERSION),
 )
 
 
@@ -143,4 +171,7 @@ def test_subscription_round_trips(subscription: Subscription) -> None:
 
 @given(assignments, st.integers(0, ASSIGNMENT_VERSION))
 def test_assignment_round_trips(assignment: Assignment, version: int) -> None:
-    assert decode_assignment(encode_assignment(assignment, version)) == assignment
+    assert decode_assignment(encode_assignment(assignment, version)) == replace(
+        assignment, version=version
+    )
+    assert decode_assignment(encode_assignment(assignment)) == assignment
