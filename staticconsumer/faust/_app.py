@@ -31,6 +31,10 @@ log = logging.getLogger(__name__)
 
 CLASSIC, CONSUMER = "classic", "consumer"
 
+#: staticconsumer raises UNRELEASED_INSTANCE_ID to the application after 45 s; a worker under
+#: the consumer protocol without an assignment by then stops a little later.
+UNRELEASED_WAIT_MS = 60_000
+
 
 class StaticApp(_seam.App):
     """``faust.App`` whose workers are static group members (KIP-345). Every ``faust.App``
@@ -43,7 +47,12 @@ class StaticApp(_seam.App):
     * ``group_protocol`` (Java ``group.protocol``, KIP-848): ``"classic"`` (default) or
       ``"consumer"``; with ``"consumer"`` the broker assigns partitions, so an app with tables
       (faust's actives and standbys are assigned by the client) is refused.
-    * ``consumer_options``: other StaticConsumer keywords (``on_event``, ``health_port``...).
+    * ``consumer_options``: other StaticConsumer keywords (``on_event``, ``health_port``,
+      ``instance_takeover``...). Under ``"consumer"``, ``instance_takeover`` defaults to on when
+      the id is this pod's StatefulSet name (as ``StaticKafkaBroker``'s).
+    * ``unreleased_wait_ms``: under ``"consumer"``, how long the worker's start may wait for an
+      instance id another member still holds (UNRELEASED_INSTANCE_ID, KIP-848) before the
+      worker stops as on a fence (default 60 000).
     """
 
     def __init__(
@@ -53,9 +62,16 @@ class StaticApp(_seam.App):
         instance_id: str | None = None,
         group_protocol: str = CLASSIC,
         consumer_options: dict[str, Any] | None = None,
+        unreleased_wait_ms: int = UNRELEASED_WAIT_MS,
         **options: Any,
     ) -> None:
         _seam.check_version()
+        if isinstance(unreleased_wait_ms, bool) or not isinstance(unreleased_wait_ms, int) or (
+                unreleased_wait_ms <= 0):  # fmt: skip
+            raise ConfigurationError(
+                "unreleased_wait_ms (staticconsumer option, no Java key; KIP-848's "
+                f"UNRELEASED_INSTANCE_ID) must be an int > 0, got {unreleased_wait_ms!r}"
+            )
         if instance_id is not None:
             InstanceId.validate(instance_id, field="StaticApp(instance_id=...)")
         if group_protocol not in (CLASSIC, CONSUMER):
@@ -75,6 +91,7 @@ class StaticApp(_seam.App):
         self._given_instance_id = instance_id
         self._group_protocol = group_protocol
         self._consumer_options = dict(consumer_options or {})
+        self._unreleased_wait_s = unreleased_wait_ms / 1000
         self._static_id: str | None = None
         self._fatal: StaticConsumerError | None = None
 
@@ -113,15 +130,22 @@ class StaticApp(_seam.App):
                 raise ConfigurationError(_NO_TABLES_ON_CONSUMER_PROTOCOL.format(app=self.conf.id))
             for name in ("rebalance_timeout_ms", "session_timeout_ms", "heartbeat_interval_ms"):
                 options.pop(name, None)  # the coordinator's, under KIP-848
+            static.setdefault("instance_takeover", InstanceId.is_statefulset_identity(instance_id))
         else:
             static["partition_assignment_strategy"] = [
                 TableAssignor(self, instance_id) if tables
                 else RoundRobinAssignor.for_instance(instance_id)
             ]  # fmt: skip
-        return StaticConsumer(group_instance_id=instance_id, on_fatal=self._on_fatal,
+        return StaticConsumer(group_instance_id=instance_id, on_fatal=self.report_fatal,
                               **static, **options)  # fmt: skip
 
-    def _on_fatal(self, error: StaticConsumerError) -> None:
+    @property
+    def start_wait_s(self) -> float | None:
+        """How long the worker consumer's start may take (None: no bound, the classic
+        protocol's)."""
+        return self._unreleased_wait_s if self._group_protocol == CONSUMER else None
+
+    def report_fatal(self, error: StaticConsumerError) -> None:
         """Once: one log line, then the app crashes (the worker exits with status 1)."""
         if self._fatal is not None:
             return
@@ -165,6 +189,27 @@ def fatal_line(app_id: str, instance_id: str | None, error: StaticConsumerError)
 class StaticThread(_seam.ConsumerThread):
     """faust's consumer thread, with a StaticConsumer as the worker consumer."""
 
+    async def on_start(self) -> None:
+        """faust's start (the consumer made and started); under the consumer protocol bounded
+        by ``unreleased_wait_ms``: an instance id still held elsewhere past it is fatal."""
+        app = self.app
+        assert isinstance(app, StaticApp)  # StaticTransport is made by StaticApp alone
+        wait_s = app.start_wait_s
+        if wait_s is None:
+            await super().on_start()
+            return
+        try:
+            async with asyncio.timeout(wait_s):
+                await super().on_start()
+        except TimeoutError:
+            error = UnreleasedInstanceIdError(
+                f"no assignment {wait_s:g} s after start: the coordinator still gives "
+                f"group.instance.id {app.static_instance_id} to another member "
+                "(UNRELEASED_INSTANCE_ID, KIP-848)", group_id=app.conf.id,
+            )  # fmt: skip
+            app.report_fatal(error)
+            raise error from None
+
     def _create_worker_consumer(self, transport: Any) -> StaticConsumer:
         options = _seam.consumer_options(self, transport)
         app = self.app
@@ -178,10 +223,13 @@ class StaticThread(_seam.ConsumerThread):
         timeout: Any = None,  # noqa: ASYNC109
         max_records: Any = None,
     ) -> Any:
-        """faust's fetch reads the fetcher directly: check the consumer's fatal error first,
-        and raise it when the consumer woke the fetch for it."""
+        """faust's fetch reads the fetcher directly: check the consumer's errors first, as
+        ``getmany`` does (the fatal error; an error the consumer holds for the application,
+        such as an ``on_assignment`` that raised), and raise the fatal error when the consumer
+        woke the fetch for it."""
         if consumer.fatal_error is not None:
             raise consumer.fatal_error
+        _seam.check_errors(consumer)
         try:
             return await super()._fetch_records(consumer, active_partitions, timeout=timeout,
                                                 max_records=max_records)  # fmt: skip
@@ -194,6 +242,14 @@ class StaticThread(_seam.ConsumerThread):
 class StaticFaustConsumer(_seam.Consumer):
     def _new_consumer_thread(self) -> StaticThread:
         return StaticThread(self, loop=self.loop, beacon=self.beacon)
+
+    async def on_stop(self) -> None:
+        """faust's stop commits once more, after its streams are done; but a commit it makes
+        while another is in flight waits for that one and commits nothing, so a record the
+        agents finished meanwhile would be handled again by the next holder. Commit what is
+        acknowledged once the consumer's own stop has run (the consumer thread still runs)."""
+        await super().on_stop()
+        await _seam.final_commit(self)
 
 
 class StaticTransport(_seam.Transport):

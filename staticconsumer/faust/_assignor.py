@@ -57,9 +57,20 @@ class TableAssignor:
                 "version": self.roster_version}  # fmt: skip
         return _seam.subscription_bytes(self.app, {KEY: ours})
 
-    def on_assignment(self, assignment: MemberAssignment) -> None:
-        """Our assignment: faust's assignor takes it; we keep the roster it carries."""
-        _seam.hand_assignment(self.app, list(assignment.partitions), assignment.user_data)
+    def on_assignment(self, assignment: MemberAssignment, generation: int) -> None:
+        """Our assignment (``assignors.AssignmentReceiver``): faust's assignor takes it, as
+        aiokafka's coordinator would hand it; we keep the roster it carries."""
+        previous = _seam.hand_assignment(
+            self.app, list(assignment.partitions), assignment.user_data
+        )
+        if previous is not None:
+            log.warning(
+                "group.instance.id %s took an assignment planned for %s (its previous process, "
+                "kept by the coordinator across the restart); this worker's URL is %s. Other "
+                "workers route table lookups to %s until the next rebalance: give each worker "
+                "a stable canonical_url (a StatefulSet pod's host name)",
+                self.group_instance_id, previous, _seam.canonical_url(self.app), previous,
+            )  # fmt: skip
         ours = _seam.read_assignment(assignment.user_data).get(KEY) or {}
         self.roster = tuple(str(i) for i in ours.get("roster", ()))
         self.roster_version = int(ours.get("version", 0))

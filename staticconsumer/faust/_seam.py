@@ -12,7 +12,11 @@ the installed faust, so an upgrade that moves one fails there, by name:
   thread's ``_create_worker_consumer(transport)`` builds the worker's ``AIOKafkaConsumer`` (in
   the thread's own event loop) from the settings :func:`consumer_options` reads, and its
   ``_fetch_records(consumer, ...)`` reads ``consumer._fetcher.fetched_records`` directly
-  (``getmany``'s error check never runs: :class:`ThreadSeam` checks instead).
+  (``getmany``'s error check, ``consumer._coordinator.check_errors()``, never runs: the
+  fetch calls it through :func:`check_errors` first).
+* faust's ``Consumer.commit()`` returns without committing when another commit is in flight
+  (``maybe_wait_for_commit_to_finish``), its stop included; ``force_commit()`` commits the
+  acknowledged offsets: :func:`final_commit` runs both after the consumer's ``on_stop``.
 * ``faust.assignor.client_assignment``: ``ClientAssignment`` (``actives``/``standbys``:
   ``{topic: [partition]}``) and ``ClientMetadata`` (``assignment``, ``url``,
   ``changelog_distribution``, ``external_topic_distribution``, ``topic_groups``), faust
@@ -150,21 +154,31 @@ def read_assignment(user_data: bytes) -> dict[str, Any]:
     return loaded
 
 
-def hand_assignment(app: Any, partitions: list[tuple[str, int]], user_data: bytes) -> None:
+def hand_assignment(app: Any, partitions: list[tuple[str, int]], user_data: bytes) -> str | None:
     """Give faust's assignor the assignment, as aiokafka's coordinator would: its
     ``on_assignment`` keeps the actives and standbys the tables read. faust compares each
     topic's partition list in its own order (actives, then changelog standbys), so the lists
-    are made in that order, after checking they hold what Kafka assigned."""
-    metadata = ClientMetadata.loads(zlib.decompress(bytes(user_data)))
+    are made in that order, after checking they hold what Kafka assigned.
+
+    faust also asserts that the assignment names its own URL. A static member restarted
+    without a rebalance gets its previous process's stored assignment, which names that
+    process's URL: the URL is replaced by ours, and the previous one returned (None when it
+    was ours)."""
+    document = json.loads(zlib.decompress(bytes(user_data)))
+    metadata = ClientMetadata.loads(json.dumps(document).encode())
     expected = metadata.assignment.kafka_protocol_assignment(app.tables)
     if {(t, p) for t, ps in expected for p in ps} != set(partitions):
         raise ValueError(
             f"the assignment's partitions {sorted(partitions)} are not the actives and "
             f"changelog standbys its user data names ({sorted(expected)})"
         )
+    ours, previous = canonical_url(app), document.get("url")
+    if previous != ours:
+        user_data = zlib.compress(json.dumps({**document, "url": ours}).encode())
     app.assignor.on_assignment(
         ConsumerProtocolMemberAssignment(VERSION, sorted(expected), user_data)
     )
+    return None if previous == ours else str(previous)
 
 
 def canonical_url(app: Any) -> str:
@@ -197,5 +211,15 @@ def uses_table_assignor(app: Any) -> bool:
     return bool(app.conf.table_standby_replicas > 0 or app.tables.changelog_topics)
 
 
-def fetcher_closed(consumer: Any) -> bool:
-    return bool(consumer._closed or consumer._fetcher._closed)
+async def final_commit(consumer: Any) -> None:
+    """Commit the acknowledged offsets once no other commit is in flight (faust's
+    ``Consumer.commit`` returns without committing when one is)."""
+    await consumer.maybe_wait_for_commit_to_finish()
+    await consumer.force_commit()
+
+
+def check_errors(consumer: Any) -> None:
+    """What ``AIOKafkaConsumer.getmany`` checks first: the coordinator's pending errors (a
+    StaticConsumer's coordinator seam raises its fatal error or the error it holds for the
+    application)."""
+    consumer._coordinator.check_errors()

@@ -51,6 +51,7 @@ class Worker:
         self.process: asyncio.subprocess.Process | None = None
         self.events_path = settings.log_dir / f"{name}.events"
         self.datadir = settings.log_dir / f"{name}.data"
+        self.web_port = next(self._ports)  # its canonical URL: the same across restarts
 
     def argv(self) -> list[str]:
         s = self.settings
@@ -59,7 +60,7 @@ class Worker:
             "--bootstrap", s.bootstrap, "--group", s.group, "--topic", s.topic,
             "--instance-id", self.instance_id, "--partitions", str(s.partitions),
             "--standbys", str(s.standbys), "--store", s.store, "--datadir", str(self.datadir),
-            "--web-port", str(next(self._ports)), "--events", str(self.events_path),
+            "--web-port", str(self.web_port), "--events", str(self.events_path),
             "--session-timeout-s", str(s.session_timeout_s),
         ]  # fmt: skip
 
@@ -104,6 +105,17 @@ class Worker:
         runs = self.runs()
         last = [e for e in (runs[-1] if runs else []) if e["ev"] == "assigned"]
         return {p for t, p in last[-1]["actives"] if t == topic} if last else set()
+
+    def tables(self) -> dict[str, dict[str, set[int]]]:
+        """``{topic: {"actives": partitions, "standbys": partitions}}`` after the last
+        assignment of the last run (faust's ``app.assignor``)."""
+        runs = self.runs()
+        last = [e for e in (runs[-1] if runs else []) if e["ev"] == "assigned"]
+        held: dict[str, dict[str, set[int]]] = {}
+        for kind in ("actives", "standbys"):
+            for topic, partition in last[-1][kind] if last else ():
+                held.setdefault(topic, {"actives": set(), "standbys": set()})[kind].add(partition)
+        return held
 
     async def wait_assigned(self, timeout_s: float = 90) -> None:
         await wait_until(lambda: any(e["ev"] == "assigned" for e in (self.runs() or [[]])[-1]),

@@ -5,7 +5,8 @@ lines to the ``--events`` file for ``_harness`` to read (faust sends stdout to i
 * ``assigned``: after each rebalance, the topic partitions and the tables' actives and standbys
   (faust's ``app.assignor``);
 * ``record``: each record the agent handled (partition, offset);
-* ``restored``: each changelog record recovery applied to the table (``on_changelog_event``).
+* ``restored``: each changelog record recovery applied to an active table partition
+  (``on_changelog_event``); ``replayed``: one applied to a standby.
 
 ``--kind static``: ``staticconsumer.faust.StaticApp`` (the one-line change); ``--kind plain``:
 ``faust.App`` with ``consumer_group_instance_id`` (aiokafka's membership underneath).
@@ -58,7 +59,11 @@ def build(args: argparse.Namespace) -> faust.App:
         app = faust.App(args.group, consumer_group_instance_id=args.instance_id, **settings)
 
     async def restored(event: Any) -> None:
-        emit(ev="restored", partition=event.message.partition, offset=event.message.offset)
+        """Recovery applied a changelog record: to an active table partition (a restore) or
+        to a standby (its replay of the changelog, all along)."""
+        active = app.assignor.is_active(event.message.tp)
+        emit(ev="restored" if active else "replayed", partition=event.message.partition,
+             offset=event.message.offset)  # fmt: skip
 
     topic = app.topic(args.topic, key_type=str, value_type=str, partitions=args.partitions)
     counts = app.Table("counts", default=int, partitions=args.partitions,

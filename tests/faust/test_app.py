@@ -3,6 +3,7 @@ instance id and handed to faust's tables, and the fatal error on faust's fetch p
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from typing import Any
 
@@ -16,7 +17,7 @@ from staticconsumer.errors import (
     InvalidInstanceIdError,
     UnreleasedInstanceIdError,
 )
-from staticconsumer.faust import StaticApp, TableAssignor
+from staticconsumer.faust import StaticApp, TableAssignor, _seam
 from staticconsumer.faust._app import StaticThread, fatal_line
 from staticconsumer.faust._assignor import KEY, newest_roster
 
@@ -118,7 +119,7 @@ def test_faust_tables_get_the_plan_by_instance_id_and_the_roster_comes_back() ->
     for member in members:
         iid = member.group_instance_id
         assert iid is not None
-        assignors[iid].on_assignment(plan[member.member_id])
+        assignors[iid].on_assignment(plan[member.member_id], 1)
         faust_assignor = apps[iid].assignor
         actives = {(tp.topic, tp.partition) for tp in faust_assignor.assigned_actives()}
         standbys = {(tp.topic, tp.partition) for tp in faust_assignor.assigned_standbys()}
@@ -137,6 +138,24 @@ def test_faust_tables_get_the_plan_by_instance_id_and_the_roster_comes_back() ->
     assert {m.group_instance_id: replan[m.member_id].partitions for m in again} == {
         m.group_instance_id: plan[m.member_id].partitions for m in members
     }
+
+
+def test_a_stored_assignment_naming_another_url_is_taken_with_ours(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A restarted static member gets its previous process's stored assignment (no
+    rebalance): faust would assert on the URL it names; the worker takes it, and says so."""
+    old = _app("http://old:6066", instance_id="w-0")
+    assignor = TableAssignor(old, "w-0")
+    topics = ("orders", "orders-counts-changelog")
+    member = Member(
+        "w-0-a", "w-0", topics, user_data=assignor.subscription_user_data(topics, (), -1)
+    )
+    stored = assignor.assign_group([member], {"orders": 2, "orders-counts-changelog": 2})
+    new = _app("http://new:6066", instance_id="w-0")
+    TableAssignor(new, "w-0").on_assignment(stored["w-0-a"], 3)
+    assert {tp.partition for tp in new.assignor.assigned_actives()} == {0, 1}
+    assert "took an assignment planned for http://old:6066" in caplog.text
 
 
 def test_the_newest_roster_wins() -> None:
@@ -177,6 +196,13 @@ class _Consumer:
     def __init__(self, fatal: Exception | None, raises: Exception | None = None) -> None:
         self.fatal_error = fatal
         self._fetcher = _Fetcher(raises)
+        self._coordinator = self
+        self.pending: Exception | None = None
+
+    def check_errors(self) -> None:
+        error, self.pending = self.pending, None
+        if error is not None:
+            raise error
 
 
 async def test_faust_fetch_path_raises_the_fatal_error() -> None:
@@ -195,6 +221,11 @@ async def test_faust_fetch_path_raises_the_fatal_error() -> None:
     with pytest.raises(FencedInstanceIdError):
         await thread._fetch_records(woken, set(), timeout=0.1)
     assert await thread._fetch_records(_Consumer(None), set(), timeout=0.1) == {}
+    held = _Consumer(None)
+    held.pending = ValueError("on_assignment raised")  # held for the application's next poll
+    with pytest.raises(ValueError, match="on_assignment raised"):
+        await thread._fetch_records(held, set(), timeout=0.1)
+    assert await thread._fetch_records(held, set(), timeout=0.1) == {}  # raised once
 
 
 def test_the_fatal_line_names_the_id_and_what_to_check() -> None:
@@ -207,3 +238,37 @@ def test_the_fatal_line_names_the_id_and_what_to_check() -> None:
     assert line.endswith("the worker stops (exit status 1)")
     unreleased = fatal_line("orders", "w-1", UnreleasedInstanceIdError("x", group_id="g"))
     assert "UNRELEASED_INSTANCE_ID" in unreleased
+
+
+async def test_an_id_still_held_past_the_wait_stops_the_worker_under_the_consumer_protocol(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    app = _app(instance_id="w-0", table=False, table_standby_replicas=0,
+               group_protocol="consumer", unreleased_wait_ms=50)  # fmt: skip
+    crashed: list[BaseException] = []
+
+    async def crash(reason: BaseException) -> None:
+        crashed.append(reason)
+
+    async def never_assigned(self: Any) -> None:  # start() waiting for the held id
+        await asyncio.sleep(30)
+
+    monkeypatch.setattr(app, "crash", crash)
+    monkeypatch.setattr(_seam.ConsumerThread, "on_start", never_assigned)
+    thread = app.consumer._thread
+    with pytest.raises(UnreleasedInstanceIdError, match=r"still gives group\.instance\.id w-0"):
+        await thread.on_start()
+    await asyncio.sleep(0.05)
+    assert crashed == [app.fatal_error] and isinstance(app.fatal_error, UnreleasedInstanceIdError)
+    assert (
+        next(r for r in caplog.records if r.levelname == "CRITICAL")
+        .getMessage()
+        .startswith("faust worker of app orders (group.instance.id w-0) was refused its id")
+    )
+    classic = _app(instance_id="w-0")
+    assert classic.start_wait_s is None and app.start_wait_s == 0.05
+
+
+def test_the_unreleased_wait_is_checked() -> None:
+    with pytest.raises(ConfigurationError, match="unreleased_wait_ms"):
+        _app(unreleased_wait_ms=0)

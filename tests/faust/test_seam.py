@@ -10,6 +10,7 @@ import zlib
 import aiokafka
 import faust
 import pytest
+from aiokafka.coordinator.protocol import ConsumerProtocolMemberAssignment
 from faust.assignor.partition_assignor import PartitionAssignor
 from faust.transport.drivers import aiokafka as driver
 
@@ -108,9 +109,13 @@ def test_faust_takes_the_assignment_we_write() -> None:
     assert {(tp.topic, tp.partition) for tp in app.assignor.assigned_standbys()} == {
         ("orders", 2), (changelog, 2)}  # fmt: skip
     assert _seam.read_assignment(data)["staticconsumer"] == {"version": 1}
-    with pytest.raises(AssertionError):  # faust asserts the URL is its own
-        _seam.hand_assignment(_app(canonical_url="http://w9:6066"),
-                              [("orders", 1), (changelog, 1), (changelog, 2)], data)  # fmt: skip
+    other = _app(canonical_url="http://w9:6066")
+    with pytest.raises(AssertionError):  # faust asserts the URL is its own...
+        other.assignor.on_assignment(ConsumerProtocolMemberAssignment(
+            _seam.VERSION, [(changelog, [1, 2]), ("orders", [1])], data))  # fmt: skip
+    tps = [("orders", 1), (changelog, 1), (changelog, 2)]
+    assert _seam.hand_assignment(other, tps, data) == "http://w0:6066"  # ...so ours goes in
+    assert _seam.hand_assignment(app, tps, data) is None
 
 
 def test_table_settings_and_global_tables_are_read() -> None:
@@ -121,3 +126,19 @@ def test_table_settings_and_global_tables_are_read() -> None:
     assert _seam.uses_table_assignor(app)
     assert list(_seam.global_tables(app)) == [("seam-everywhere-changelog", False)]
     assert not _seam.uses_table_assignor(faust.App("bare", table_standby_replicas=0))
+
+
+def test_getmany_checks_the_coordinators_errors_first_as_our_fetch_does() -> None:
+    source = inspect.getsource(aiokafka.AIOKafkaConsumer.getmany)
+    assert source.index("self._coordinator.check_errors()") < source.index("fetched_records")
+    assert "check_errors" in inspect.getsource(_seam.check_errors)
+
+
+def test_a_commit_made_while_another_is_in_flight_commits_nothing() -> None:
+    """Why StaticApp's consumer commits once more after faust's own stop."""
+    commit = inspect.getsource(faust.transport.consumer.Consumer.commit)
+    assert commit.index("maybe_wait_for_commit_to_finish()") < commit.index("force_commit(")
+    assert "return False" in commit
+    on_stop = inspect.getsource(faust.transport.consumer.Consumer.on_stop)
+    assert "wait_empty()" in on_stop and "commit_and_end_transactions()" in on_stop
+    assert inspect.iscoroutinefunction(faust.transport.consumer.Consumer.force_commit)
