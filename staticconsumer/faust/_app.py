@@ -24,12 +24,11 @@ from ..errors import (
     StaticConsumerError,
     UnreleasedInstanceIdError,
 )
+from ..options import CLASSIC, CONSUMER, check_group_protocol
 from . import _seam
 from ._assignor import TableAssignor
 
 log = logging.getLogger(__name__)
-
-CLASSIC, CONSUMER = "classic", "consumer"
 
 #: staticconsumer raises UNRELEASED_INSTANCE_ID to the application after 45 s; a worker under
 #: the consumer protocol without an assignment by then stops a little later.
@@ -74,11 +73,7 @@ class StaticApp(_seam.App):
             )
         if instance_id is not None:
             InstanceId.validate(instance_id, field="StaticApp(instance_id=...)")
-        if group_protocol not in (CLASSIC, CONSUMER):
-            raise ConfigurationError(
-                f"group_protocol (Java: group.protocol, KIP-848) must be 'classic' or "
-                f"'consumer', got {group_protocol!r}"
-            )
+        check_group_protocol(group_protocol)
         owned = sorted(set(consumer_options or {}) & _OWNED)
         if owned:
             raise ConfigurationError(

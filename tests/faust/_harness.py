@@ -12,13 +12,14 @@ Each worker appends JSON events to ``<log_dir>/<name>.events`` and logs to ``<na
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import signal
 import sys
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -139,6 +140,28 @@ def keyed_producer(bootstrap: str, topic: str, rate_per_s: float = 100.0) -> Pro
     """The reliability suite's producer (every partition in turn, ``acks=all``), with keys:
     faust's agent counts records per key in its table."""
     return Producer(bootstrap, topic, rate_per_s, key=lambda n: f"k{n % 20}".encode())
+
+
+@contextlib.asynccontextmanager
+async def running_group(
+    settings: Settings, size: int = 3
+) -> AsyncIterator[tuple[list[Worker], Producer]]:
+    """Workers ``w-0``..``w-<size-1>`` started and assigned, the keyed producer running; on
+    exit the producer and every worker in the list (a test may append more) are stopped."""
+    workers = [Worker(f"w-{n}", f"w-{n}", settings) for n in range(size)]
+    producer = keyed_producer(settings.bootstrap, settings.topic)
+    try:
+        for worker in workers:
+            await worker.start()
+        for worker in workers:
+            await worker.wait_assigned()
+        await producer.start()
+        await asyncio.sleep(3)
+        yield workers, producer
+    finally:
+        await producer.stop()
+        for worker in workers:
+            await worker.stop()
 
 
 @dataclass
