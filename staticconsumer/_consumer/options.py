@@ -36,6 +36,7 @@ from assignors import (
     StickyAssignor,
 )
 
+from .. import _compat
 from .._instance_id import InstanceId
 from ..errors import ConfigurationError
 from ..membership import JOIN_REASON_ENFORCED_PREFIX, LEAVE_REASON_PREFIX
@@ -158,32 +159,45 @@ def default_assignors() -> tuple[GroupAssignor, ...]:
 def group_assignors(strategies: Any) -> tuple[GroupAssignor, ...]:
     """``partition_assignment_strategy`` checked at construction: each entry must follow the
     one :class:`assignors.GroupAssignor` contract (a class of ours is instantiated, one object
-    per consumer). One value or a list; a name is a protocol name (``"range"``) or Java's class
-    name (``"org.apache.kafka.clients.consumer.RangeAssignor"``); a str may list several,
-    comma-separated, as Java's ``partition.assignment.strategy`` does."""
-    checked: list[GroupAssignor] = []
-    for entry in _entries(strategies):
-        candidate = _named_assignor(entry) if isinstance(entry, str) else entry
-        if isinstance(candidate, type) and _is_group_assignor(candidate):
-            candidate = candidate()
-        if isinstance(candidate, type) or not _is_group_assignor(candidate):
-            raise ConfigurationError(
-                f"partition_assignment_strategy (Java: partition.assignment.strategy) entry "
-                f"{entry!r} is not a GroupAssignor: StaticConsumer takes the assignors of the "
-                "`assignors` package (range, roundrobin, sticky, cooperative-sticky, roster) or "
-                "any object with a `name`, `supported_protocols`, `assign_group(members, "
-                "partitions_per_topic, *, partition_racks)` and `subscription_user_data(topics, "
-                "owned, generation)`. "
-                "aiokafka's own assignors (which order members by member id, so a restart can "
-                "move partitions, KIP-345) are not supported"
-            )
-        _check_on_assignment(entry, candidate)
-        checked.append(candidate)
+    per consumer), or be an aiokafka-style assignor (``AbstractPartitionAssignor``: aiokafka's,
+    faust's, a user's), run through :class:`~staticconsumer._compat.AiokafkaGroupAssignor`,
+    which hands it members in instance-id order. One value or a list; a name is a protocol name
+    (``"range"``) or Java's class name (``"org.apache.kafka.clients.consumer.RangeAssignor"``);
+    a str may list several, comma-separated, as Java's ``partition.assignment.strategy`` does."""
+    checked = [_group_assignor(entry) for entry in _entries(strategies)]
     if not checked:
         raise ConfigurationError(
             "partition_assignment_strategy (Java: partition.assignment.strategy) is empty"
         )
     return tuple(checked)
+
+
+def _group_assignor(entry: Any) -> GroupAssignor:
+    """One entry as a GroupAssignor, or :class:`ConfigurationError` saying why not."""
+    if _compat.is_aiokafka_assignor(entry):
+        why = _compat.unusable_reason(entry)
+        if why is not None:
+            raise ConfigurationError(
+                f"partition_assignment_strategy (Java: partition.assignment.strategy) entry "
+                f"{entry!r} is an aiokafka assignor StaticConsumer cannot run: {why}"
+            )
+        return _compat.AiokafkaGroupAssignor(entry)
+    candidate = _named_assignor(entry) if isinstance(entry, str) else entry
+    if isinstance(candidate, type) and _is_group_assignor(candidate):
+        candidate = candidate()
+    if isinstance(candidate, type) or not _is_group_assignor(candidate):
+        raise ConfigurationError(
+            f"partition_assignment_strategy (Java: partition.assignment.strategy) entry "
+            f"{entry!r} is not a GroupAssignor: StaticConsumer takes the assignors of the "
+            "`assignors` package (range, roundrobin, sticky, cooperative-sticky, roster), "
+            "any object with a `name`, `supported_protocols`, `assign_group(members, "
+            "partitions_per_topic, *, partition_racks)` and `subscription_user_data(topics, "
+            "owned, generation)`, or an aiokafka assignor (a subclass of aiokafka's "
+            "AbstractPartitionAssignor, given members ordered by group instance id, KIP-345)"
+        )
+    _check_on_assignment(entry, candidate)
+    checked: GroupAssignor = candidate
+    return checked
 
 
 def _needs_user_data(strategies: Any) -> str:
