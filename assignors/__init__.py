@@ -11,7 +11,8 @@ entry for every member given; the output does not depend on input order::
     assign_tables(members, partitions_per_topic, standby_replicas=1, remembered=roster)
 
 Members are ordered as Java orders them (``AbstractPartitionAssignor.MemberInfo``): static members
-by ``group_instance_id``, before dynamic members by ``member_id`` (KIP-345 "future work" item 4).
+by ``group_instance_id``, before dynamic members by ``member_id`` (KIP-345 "future work" item 4);
+``sorted_members(members)`` gives that order (strings compared as Java compares them).
 Range and round-robin produce exactly Java's plans; sticky interoperates with Java's StickyAssignor;
 roster is the plan for our client-side take on KIP-469 (homes are what members own; a roster change
 moves only what balance needs; the roster itself is registered with ``staticconsumer.admin``).
@@ -83,7 +84,7 @@ from ._assignor import (
     StickyAssignor,
 )
 from ._cooperative import assign_cooperative_sticky
-from ._member import Member, MemberAssignment
+from ._member import Member, MemberAssignment, sorted_members
 from ._range import assign_range
 from ._roster import assign_roster
 from ._roundrobin import assign_roundrobin
@@ -126,6 +127,7 @@ __all__ = [
     "encode_envelope",
     "encode_sticky_user_data",
     "for_aiokafka",
+    "sorted_members",
     "static_membership",
 ]
 

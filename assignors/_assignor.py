@@ -61,12 +61,13 @@ class AssignmentReceiver(Protocol):
 
     ``on_assignment(assignment, generation)`` is called on every member, the leader too, after
     each SyncGroup of the classic protocol with the assignment its leader planned for it: the
-    partitions (sorted), the plan's ``user_data`` for this member, and the version of the
-    ConsumerProtocolAssignment the leader wrote; ``generation`` is the group's generation id.
-    It runs before the rebalance listener hears of the partitions (``on_partitions_assigned``),
-    as in Java, and also when a static member re-joins without a rebalance (the coordinator
-    hands it its stored assignment again). A hook that raises does not stop the assignment: the
-    error is raised to the application's next poll, once, as Java's ``poll()`` throws it.
+    partitions (in the order the plan listed them), the plan's ``user_data`` for this member,
+    and the version of the ConsumerProtocolAssignment the leader wrote; ``generation`` is the
+    group's generation id. It runs before the rebalance listener hears of the partitions
+    (``on_partitions_assigned``), as in Java, and also when a static member re-joins without a
+    rebalance (the coordinator hands it its stored assignment again). A hook that raises does
+    not stop the assignment: the error is raised to the application's next poll, once, as
+    Java's ``poll()`` throws it.
 
     An assignor without the method is never called (detected with ``isinstance(assignor,
     AssignmentReceiver)``); StaticConsumer checks at construction that the method takes

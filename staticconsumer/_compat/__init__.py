@@ -8,6 +8,9 @@
 * :class:`ClientSeam` gives the driver what it needs from aiokafka's client and subscription
   state as plain calls: send to a node, find the coordinator, hand partitions to the fetcher,
   read the roster topic's log on the consumer's own client (:mod:`.roster`).
+* :class:`AiokafkaGroupAssignor` runs an aiokafka-style assignor (``AbstractPartitionAssignor``:
+  aiokafka's, faust's, a user's) as an ``assignors.GroupAssignor``, members in instance-id order
+  (:mod:`.assignors`).
 * :func:`start_consumer` is ``AIOKafkaConsumer.start`` with that seam (:mod:`.consumer`);
   the admin code's client calls are in :mod:`.admin`, small struct and metadata helpers in
   :mod:`.helpers`.
@@ -26,6 +29,7 @@ from .admin import (
     open_admin_client,
     send_to_node,
 )
+from .assignors import AiokafkaGroupAssignor, is_aiokafka_assignor, unusable_reason
 from .consumer import (
     SUPPORTED_AIOKAFKA,
     ClientSeam,
@@ -54,6 +58,7 @@ from .records import next_record, record_path_of
 
 __all__ = [
     "SUPPORTED_AIOKAFKA",
+    "AiokafkaGroupAssignor",
     "ClientSeam",
     "CoordinatorSeam",
     "Driver",
@@ -71,6 +76,7 @@ __all__ = [
     "committed",
     "coordinator_of",
     "ensure_node_metadata",
+    "is_aiokafka_assignor",
     "joins_group",
     "kafka_tp",
     "negotiate_versions",
@@ -82,5 +88,6 @@ __all__ = [
     "start_consumer",
     "subscribes_topics",
     "topic_partition",
+    "unusable_reason",
     "wait_for_assignment",
 ]

@@ -26,14 +26,13 @@ from ..roster import RosterReader, roster_reader
 from .options import (
     SESSION_TIMEOUT_MS,
     check_aiokafka_options,
-    default_assignors,
     given_options,
-    group_assignors,
     group_protocol_options,
     roster_barrier_option,
     roster_topic_option,
     security_options,
 )
+from .strategy import default_assignors, group_assignors
 
 
 @dataclass(frozen=True)

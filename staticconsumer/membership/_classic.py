@@ -520,7 +520,8 @@ class ClassicMember:
         self.owned = assigned
         # Java's onJoinComplete: the assignor hears of its assignment after the revocations and
         # before the listener hears of the partitions.
-        mine = MemberAssignment(assigned, received.user_data or b"", received.version)
+        listed = received.topic_partitions  # as the leader listed them (faust compares them)
+        mine = MemberAssignment(listed, received.user_data or b"", received.version)
         actions.append(DeliverAssignment(self.protocol or "", self.generation_id, mine))
         actions.append(self._emit(PartitionsAssigned, partitions=list(assigned)))
         actions.append(Assign(assigned, added))

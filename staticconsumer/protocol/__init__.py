@@ -68,6 +68,7 @@ from staticconsumer.protocol.consumer_protocol import (
     encode_assignment,
     encode_subscription,
     group_partitions,
+    group_partitions_as_listed,
 )
 from staticconsumer.protocol.error_codes import ErrorCode, error_name
 from staticconsumer.protocol.group import (
@@ -182,6 +183,7 @@ __all__ = [
     "encode_subscription",
     "error_name",
     "group_partitions",
+    "group_partitions_as_listed",
     "negotiate",
     "negotiate_consumer_group_describe",
     "negotiate_consumer_group_heartbeat",

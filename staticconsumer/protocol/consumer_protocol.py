@@ -95,6 +95,17 @@ def group_partitions(pairs: Iterable[tuple[str, int]]) -> tuple[TopicPartitions,
     return tuple(TopicPartitions(t, tuple(sorted(by_topic[t]))) for t in sorted(by_topic))
 
 
+def group_partitions_as_listed(pairs: Iterable[tuple[str, int]]) -> tuple[TopicPartitions, ...]:
+    """``(topic, partition)`` pairs grouped per topic as they are listed: topics in the order
+    they first come, each topic's partitions in the order they come, repeats dropped. A leader
+    writes its assignor's plan so (Java's ``ConsumerProtocol`` keeps the plan's order too), and a
+    member's assignor reads its partitions back in its leader's order (faust's does compare)."""
+    by_topic: dict[str, dict[int, None]] = {}
+    for topic, partition in pairs:
+        by_topic.setdefault(topic, {})[partition] = None
+    return tuple(TopicPartitions(t, tuple(ps)) for t, ps in by_topic.items())
+
+
 def _flatten(groups: tuple[TopicPartitions, ...]) -> tuple[tuple[str, int], ...]:
     return tuple((g.topic, p) for g in groups for p in g.partitions)
 

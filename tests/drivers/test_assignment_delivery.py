@@ -14,9 +14,11 @@ import pytest
 
 from assignors import AssignmentReceiver, MemberAssignment
 from staticconsumer import MembershipState, StaticConsumerError
+from staticconsumer._compat import AiokafkaGroupAssignor
 from staticconsumer.drivers.mailbox import Mailbox
 from staticconsumer.membership import LogIdentity
 
+from ..compat.test_assignors import OrderRecorder
 from ._fakes import TOPIC, ScriptedAssignor, classic_harness, owned, wait_for
 
 
@@ -101,6 +103,24 @@ async def test_a_hook_error_does_not_wait_for_the_application_to_poll() -> None:
     assert h.driver.mailbox.attention, "the error is waiting for the application's next poll"
     with pytest.raises(StaticConsumerError, match="bad user data"):
         h.driver.check_errors()
+    await h.driver.close()
+
+
+async def test_an_aiokafka_assignor_leads_and_hears_of_its_own_plan_through_the_adapter() -> None:
+    """The classic driver runs a user's AbstractPartitionAssignor through the adapter: its
+    metadata() is the subscription's user data, its plan goes out, and its on_assignment
+    (then on_generation_assignment) gets the member's assignment as aiokafka decodes it."""
+    user = OrderRecorder(tag=b"my metadata")
+    h = classic_harness(AiokafkaGroupAssignor(user))  # type: ignore[arg-type]
+    h.driver.start()
+    await wait_for(lambda: h.driver.membership_state() is MembershipState.STABLE, "stable")
+    assert user.seen == [h.driver.member_id] and user.user_data == {
+        h.driver.member_id: b"my metadata"
+    }
+    (got,) = user.received
+    assert got.assignment == [(TOPIC, [2, 1, 0])] and got.user_data == b"#0 of 1"
+    assert got.version == 3 and user.generations == [1]
+    assert owned(h.driver.owned) == {0, 1, 2}
     await h.driver.close()
 
 

@@ -22,11 +22,14 @@ from staticconsumer.membership import (
     Revoke,
     SendSyncGroup,
     SyncGroupAnswered,
+    encode_assignments,
 )
 from staticconsumer.protocol import (
     Assignment,
     ErrorCode,
     JoinGroupMember,
+    TopicPartitions,
+    decode_assignment,
     encode_assignment,
     group_partitions,
 )
@@ -146,3 +149,24 @@ def test_the_delivered_assignment_matches_what_the_member_then_owns() -> None:
     actions = stable(member, ("t", 2), ("t", 0))
     (delivery,) = delivered(list(actions))
     assert delivery.assignment.partitions == member.owned == (("t", 0), ("t", 2))
+
+
+def test_the_partitions_arrive_in_the_order_the_leader_listed_them() -> None:
+    """faust's assignor compares the partitions it receives with the ones it planned, in
+    order; the member's own holdings stay sorted."""
+    member = new_member()
+    member.poll(T0, TOPICS, 0.0)
+    member.handle(joined())
+    listed = Assignment(partitions=(TopicPartitions("u", (3, 0)), TopicPartitions("t", (1,))))
+    actions = list(member.handle(SyncGroupAnswered(ErrorCode.NONE, encode_assignment(listed))))
+    (delivery,) = delivered(actions)
+    assert delivery.assignment.partitions == (("u", 3), ("u", 0), ("t", 1))
+    assert member.owned == (("t", 1), ("u", 0), ("u", 3))
+
+
+def test_the_leader_writes_a_plans_partitions_in_the_order_listed() -> None:
+    plan = {"m": MemberAssignment((("u", 3), ("t", 1), ("u", 0)), b"d")}
+    written = decode_assignment(encode_assignments(plan)["m"])
+    assert written == Assignment(
+        partitions=(TopicPartitions("u", (3, 0)), TopicPartitions("t", (1,))), user_data=b"d"
+    )

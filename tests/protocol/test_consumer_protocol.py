@@ -22,6 +22,7 @@ from staticconsumer.protocol import (
     encode_assignment,
     encode_subscription,
     group_partitions,
+    group_partitions_as_listed,
     parse_sync_group,
     response_class,
 )
@@ -135,6 +136,18 @@ def test_encoding_refuses_unknown_versions() -> None:
         encode_subscription(FULL_SUBSCRIPTION, 4)
     with pytest.raises(ValueError, match="version must be 0-3, got -1"):
         encode_assignment(FULL_ASSIGNMENT, -1)
+
+
+def test_grouping_as_listed_keeps_the_plans_order_and_drops_repeats() -> None:
+    pairs = [("u", 3), ("t", 2), ("u", 0), ("t", 2), ("u", 1)]
+    assert group_partitions_as_listed(pairs) == (
+        TopicPartitions("u", (3, 0, 1)),
+        TopicPartitions("t", (2,)),
+    )
+    listed = Assignment(partitions=group_partitions_as_listed(pairs))
+    assert decode_assignment(encode_assignment(listed)).topic_partitions == (
+        ("u", 3), ("u", 0), ("u", 1), ("t", 2),
+    )  # fmt: skip
 
 
 def test_flat_views_and_grouping() -> None:
