@@ -188,15 +188,20 @@ def figures(workers: list[Worker], producer: Producer, *, since: float = 0.0) ->
                    restored=restored)  # fmt: skip
 
 
-async def wait_handled(workers: list[Worker], producer: Producer, timeout_s: float = 60) -> None:
-    """Until every acknowledged record was handled by some worker."""
+async def wait_handled(workers: list[Worker], producer: Producer, timeout_s: float = 60) -> bool:
+    """Until every acknowledged record was handled by some worker, or ``timeout_s`` (False:
+    the figures then count the rest as lost)."""
 
     def done() -> bool:
         seen = {(e["partition"], e["offset"]) for w in workers for e in w.events
                 if e["ev"] == "record"}  # fmt: skip
         return producer.acked <= seen
 
-    await wait_until(done, timeout_s, "every acknowledged record handled")
+    try:
+        await wait_until(done, timeout_s, "every acknowledged record handled")
+    except AssertionError:
+        return False
+    return True
 
 
 def first_line(worker: Worker, what: Callable[[str], bool]) -> list[str]:

@@ -72,6 +72,7 @@ async def away_and_back(settings: Settings) -> Figures:
     """``w-1`` stopped; after its session the others rebalance without it; then it starts
     again. ``extra``: each worker's tables ``before``, ``during`` (the others) and ``after``."""
     async with running_group(settings) as (workers, producer):
+        stable = now()
         away, left = workers[1], [workers[0], workers[2]]
         before = {w.name: w.tables() for w in workers}
         seen = len(left[0].assignments())
@@ -86,7 +87,7 @@ async def away_and_back(settings: Settings) -> Figures:
         await asyncio.sleep(3)
         await producer.stop()
         await wait_handled(workers, producer)
-        found = figures(workers, producer)
+        found = figures(workers, producer, since=stable)
         found.extra = {"before": before, "during": during,
                        "after": {w.name: w.tables() for w in workers}}  # fmt: skip
     return found

@@ -158,6 +158,26 @@ def test_a_stored_assignment_naming_another_url_is_taken_with_ours(
     assert "took an assignment planned for http://old:6066" in caplog.text
 
 
+def test_a_global_tables_changelog_is_active_on_every_worker() -> None:
+    apps = {f"w-{n}": _app(f"http://w{n}:6066", instance_id=f"w-{n}") for n in range(2)}
+    for app in apps.values():
+        app.GlobalTable("rates", default=int, partitions=4)
+    assignors = {iid: TableAssignor(app, iid) for iid, app in apps.items()}
+    rates = "orders-rates-changelog"
+    topics = ("orders", "orders-counts-changelog", rates)
+    members = _members(apps, assignors, topics)
+    counts = {"orders": 6, "orders-counts-changelog": 6, rates: 4}
+    plan = assignors["w-0"].assign_group(members, counts)
+    planned = assign_tables(members, counts, standby_replicas=1)
+    for member in members:
+        assignors[str(member.group_instance_id)].on_assignment(plan[member.member_id], 1)
+        faust_assignor = apps[str(member.group_instance_id)].assignor
+        actives = {tp.partition for tp in faust_assignor.assigned_actives() if tp.topic == rates}
+        standbys = {tp.partition for tp in faust_assignor.assigned_standbys() if tp.topic == rates}
+        assert actives == {0, 1, 2, 3}  # recovered in full on every worker, as faust does
+        assert standbys == {0, 1, 2, 3} - set(planned.actives[member.member_id][rates])
+
+
 def test_the_newest_roster_wins() -> None:
     assert newest_roster([]) == ((), 0)
     assert newest_roster([{"roster": ["a"], "version": 2}, {"roster": ["b", "a"], "version": 3},
