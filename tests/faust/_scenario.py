@@ -10,6 +10,7 @@ RocksDB table and one standby replica, a keyed producer running throughout.
 from __future__ import annotations
 
 import asyncio
+import time
 
 from ..integration._group import wait_until
 from ._harness import Figures, Settings, Worker, figures, now, running_group, wait_handled
@@ -49,9 +50,10 @@ async def duplicated_worker(settings: Settings, watch_s: float = 30) -> Figures:
 
 
 async def rolling_restart(settings: Settings) -> Figures:
-    """``extra``: ``before``/``after`` (each worker's tables), ``stop_rc`` (each stop's status)."""
+    """``extra``: ``before``/``after`` (each worker's tables), ``stop_rc`` (each stop's status),
+    ``since_epoch`` (wall clock when the group was stable, for the broker's log)."""
     async with running_group(settings) as (workers, producer):
-        stable = now()
+        stable, since_epoch = now(), time.time()
         before = {w.name: w.tables() for w in workers}
         stop_rc = []
         for worker in workers:  # one at a time, as a StatefulSet rolls
@@ -64,7 +66,7 @@ async def rolling_restart(settings: Settings) -> Figures:
         await wait_handled(workers, producer)
         found = figures(workers, producer, since=stable)
         found.extra = {"before": before, "after": {w.name: w.tables() for w in workers},
-                       "stop_rc": stop_rc}  # fmt: skip
+                       "stop_rc": stop_rc, "since_epoch": since_epoch}  # fmt: skip
     return found
 
 

@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from staticconsumer.localkafka import KafkaCluster
+from staticconsumer.localkafka import KafkaCluster, LocalKafkaCluster
 
+from ..reliability._harness import rebalance_reasons
 from ._harness import PARTITIONS, Settings
 from ._scenario import away_and_back, duplicated_worker, rolling_restart
 
@@ -50,6 +51,10 @@ async def test_a_rolling_restart_rebalances_nothing_and_restores_nothing(
     assert found.extra["after"] == before  # each worker's own actives and standbys
     assert found.extra["stop_rc"] == [0, 0, 0], found
     assert (found.rebalances, found.restored, found.duplicates, found.lost) == (0, 0, 0, 0), found
+    if isinstance(kafka_cluster, LocalKafkaCluster):  # its log is ours: no LeaveGroup, no join
+        logs, since = kafka_cluster.logs(), found.extra["since_epoch"]
+        assert rebalance_reasons(logs, settings.group, 0), "the first joins rebalanced: seen"
+        assert rebalance_reasons(logs, settings.group, since) == []
 
 
 async def test_a_worker_away_past_its_session_gets_its_own_tables_back(
