@@ -13,6 +13,7 @@ from typing import Any, Protocol
 import aiokafka
 import aiokafka.errors as Errors
 from aiokafka.client import ConnectionGroup, CoordinationType
+from aiokafka.conn import CloseReason
 from aiokafka.consumer.group_coordinator import BaseCoordinator, NoGroupCoordinator
 from aiokafka.protocol.admin import ApiVersionRequest
 from aiokafka.structs import OffsetAndMetadata, TopicPartition
@@ -169,10 +170,44 @@ class ClientSeam:
         self._all_revoked = False  # begin_reassignment: the next assignment keeps nothing
         self._polls_from: float | None = None  # when the application could first poll
 
-    async def send(self, node_id: int, request: Any) -> Any:
+    async def send(
+        self, node_id: int, request: Any, *, timeout_at_least_ms: int | None = None
+    ) -> Any:
         """Send on the node's coordination connection (group requests never queue behind
-        fetches). aiokafka's ``KafkaError`` (no answer) propagates."""
-        return await self._client.send(node_id, request, group=ConnectionGroup.COORDINATION)
+        fetches). aiokafka's ``KafkaError`` (no answer) propagates.
+
+        ``timeout_at_least_ms``: this request waits for its answer ``max(request_timeout_ms,
+        timeout_at_least_ms)``, not the connection's ``request_timeout_ms`` alone (JoinGroup:
+        the coordinator holds it for up to the rebalance timeout, Java's
+        ``AbstractCoordinator.sendJoinGroupRequest``)."""
+        if timeout_at_least_ms is None:
+            return await self._client.send(node_id, request, group=ConnectionGroup.COORDINATION)
+        return await self._send_waiting(node_id, request, timeout_at_least_ms / 1000)
+
+    async def _send_waiting(self, node_id: int, request: Any, at_least_s: float) -> Any:
+        """``AIOKafkaClient.send`` with a longer timeout for this one request. aiokafka's client
+        times every request out after its connection's ``request_timeout_ms``, read when the
+        connection writes the request (``AIOKafkaConnection.send``, synchronously): the
+        connection's timeout is raised for that one call, then set back, so no other request
+        on the connection waits longer. A timeout closes the connection and raises
+        ``RequestTimedOutError``, as ``AIOKafkaClient.send`` does."""
+        group = ConnectionGroup.COORDINATION
+        if not await self._client.ready(node_id, group=group):
+            raise Errors.NodeNotReadyError(
+                f"Attempt to send a request to node which is not ready (node id {node_id})."
+            )
+        conn = self._client._conns[(node_id, group)]
+        usual = conn._request_timeout
+        conn._request_timeout = max(usual, at_least_s)
+        try:
+            answer = conn.send(request)
+        finally:
+            conn._request_timeout = usual
+        try:
+            return await answer
+        except TimeoutError as exc:
+            conn.close(reason=CloseReason.CONNECTION_TIMEOUT)
+            raise Errors.RequestTimedOutError() from exc
 
     async def read_partition_log(self, topic: str) -> PartitionLog:
         """Every record of ``topic``'s partition 0 up to its high watermark, read with this

@@ -48,11 +48,16 @@ def test_prepare_sends_the_pinned_version_or_refuses() -> None:
 
 
 class FakeBroker:
-    """Answers ApiVersions, then each request with the next canned response body."""
+    """Answers ApiVersions, then each request with the next canned response body; a request
+    whose api key is in ``holds`` is answered that many seconds late."""
 
-    def __init__(self, versions: dict[int, tuple[int, int]], bodies: list[bytes]) -> None:
+    def __init__(
+        self, versions: dict[int, tuple[int, int]], bodies: list[bytes],
+        holds: dict[int, float] | None = None,
+    ) -> None:  # fmt: skip
         self.versions = versions
         self.bodies = bodies
+        self.holds = holds if holds is not None else {}
         self.requests: list[bytes] = []
         self.closed = asyncio.Event()
 
@@ -70,6 +75,7 @@ class FakeBroker:
                     )
                 else:
                     self.requests.append(frame)
+                    await asyncio.sleep(self.holds.get(api_key, 0.0))
                     # response header v1: correlation id + empty tagged fields
                     reply = struct.pack(">i", correlation_id) + b"\x00" + self.bodies.pop(0)
                 writer.write(struct.pack(">i", len(reply)) + reply)
