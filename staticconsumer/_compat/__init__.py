@@ -40,6 +40,7 @@ from .consumer import (
     joins_group,
     negotiate_versions,
     start_consumer,
+    stop_consumer,
     subscribes_topics,
     wait_for_assignment,
 )
@@ -80,6 +81,7 @@ __all__ = [
     "replica_racks",
     "send_to_node",
     "start_consumer",
+    "stop_consumer",
     "subscribes_topics",
     "topic_partition",
     "wait_for_assignment",

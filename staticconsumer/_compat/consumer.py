@@ -453,6 +453,25 @@ async def start_consumer(
     driver.start()
 
 
+async def stop_consumer(consumer: Any) -> None:
+    """``AIOKafkaConsumer.stop`` for a consumer :func:`start_consumer` started (or none did):
+    closes what that start made, coordinator, fetcher, then client, each even when the one
+    before failed (the first failure is raised after). Never through aiokafka's ``stop()``,
+    whose cleanup may rely on what only aiokafka's own ``start()`` sets up: aiokafka PR #1131
+    closes through an exit stack that its ``start()`` fills, which ours does not run. Marks the
+    consumer closed (aiokafka's ``getone``/``getmany`` then raise ``ConsumerStoppedError``);
+    a second call does nothing."""
+    if consumer._closed:
+        return
+    consumer._closed = True
+    async with contextlib.AsyncExitStack() as closing:  # closes in reverse: the client last
+        closing.push_async_callback(consumer._client.close)
+        if consumer._fetcher is not None:
+            closing.push_async_callback(consumer._fetcher.close)
+        if consumer._coordinator is not None:
+            closing.push_async_callback(consumer._coordinator.close)
+
+
 def joins_group(consumer: Any) -> bool:
     """Whether ``start()`` joins a group: a group id and a subscription to topics or a pattern
     (as aiokafka, a consumer without a group has its partitions once started)."""

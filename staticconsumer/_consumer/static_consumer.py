@@ -174,7 +174,7 @@ class StaticConsumer(Observability, AIOKafkaConsumer):  # type: ignore[misc]  # 
                 self._driver.seam.start_poll_timer()
         except BaseException as exc:
             self._lifecycle = Lifecycle.STOPPED
-            await super().stop()
+            await _compat.stop_consumer(self)
             await self._owned.stop()
             security_error = await consumer_security_error(_compat.client_of(self), exc)
             if security_error is not None:  # a refused login or a missing ACL, typed (issue 13)
@@ -234,10 +234,10 @@ class StaticConsumer(Observability, AIOKafkaConsumer):  # type: ignore[misc]  # 
             if self._driver is not None:  # the leave decision is the close's argument
                 await self._driver.close(operation, leave_reason)
         finally:
-            try:
-                await super().stop()
+            try:  # what start_consumer made, closed by the seam (not aiokafka's stop())
+                await _compat.stop_consumer(self)
             finally:
-                await self._owned.stop()  # after aiokafka's: the leave's event is published
+                await self._owned.stop()  # after the client's: the leave's event is published
 
     async def enforce_rebalance(self, reason: str | None = None) -> None:
         """Make the group rebalance now, or right after the rebalance in flight (Java
