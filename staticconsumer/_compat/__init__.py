@@ -27,6 +27,7 @@ from .admin import (
     send_to_node,
 )
 from .consumer import (
+    AIOKAFKA_CONSUMER_LOG,
     SUPPORTED_AIOKAFKA,
     ClientSeam,
     CoordinatorSeam,
@@ -34,6 +35,8 @@ from .consumer import (
     KafkaConnectionError,
     KafkaError,
     WakeMarker,
+    aiokafka_anext,
+    aiokafka_consumer_parameters,
     check_aiokafka_version,
     client_id_of,
     coordinator_of,
@@ -54,6 +57,7 @@ from .helpers import (
 from .records import next_record, record_path_of
 
 __all__ = [
+    "AIOKAFKA_CONSUMER_LOG",
     "SUPPORTED_AIOKAFKA",
     "ClientSeam",
     "CoordinatorSeam",
@@ -62,6 +66,8 @@ __all__ = [
     "KafkaError",
     "WakeMarker",
     "abandon_producer",
+    "aiokafka_anext",
+    "aiokafka_consumer_parameters",
     "any_known_node",
     "bootstrap_failure_cause",
     "check_aiokafka_version",

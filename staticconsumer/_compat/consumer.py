@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import inspect
 import logging
 import time
 from collections.abc import Awaitable, Callable, Iterable
@@ -32,6 +33,7 @@ from .helpers import replica_racks
 from .log_redaction import redact_sasl_logs
 from .records import make_fetcher
 from .roster import PartitionLog, read_partition_log
+from .wire import aiokafka_request
 
 #: aiokafka versions whose internals this module was written against (see pyproject.toml).
 SUPPORTED_AIOKAFKA = ("0.14.",)
@@ -41,6 +43,21 @@ KafkaError = Errors.KafkaError
 KafkaConnectionError = Errors.KafkaConnectionError
 TP = tuple[str, int]
 log = logging.getLogger(__name__)
+#: aiokafka's consumer logger: a StaticConsumer's ``async for`` logs there what aiokafka's
+#: ``__anext__`` logs there (a record too large to hand out).
+AIOKAFKA_CONSUMER_LOG = logging.getLogger("aiokafka.consumer.consumer")
+
+
+def aiokafka_anext() -> Callable[[Any], Awaitable[Any]]:
+    """``AIOKafkaConsumer.__anext__``, for a subclass whose own ``getone`` ``async for`` must go
+    through, as on aiokafka."""
+    anext: Callable[[Any], Awaitable[Any]] = aiokafka.AIOKafkaConsumer.__anext__
+    return anext
+
+
+def aiokafka_consumer_parameters() -> frozenset[str]:
+    """The names ``AIOKafkaConsumer.__init__`` of the installed aiokafka takes."""
+    return frozenset(inspect.signature(aiokafka.AIOKafkaConsumer.__init__).parameters)
 
 
 class WakeMarker(Errors.KafkaError):
@@ -180,9 +197,10 @@ class ClientSeam:
         timeout_at_least_ms)``, not the connection's ``request_timeout_ms`` alone (JoinGroup:
         the coordinator holds it for up to the rebalance timeout, Java's
         ``AbstractCoordinator.sendJoinGroupRequest``)."""
+        sent = aiokafka_request(request)
         if timeout_at_least_ms is None:
-            return await self._client.send(node_id, request, group=ConnectionGroup.COORDINATION)
-        return await self._send_waiting(node_id, request, timeout_at_least_ms / 1000)
+            return await self._client.send(node_id, sent, group=ConnectionGroup.COORDINATION)
+        return await self._send_waiting(node_id, sent, timeout_at_least_ms / 1000)
 
     async def _send_waiting(self, node_id: int, request: Any, at_least_s: float) -> Any:
         """``AIOKafkaClient.send`` with a longer timeout for this one request. aiokafka's client

@@ -45,8 +45,6 @@ from .options import (
 from .owned import OwnedServices, fatal_notice
 
 log = logging.getLogger(__name__)
-#: aiokafka's consumer logger: our ``__anext__`` logs what aiokafka's logs, where it logs it.
-_aiokafka_log = logging.getLogger("aiokafka.consumer.consumer")
 T = TypeVar("T")
 
 Deserializer: TypeAlias = Callable[[bytes], Any]
@@ -157,7 +155,7 @@ class StaticConsumer(Observability, AIOKafkaConsumer):  # type: ignore[misc]  # 
         super().__init_subclass__(**kwargs)
         # A subclass with its own getone: `async for` goes through it, as on aiokafka.
         if cls.getone is not StaticConsumer.getone and "__anext__" not in vars(cls):
-            cls.__anext__ = AIOKafkaConsumer.__anext__  # type: ignore[method-assign]
+            cls.__anext__ = _compat.aiokafka_anext()  # type: ignore[method-assign,assignment]
 
     # -- lifecycle -------------------------------------------------------------------------------
 
@@ -308,8 +306,8 @@ class StaticConsumer(Observability, AIOKafkaConsumer):  # type: ignore[misc]  # 
                 raise
             except ConsumerStoppedError:
                 raise StopAsyncIteration from None
-            except RecordTooLargeError:
-                _aiokafka_log.exception("error in consumer iterator: %s")
+            except RecordTooLargeError:  # what aiokafka's logs, where it logs it
+                _compat.AIOKAFKA_CONSUMER_LOG.exception("error in consumer iterator: %s")
 
     async def getmany(
         self, *partitions: TopicPartition, timeout_ms: int = 0, max_records: int | None = None
@@ -361,6 +359,6 @@ class StaticConsumer(Observability, AIOKafkaConsumer):  # type: ignore[misc]  # 
 AIOKAFKA_DEFAULTS = {
     name: parameter.default
     for name, parameter in inspect.signature(StaticConsumer.__init__).parameters.items()
-    if name in inspect.signature(AIOKafkaConsumer.__init__).parameters
+    if name in _compat.aiokafka_consumer_parameters()
     and name not in ("self", "topics", "group_instance_id")
 }

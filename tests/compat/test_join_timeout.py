@@ -21,7 +21,7 @@ from staticconsumer.protocol import ApiKey
 
 from ..protocol import golden
 from ..protocol.test_requests import heartbeat, join_group
-from ..protocol.test_wire import FakeBroker
+from .test_wire import FakeBroker
 
 REQUEST_TIMEOUT_MS = 300
 HOLD_JOIN_S = 1.0  # longer than the request timeout, as a coordinator holds a join

@@ -190,7 +190,7 @@ class FakeCoordinator:
     #: re-joined a stable group: this (former) member id as leader, and no members (KIP-814).
     former_leader: str | None = None
     #: The versions this coordinator announces (ApiVersions); a request of another version is
-    #: refused as aiokafka's connection refuses it (``PinnedRequest.prepare``). None: any.
+    #: refused as aiokafka's connection refuses it (``PinnedRequest.check_broker``). None: any.
     announced: Mapping[int, tuple[int, int]] | None = None
 
     def sent(self, api: str) -> list[dict[str, Any]]:
@@ -200,7 +200,7 @@ class FakeCoordinator:
         fields: dict[str, Any] = request.struct.to_object()
         key, version = request.api_key, request.api_version
         if self.announced is not None:
-            request.prepare(self.announced)
+            request.check_broker(self.announced)
         name = ApiKey(key).name
         fields["version"] = version
         self.requests.append((name, fields))
