@@ -31,6 +31,7 @@ from .admin import (
 )
 from .assignors import AiokafkaGroupAssignor, is_aiokafka_assignor, unusable_reason
 from .consumer import (
+    AIOKAFKA_CONSUMER_LOG,
     SUPPORTED_AIOKAFKA,
     ClientSeam,
     CoordinatorSeam,
@@ -38,12 +39,15 @@ from .consumer import (
     KafkaConnectionError,
     KafkaError,
     WakeMarker,
+    aiokafka_anext,
+    aiokafka_consumer_parameters,
     check_aiokafka_version,
     client_id_of,
     coordinator_of,
     joins_group,
     negotiate_versions,
     start_consumer,
+    stop_consumer,
     subscribes_topics,
     wait_for_assignment,
 )
@@ -57,6 +61,7 @@ from .helpers import (
 from .records import next_record, record_path_of
 
 __all__ = [
+    "AIOKAFKA_CONSUMER_LOG",
     "SUPPORTED_AIOKAFKA",
     "AiokafkaGroupAssignor",
     "ClientSeam",
@@ -66,6 +71,8 @@ __all__ = [
     "KafkaError",
     "WakeMarker",
     "abandon_producer",
+    "aiokafka_anext",
+    "aiokafka_consumer_parameters",
     "any_known_node",
     "bootstrap_failure_cause",
     "check_aiokafka_version",
@@ -86,6 +93,7 @@ __all__ = [
     "replica_racks",
     "send_to_node",
     "start_consumer",
+    "stop_consumer",
     "subscribes_topics",
     "topic_partition",
     "unusable_reason",

@@ -11,6 +11,7 @@ from typing import Any
 from aiokafka.client import ConnectionGroup
 
 from .log_redaction import redact_sasl_logs
+from .wire import aiokafka_request
 
 
 async def open_admin_client(
@@ -93,7 +94,7 @@ async def send_to_node(client: Any, node_id: int, request: Any, *, coordination:
     """Send ``request`` to ``node_id``; ``coordination=True`` uses the node's coordination
     connection, so a slow group request never queues behind fetches."""
     group = ConnectionGroup.COORDINATION if coordination else ConnectionGroup.DEFAULT
-    return await client.send(node_id, request, group=group)
+    return await client.send(node_id, aiokafka_request(request), group=group)
 
 
 def any_known_node(client: Any) -> int | None:

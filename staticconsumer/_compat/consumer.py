@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import inspect
 import logging
 import time
 from collections.abc import Awaitable, Callable, Iterable
@@ -13,6 +14,7 @@ from typing import Any, Protocol
 import aiokafka
 import aiokafka.errors as Errors
 from aiokafka.client import ConnectionGroup, CoordinationType
+from aiokafka.conn import CloseReason
 from aiokafka.consumer.group_coordinator import BaseCoordinator, NoGroupCoordinator
 from aiokafka.protocol.admin import ApiVersionRequest
 from aiokafka.structs import OffsetAndMetadata, TopicPartition
@@ -31,6 +33,7 @@ from .helpers import replica_racks
 from .log_redaction import redact_sasl_logs
 from .records import make_fetcher
 from .roster import PartitionLog, read_partition_log
+from .wire import aiokafka_request
 
 #: aiokafka versions whose internals this module was written against (see pyproject.toml).
 SUPPORTED_AIOKAFKA = ("0.14.",)
@@ -40,6 +43,21 @@ KafkaError = Errors.KafkaError
 KafkaConnectionError = Errors.KafkaConnectionError
 TP = tuple[str, int]
 log = logging.getLogger(__name__)
+#: aiokafka's consumer logger: a StaticConsumer's ``async for`` logs there what aiokafka's
+#: ``__anext__`` logs there (a record too large to hand out).
+AIOKAFKA_CONSUMER_LOG = logging.getLogger("aiokafka.consumer.consumer")
+
+
+def aiokafka_anext() -> Callable[[Any], Awaitable[Any]]:
+    """``AIOKafkaConsumer.__anext__``, for a subclass whose own ``getone`` ``async for`` must go
+    through, as on aiokafka."""
+    anext: Callable[[Any], Awaitable[Any]] = aiokafka.AIOKafkaConsumer.__anext__
+    return anext
+
+
+def aiokafka_consumer_parameters() -> frozenset[str]:
+    """The names ``AIOKafkaConsumer.__init__`` of the installed aiokafka takes."""
+    return frozenset(inspect.signature(aiokafka.AIOKafkaConsumer.__init__).parameters)
 
 
 class WakeMarker(Errors.KafkaError):
@@ -169,10 +187,45 @@ class ClientSeam:
         self._all_revoked = False  # begin_reassignment: the next assignment keeps nothing
         self._polls_from: float | None = None  # when the application could first poll
 
-    async def send(self, node_id: int, request: Any) -> Any:
+    async def send(
+        self, node_id: int, request: Any, *, timeout_at_least_ms: int | None = None
+    ) -> Any:
         """Send on the node's coordination connection (group requests never queue behind
-        fetches). aiokafka's ``KafkaError`` (no answer) propagates."""
-        return await self._client.send(node_id, request, group=ConnectionGroup.COORDINATION)
+        fetches). aiokafka's ``KafkaError`` (no answer) propagates.
+
+        ``timeout_at_least_ms``: this request waits for its answer ``max(request_timeout_ms,
+        timeout_at_least_ms)``, not the connection's ``request_timeout_ms`` alone (JoinGroup:
+        the coordinator holds it for up to the rebalance timeout, Java's
+        ``AbstractCoordinator.sendJoinGroupRequest``)."""
+        sent = aiokafka_request(request)
+        if timeout_at_least_ms is None:
+            return await self._client.send(node_id, sent, group=ConnectionGroup.COORDINATION)
+        return await self._send_waiting(node_id, sent, timeout_at_least_ms / 1000)
+
+    async def _send_waiting(self, node_id: int, request: Any, at_least_s: float) -> Any:
+        """``AIOKafkaClient.send`` with a longer timeout for this one request. aiokafka's client
+        times every request out after its connection's ``request_timeout_ms``, read when the
+        connection writes the request (``AIOKafkaConnection.send``, synchronously): the
+        connection's timeout is raised for that one call, then set back, so no other request
+        on the connection waits longer. A timeout closes the connection and raises
+        ``RequestTimedOutError``, as ``AIOKafkaClient.send`` does."""
+        group = ConnectionGroup.COORDINATION
+        if not await self._client.ready(node_id, group=group):
+            raise Errors.NodeNotReadyError(
+                f"Attempt to send a request to node which is not ready (node id {node_id})."
+            )
+        conn = self._client._conns[(node_id, group)]
+        usual = conn._request_timeout
+        conn._request_timeout = max(usual, at_least_s)
+        try:
+            answer = conn.send(request)
+        finally:
+            conn._request_timeout = usual
+        try:
+            return await answer
+        except TimeoutError as exc:
+            conn.close(reason=CloseReason.CONNECTION_TIMEOUT)
+            raise Errors.RequestTimedOutError() from exc
 
     async def read_partition_log(self, topic: str) -> PartitionLog:
         """Every record of ``topic``'s partition 0 up to its high watermark, read with this
@@ -416,6 +469,25 @@ async def start_consumer(
     if sub is not None and not subscription.partitions_auto_assigned():
         driver.start_commit_offsets_refresh_task(sub.assignment)
     driver.start()
+
+
+async def stop_consumer(consumer: Any) -> None:
+    """``AIOKafkaConsumer.stop`` for a consumer :func:`start_consumer` started (or none did):
+    closes what that start made, coordinator, fetcher, then client, each even when the one
+    before failed (the first failure is raised after). Never through aiokafka's ``stop()``,
+    whose cleanup may rely on what only aiokafka's own ``start()`` sets up: aiokafka PR #1131
+    closes through an exit stack that its ``start()`` fills, which ours does not run. Marks the
+    consumer closed (aiokafka's ``getone``/``getmany`` then raise ``ConsumerStoppedError``);
+    a second call does nothing."""
+    if consumer._closed:
+        return
+    consumer._closed = True
+    async with contextlib.AsyncExitStack() as closing:  # closes in reverse: the client last
+        closing.push_async_callback(consumer._client.close)
+        if consumer._fetcher is not None:
+            closing.push_async_callback(consumer._fetcher.close)
+        if consumer._coordinator is not None:
+            closing.push_async_callback(consumer._coordinator.close)
 
 
 def joins_group(consumer: Any) -> bool:

@@ -45,8 +45,6 @@ from .options import (
 from .owned import OwnedServices, fatal_notice
 
 log = logging.getLogger(__name__)
-#: aiokafka's consumer logger: our ``__anext__`` logs what aiokafka's logs, where it logs it.
-_aiokafka_log = logging.getLogger("aiokafka.consumer.consumer")
 T = TypeVar("T")
 
 Deserializer: TypeAlias = Callable[[bytes], Any]
@@ -157,7 +155,7 @@ class StaticConsumer(Observability, AIOKafkaConsumer):  # type: ignore[misc]  # 
         super().__init_subclass__(**kwargs)
         # A subclass with its own getone: `async for` goes through it, as on aiokafka.
         if cls.getone is not StaticConsumer.getone and "__anext__" not in vars(cls):
-            cls.__anext__ = AIOKafkaConsumer.__anext__  # type: ignore[method-assign]
+            cls.__anext__ = _compat.aiokafka_anext()  # type: ignore[method-assign,assignment]
 
     # -- lifecycle -------------------------------------------------------------------------------
 
@@ -174,7 +172,7 @@ class StaticConsumer(Observability, AIOKafkaConsumer):  # type: ignore[misc]  # 
                 self._driver.seam.start_poll_timer()
         except BaseException as exc:
             self._lifecycle = Lifecycle.STOPPED
-            await super().stop()
+            await _compat.stop_consumer(self)
             await self._owned.stop()
             security_error = await consumer_security_error(_compat.client_of(self), exc)
             if security_error is not None:  # a refused login or a missing ACL, typed (issue 13)
@@ -234,10 +232,10 @@ class StaticConsumer(Observability, AIOKafkaConsumer):  # type: ignore[misc]  # 
             if self._driver is not None:  # the leave decision is the close's argument
                 await self._driver.close(operation, leave_reason)
         finally:
-            try:
-                await super().stop()
+            try:  # what start_consumer made, closed by the seam (not aiokafka's stop())
+                await _compat.stop_consumer(self)
             finally:
-                await self._owned.stop()  # after aiokafka's: the leave's event is published
+                await self._owned.stop()  # after the client's: the leave's event is published
 
     async def enforce_rebalance(self, reason: str | None = None) -> None:
         """Make the group rebalance now, or right after the rebalance in flight (Java
@@ -308,8 +306,8 @@ class StaticConsumer(Observability, AIOKafkaConsumer):  # type: ignore[misc]  # 
                 raise
             except ConsumerStoppedError:
                 raise StopAsyncIteration from None
-            except RecordTooLargeError:
-                _aiokafka_log.exception("error in consumer iterator: %s")
+            except RecordTooLargeError:  # what aiokafka's logs, where it logs it
+                _compat.AIOKAFKA_CONSUMER_LOG.exception("error in consumer iterator: %s")
 
     async def getmany(
         self, *partitions: TopicPartition, timeout_ms: int = 0, max_records: int | None = None
@@ -361,6 +359,6 @@ class StaticConsumer(Observability, AIOKafkaConsumer):  # type: ignore[misc]  # 
 AIOKAFKA_DEFAULTS = {
     name: parameter.default
     for name, parameter in inspect.signature(StaticConsumer.__init__).parameters.items()
-    if name in inspect.signature(AIOKafkaConsumer.__init__).parameters
+    if name in _compat.aiokafka_consumer_parameters()
     and name not in ("self", "topics", "group_instance_id")
 }

@@ -1,8 +1,10 @@
 """The wire protocol of consumer groups with static membership (KIP-345), without I/O.
 
 * request builders and response parsers for the group APIs, at versions negotiated per broker
-  (:func:`negotiate`); builders return a :class:`PinnedRequest` that
-  ``aiokafka.AIOKafkaClient.send(node_id, request)`` sends as is, flexible headers included;
+  (:func:`negotiate`); builders return a :class:`PinnedRequest` of exactly that version, which
+  ``staticconsumer._compat`` hands to aiokafka's connection (headers and body are ours);
+* Kafka's field types, on which every message here is written (``_types``: ints, varints,
+  strings, bytes, compact forms, arrays, tagged fields, uuids; no aiokafka codec);
 * the consumer protocol carried inside JoinGroup and SyncGroup (:class:`Subscription`,
   :class:`Assignment`);
 * Kafka's error codes by name (:class:`ErrorCode`).

@@ -21,7 +21,7 @@ from aiokafka.consumer.subscription_state import SubscriptionState
 from aiokafka.protocol.admin import ApiVersionRequest
 from aiokafka.structs import TopicPartition
 
-from staticconsumer import _compat
+from staticconsumer import StaticConsumer, _compat
 from staticconsumer._compat import ClientSeam, CoordinatorSeam
 from staticconsumer.errors import (
     ClusterUnavailableError,
@@ -265,11 +265,13 @@ async def consumer_parts() -> AsyncIterator[list[AIOKafkaConsumer]]:
         await consumer.stop()
 
 
-def scripted(made: list[AIOKafkaConsumer], *topics: str, **kwargs: Any) -> tuple[
-    AIOKafkaConsumer, FakeClient
-]:  # fmt: skip
-    """A real consumer whose client answers from a scripted client: no connection is made."""
-    consumer = AIOKafkaConsumer(*topics, bootstrap_servers=NOWHERE, **kwargs)
+def scripted(
+    made: list[AIOKafkaConsumer], *topics: str, cls: type[AIOKafkaConsumer] = AIOKafkaConsumer,
+    **kwargs: Any,
+) -> tuple[AIOKafkaConsumer, FakeClient]:  # fmt: skip
+    """A real consumer (of ``cls``) whose client answers from a scripted client: no connection
+    is made."""
+    consumer = cls(*topics, bootstrap_servers=NOWHERE, **kwargs)
     made.append(consumer)
     fake = FakeClient()
     client = consumer._client
@@ -376,3 +378,71 @@ async def test_start_consumer_downgrades_a_member_without_instance_id_on_kafka_2
                        r"supports v0-v4; static membership needs v5"):  # fmt: skip
         await _compat.start_consumer(static, make_driver)
     assert len(made) == 1 and fake.apis() == ["API_VERSIONS"]
+
+
+# -- stop: ours, never aiokafka's (issue 42) -----------------------------------------------------
+
+
+class ExitStackConsumer(AIOKafkaConsumer):  # type: ignore[misc]  # aiokafka is untyped
+    """aiokafka PR #1131's shape of ``AIOKafkaConsumer``: ``_closed`` stays unset (None) until
+    aiokafka's own ``start()`` ends, and ``stop()`` closes through the exit stack that only that
+    ``start()`` fills. A consumer started by ``start_consumer`` has no such stack."""
+
+    def __init__(self, *topics: str, **kwargs: Any) -> None:
+        super().__init__(*topics, **kwargs)
+        self._closed = None
+
+    async def stop(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        await self._exit_stack.aclose()
+
+
+class StaticOnExitStack(StaticConsumer, ExitStackConsumer):
+    """StaticConsumer over that shape (the MRO puts it between StaticConsumer and aiokafka's)."""
+
+
+async def test_stop_consumer_closes_what_start_consumer_made_without_aiokafkas_stop(
+    consumer_parts: list[AIOKafkaConsumer],
+) -> None:
+    consumer, _ = scripted(consumer_parts, "t", cls=ExitStackConsumer, group_id="g",
+                           group_instance_id="svc-0")  # fmt: skip
+    driver = RecordingDriver()
+    await _compat.start_consumer(consumer, lambda seam, versions: driver)
+    fetcher = consumer._fetcher
+    await _compat.stop_consumer(consumer)
+    assert ("close", None) in driver.calls, "the coordinator seam closed the driver"
+    assert fetcher._closed and consumer._closed is True
+    with pytest.raises(Errors.ConsumerStoppedError):
+        await consumer.getmany()
+    calls = len(driver.calls)
+    await _compat.stop_consumer(consumer)
+    assert len(driver.calls) == calls, "a second stop does nothing"
+
+
+async def test_a_static_consumer_stops_without_aiokafkas_start_bookkeeping(
+    consumer_parts: list[AIOKafkaConsumer],
+) -> None:
+    """Before: ``StaticConsumer.stop`` ended in aiokafka's ``stop()``, which on #1131's shape
+    raised AttributeError (no exit stack: aiokafka's ``start()`` never ran)."""
+    never_started = StaticOnExitStack("t", bootstrap_servers=NOWHERE)
+    await never_started.stop()
+    assert never_started._closed is True
+    consumer, _ = scripted(consumer_parts, "t", cls=StaticOnExitStack)
+    await consumer.start()  # no group: every partition, through start_consumer
+    assert consumer.assignment() == {TopicPartition("t", 0), TopicPartition("t", 1)}
+    await asyncio.sleep(0)  # aiokafka's NoGroupCoordinator task runs once (its close awaits it)
+    await consumer.stop()
+    assert consumer._closed is True and consumer._fetcher._closed
+    with pytest.raises(Errors.ConsumerStoppedError):
+        await consumer.getone()
+
+
+async def test_a_failed_start_on_that_shape_raises_its_own_error() -> None:
+    """The failed start's cleanup is ours too: the bootstrap failure is raised, not the
+    AttributeError of aiokafka's ``stop()`` on #1131's shape."""
+    consumer = StaticOnExitStack("t", bootstrap_servers=NOWHERE, request_timeout_ms=1000)
+    with pytest.raises(ClusterUnavailableError):
+        await consumer.start()
+    assert consumer._closed is True
