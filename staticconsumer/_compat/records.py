@@ -111,9 +111,10 @@ class _ResultBuffer(collections.OrderedDict):  # type: ignore[type-arg]
         super().__setitem__(tp, result)
 
 
-def install_reader(result: Any, tp: Any, message_set: bytes) -> bool:
+def install_reader(result: Any, tp: Any, message_set: bytes | memoryview) -> bool:
     """Give ``result`` (a ``FetchResult`` not read yet) the compiled reader of ``message_set``,
-    the bytes its aiokafka ``PartitionRecords`` was made from; False (the reader stays) when
+    the bytes its aiokafka ``PartitionRecords`` was made from (or a view of them in the frame
+    they were fetched in: the reader lets go of it once done); False (the reader stays) when
     it has no aiokafka reader or they are not the same size."""
     records = result._partition_records
     if type(records) is not PartitionRecords:
