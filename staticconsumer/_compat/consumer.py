@@ -8,7 +8,7 @@ import contextlib
 import inspect
 import logging
 import time
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from typing import Any, Protocol
 
 import aiokafka
@@ -410,59 +410,65 @@ class ClientSeam:
                 waiter.cancel()
 
 
+#: The Fetcher's arguments that are the consumer's, by the same name.
+_FETCHER_SETTINGS = (
+    "key_deserializer", "value_deserializer", "fetch_min_bytes", "fetch_max_bytes",
+    "fetch_max_wait_ms", "max_partition_fetch_bytes", "check_crcs", "retry_backoff_ms",
+    "auto_offset_reset", "isolation_level",
+)  # fmt: skip
+
+
+def _fetcher_settings(settings: Mapping[str, Any]) -> dict[str, Any]:
+    """The Fetcher's arguments, from the consumer's as ``AIOKafkaConsumer.start`` passes them
+    (``consumer_timeout_ms`` in seconds; ``client_rack``, aiokafka 0.14's, only when set)."""
+    chosen = {name: settings[name] for name in _FETCHER_SETTINGS}
+    chosen["fetcher_timeout"] = settings["consumer_timeout_ms"] / 1000
+    if settings.get("client_rack") is not None:
+        chosen["client_rack"] = settings["client_rack"]
+    return chosen
+
+
 async def start_consumer(
     consumer: Any,
+    settings: Mapping[str, Any],
     make_driver: Callable[[ClientSeam, GroupApiVersions], Driver],
     identity: LogIdentity | None = None,
     before_join: Callable[[ClientSeam], Awaitable[None]] | None = None,
 ) -> None:
-    """``AIOKafkaConsumer.start`` (aiokafka 0.14 layout) with our coordinator seam.
-    ``before_join`` (the roster's join barrier) runs with the seam once the client is
-    bootstrapped and versions negotiated, before the driver is made and joins."""
+    """``AIOKafkaConsumer.start`` with our coordinator seam. ``settings``: the consumer's
+    aiokafka arguments by ``AIOKafkaConsumer.__init__``'s names, each as given or defaulted (the
+    fetcher and the group are built from them, not read back out of aiokafka's private
+    attributes). ``before_join`` (the roster's join barrier) runs with the seam once the client
+    is bootstrapped and versions negotiated, before the driver is made and joins."""
     check_aiokafka_version()
     if consumer._fetcher is not None:
         raise StaticConsumerError("start() was called twice")
-    redact_sasl_logs(consumer._client._security_protocol)  # before the first connection
-    await consumer._client.bootstrap()
+    client, subscription = consumer._client, consumer._subscription
+    redact_sasl_logs(settings["security_protocol"])  # before the first connection
+    await client.bootstrap()
     await consumer._wait_topics()
-    consumer._fetcher = make_fetcher(  # the record path: compiled or aiokafka's (.records)
-        consumer._client, consumer._subscription,
-        key_deserializer=consumer._key_deserializer,
-        value_deserializer=consumer._value_deserializer,
-        fetch_min_bytes=consumer._fetch_min_bytes, fetch_max_bytes=consumer._fetch_max_bytes,
-        fetch_max_wait_ms=consumer._fetch_max_wait_ms,
-        max_partition_fetch_bytes=consumer._max_partition_fetch_bytes,
-        check_crcs=consumer._check_crcs, fetcher_timeout=consumer._consumer_timeout,
-        retry_backoff_ms=consumer._retry_backoff_ms,
-        auto_offset_reset=consumer._auto_offset_reset,
-        isolation_level=consumer._isolation_level, client_rack=consumer._client_rack,
-    )  # fmt: skip
-    subscription = consumer._subscription
-    if consumer._group_id is None:
+    # The record path: compiled or aiokafka's (.records).
+    consumer._fetcher = make_fetcher(client, subscription, **_fetcher_settings(settings))
+    exclude_internal_topics = settings["exclude_internal_topics"]
+    if settings["group_id"] is None:
         consumer._coordinator = NoGroupCoordinator(
-            consumer._client,
-            subscription,
-            exclude_internal_topics=consumer._exclude_internal_topics,
+            client, subscription, exclude_internal_topics=exclude_internal_topics
         )
         if subscription.subscription is not None and subscription.partitions_auto_assigned():
-            await consumer._client.force_metadata_update()
+            await client.force_metadata_update()
             consumer._coordinator.assign_all_partitions(check_unknown=True)
         return
     versions = await negotiate_versions(
-        consumer._client,
-        consumer._request_timeout_ms / 1000,
-        consumer._retry_backoff_ms / 1000,
-        identity,
-        static_member=consumer._group_instance_id is not None,
-    )
-    seam = ClientSeam(consumer._client, subscription)
+        client, settings["request_timeout_ms"] / 1000, settings["retry_backoff_ms"] / 1000,
+        identity, static_member=settings["group_instance_id"] is not None,
+    )  # fmt: skip
+    seam = ClientSeam(client, subscription)
     if before_join is not None:
         await before_join(seam)
     driver = make_driver(seam, versions)
     coordinator = CoordinatorSeam(
-        consumer._client, subscription, driver,
-        exclude_internal_topics=consumer._exclude_internal_topics,
-    )  # fmt: skip
+        client, subscription, driver, exclude_internal_topics=exclude_internal_topics
+    )
     seam.attach(coordinator)
     consumer._coordinator = coordinator
     sub = subscription.subscription
@@ -490,12 +496,10 @@ async def stop_consumer(consumer: Any) -> None:
             closing.push_async_callback(consumer._coordinator.close)
 
 
-def joins_group(consumer: Any) -> bool:
+def joins_group(consumer: Any, group_id: str | None) -> bool:
     """Whether ``start()`` joins a group: a group id and a subscription to topics or a pattern
     (as aiokafka, a consumer without a group has its partitions once started)."""
-    sub = consumer._subscription
-    return bool(consumer._group_id is not None and sub.subscription is not None
-                and sub.partitions_auto_assigned())  # fmt: skip
+    return group_id is not None and subscribes_topics(consumer)
 
 
 def subscribes_topics(consumer: Any) -> bool:
@@ -515,7 +519,3 @@ def coordinator_of(consumer: Any) -> Driver | None:
     seam = consumer._coordinator
     driver: Driver | None = getattr(seam, "driver", None)
     return driver
-
-
-def client_id_of(consumer: Any) -> str:
-    return str(consumer._client._client_id)
