@@ -8,7 +8,9 @@
 * :class:`ClientSeam` gives the driver what it needs from aiokafka's client and subscription
   state as plain calls: send to a node, find the coordinator, hand partitions to the fetcher,
   read the roster topic's log on the consumer's own client (:mod:`.roster`).
-* :func:`start_consumer` is ``AIOKafkaConsumer.start`` with that seam (:mod:`.consumer`);
+* :func:`start_consumer` and :func:`stop_consumer` are ``AIOKafkaConsumer.start`` and ``stop``
+  with that seam (:mod:`.lifecycle`); our requests reach aiokafka's connection through
+  :mod:`.wire`, the tooling's requests are in :mod:`.tooling`;
   the admin code's client calls are in :mod:`.admin`, small struct and metadata helpers in
   :mod:`.helpers`.
 
@@ -44,7 +46,6 @@ from .admin import (
     send_to_node,
 )
 from .consumer import (
-    AIOKAFKA_CONSUMER_LOG,
     SUPPORTED_AIOKAFKA,
     ClientSeam,
     CoordinatorSeam,
@@ -52,16 +53,8 @@ from .consumer import (
     KafkaConnectionError,
     KafkaError,
     WakeMarker,
-    aiokafka_anext,
-    aiokafka_consumer_parameters,
     check_aiokafka_version,
-    coordinator_of,
-    joins_group,
     negotiate_versions,
-    start_consumer,
-    stop_consumer,
-    subscribes_topics,
-    wait_for_assignment,
 )
 from .helpers import (
     abandon_producer,
@@ -69,6 +62,17 @@ from .helpers import (
     kafka_tp,
     replica_racks,
     topic_partition,
+)
+from .lifecycle import (
+    AIOKAFKA_CONSUMER_LOG,
+    aiokafka_anext,
+    aiokafka_consumer_parameters,
+    coordinator_of,
+    joins_group,
+    start_consumer,
+    stop_consumer,
+    subscribes_topics,
+    wait_for_assignment,
 )
 from .records import next_record, record_path_of
 

@@ -493,7 +493,7 @@ async def test_the_settings_the_seam_starts_with_are_what_aiokafka_starts_with(
     consumer = StaticConsumer("t", bootstrap_servers=NOWHERE, group_id="g",
                               group_instance_id="i-0", **given)  # fmt: skip
     settings = consumer._aiokafka_settings
-    fetcher = _compat.consumer._fetcher_settings(settings)
+    fetcher = _compat.lifecycle._fetcher_settings(settings)
     aiokafkas = {
         "key_deserializer": consumer._key_deserializer,
         "value_deserializer": consumer._value_deserializer,
