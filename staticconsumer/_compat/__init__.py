@@ -131,7 +131,8 @@ AIOKAFKA_INTERNALS: Mapping[str, str] = MappingProxyType({
     "aiokafka.client.CoordinationType": "GROUP: the client's FindCoordinator lookup "
     "(ClientSeam.lookup_coordinator)",
     "aiokafka.cluster.ClusterMetadata": "localkafka's readiness probe reads one broker's own "
-    "Metadata answer as aiokafka reads it (tooling.py)",
+    "Metadata answer as aiokafka reads it (tooling.py); an aiokafka-style assignor's assign "
+    "gets one built from the leader's partition counts (PlanCluster, assignors.py)",
     "aiokafka.codec": _RECORDS + "aiokafka's decompression of each batch",
     "aiokafka.conn.CloseReason": "a JoinGroup that timed out closes its connection as "
     "AIOKafkaClient.send does (ClientSeam._send_waiting)",
@@ -146,10 +147,15 @@ AIOKAFKA_INTERNALS: Mapping[str, str] = MappingProxyType({
     "subscriptions and the metadata snapshot aiokafka's fetcher and client call on it",
     "aiokafka.consumer.group_coordinator.NoGroupCoordinator": "a consumer without group_id, "
     "as AIOKafkaConsumer.start makes it",
-    "aiokafka.coordinator.protocol.ConsumerProtocolMemberAssignment": "the assignors' adapter "
-    "hands plain aiokafka the assignment struct its GroupCoordinator encodes",
-    "aiokafka.coordinator.protocol.ConsumerProtocolMemberMetadata": "the assignors' adapter "
-    "hands plain aiokafka the subscription struct its GroupCoordinator encodes",
+    "aiokafka.coordinator.assignors.abstract.AbstractPartitionAssignor": "recognises an "
+    "aiokafka-style assignor (aiokafka's, faust's, a user's) to run it under StaticConsumer "
+    "(AiokafkaGroupAssignor, assignors.py)",
+    "aiokafka.coordinator.protocol.ConsumerProtocolMemberAssignment": "the assignors' adapters "
+    "hand plain aiokafka, and an aiokafka-style assignor's on_assignment, the assignment "
+    "struct aiokafka's GroupCoordinator encodes",
+    "aiokafka.coordinator.protocol.ConsumerProtocolMemberMetadata": "the assignors' adapters "
+    "hand plain aiokafka, and an aiokafka-style assignor's assign, the subscription struct "
+    "aiokafka's GroupCoordinator encodes",
     "aiokafka.protocol.admin.ApiVersionRequest": "a broker's ApiVersions, which our group API "
     "versions are negotiated from (negotiate_versions)",
     "aiokafka.protocol.admin.CreateAclsRequest": "localkafka grants ACLs on a secured local "
