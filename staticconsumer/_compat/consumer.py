@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import inspect
 import logging
 import time
 from collections.abc import Awaitable, Callable, Iterable
@@ -15,7 +14,7 @@ import aiokafka
 import aiokafka.errors as Errors
 from aiokafka.client import ConnectionGroup, CoordinationType
 from aiokafka.conn import CloseReason
-from aiokafka.consumer.group_coordinator import BaseCoordinator, NoGroupCoordinator
+from aiokafka.consumer.group_coordinator import BaseCoordinator
 from aiokafka.protocol.admin import ApiVersionRequest
 from aiokafka.structs import OffsetAndMetadata, TopicPartition
 from typing_extensions import override
@@ -30,8 +29,6 @@ from ..protocol import (
 )
 from .broker_config import session_timeout_bounds
 from .helpers import replica_racks
-from .log_redaction import redact_sasl_logs
-from .records import make_fetcher
 from .roster import PartitionLog, read_partition_log
 from .wire import aiokafka_request
 
@@ -43,21 +40,6 @@ KafkaError = Errors.KafkaError
 KafkaConnectionError = Errors.KafkaConnectionError
 TP = tuple[str, int]
 log = logging.getLogger(__name__)
-#: aiokafka's consumer logger: a StaticConsumer's ``async for`` logs there what aiokafka's
-#: ``__anext__`` logs there (a record too large to hand out).
-AIOKAFKA_CONSUMER_LOG = logging.getLogger("aiokafka.consumer.consumer")
-
-
-def aiokafka_anext() -> Callable[[Any], Awaitable[Any]]:
-    """``AIOKafkaConsumer.__anext__``, for a subclass whose own ``getone`` ``async for`` must go
-    through, as on aiokafka."""
-    anext: Callable[[Any], Awaitable[Any]] = aiokafka.AIOKafkaConsumer.__anext__
-    return anext
-
-
-def aiokafka_consumer_parameters() -> frozenset[str]:
-    """The names ``AIOKafkaConsumer.__init__`` of the installed aiokafka takes."""
-    return frozenset(inspect.signature(aiokafka.AIOKafkaConsumer.__init__).parameters)
 
 
 class WakeMarker(Errors.KafkaError):
@@ -408,114 +390,3 @@ class ClientSeam:
                                    return_when=asyncio.FIRST_COMPLETED)  # fmt: skip
             finally:
                 waiter.cancel()
-
-
-async def start_consumer(
-    consumer: Any,
-    make_driver: Callable[[ClientSeam, GroupApiVersions], Driver],
-    identity: LogIdentity | None = None,
-    before_join: Callable[[ClientSeam], Awaitable[None]] | None = None,
-) -> None:
-    """``AIOKafkaConsumer.start`` (aiokafka 0.14 layout) with our coordinator seam.
-    ``before_join`` (the roster's join barrier) runs with the seam once the client is
-    bootstrapped and versions negotiated, before the driver is made and joins."""
-    check_aiokafka_version()
-    if consumer._fetcher is not None:
-        raise StaticConsumerError("start() was called twice")
-    redact_sasl_logs(consumer._client._security_protocol)  # before the first connection
-    await consumer._client.bootstrap()
-    await consumer._wait_topics()
-    consumer._fetcher = make_fetcher(  # the record path: compiled or aiokafka's (.records)
-        consumer._client, consumer._subscription,
-        key_deserializer=consumer._key_deserializer,
-        value_deserializer=consumer._value_deserializer,
-        fetch_min_bytes=consumer._fetch_min_bytes, fetch_max_bytes=consumer._fetch_max_bytes,
-        fetch_max_wait_ms=consumer._fetch_max_wait_ms,
-        max_partition_fetch_bytes=consumer._max_partition_fetch_bytes,
-        check_crcs=consumer._check_crcs, fetcher_timeout=consumer._consumer_timeout,
-        retry_backoff_ms=consumer._retry_backoff_ms,
-        auto_offset_reset=consumer._auto_offset_reset,
-        isolation_level=consumer._isolation_level, client_rack=consumer._client_rack,
-    )  # fmt: skip
-    subscription = consumer._subscription
-    if consumer._group_id is None:
-        consumer._coordinator = NoGroupCoordinator(
-            consumer._client,
-            subscription,
-            exclude_internal_topics=consumer._exclude_internal_topics,
-        )
-        if subscription.subscription is not None and subscription.partitions_auto_assigned():
-            await consumer._client.force_metadata_update()
-            consumer._coordinator.assign_all_partitions(check_unknown=True)
-        return
-    versions = await negotiate_versions(
-        consumer._client,
-        consumer._request_timeout_ms / 1000,
-        consumer._retry_backoff_ms / 1000,
-        identity,
-        static_member=consumer._group_instance_id is not None,
-    )
-    seam = ClientSeam(consumer._client, subscription)
-    if before_join is not None:
-        await before_join(seam)
-    driver = make_driver(seam, versions)
-    coordinator = CoordinatorSeam(
-        consumer._client, subscription, driver,
-        exclude_internal_topics=consumer._exclude_internal_topics,
-    )  # fmt: skip
-    seam.attach(coordinator)
-    consumer._coordinator = coordinator
-    sub = subscription.subscription
-    if sub is not None and not subscription.partitions_auto_assigned():
-        driver.start_commit_offsets_refresh_task(sub.assignment)
-    driver.start()
-
-
-async def stop_consumer(consumer: Any) -> None:
-    """``AIOKafkaConsumer.stop`` for a consumer :func:`start_consumer` started (or none did):
-    closes what that start made, coordinator, fetcher, then client, each even when the one
-    before failed (the first failure is raised after). Never through aiokafka's ``stop()``,
-    whose cleanup may rely on what only aiokafka's own ``start()`` sets up: aiokafka PR #1131
-    closes through an exit stack that its ``start()`` fills, which ours does not run. Marks the
-    consumer closed (aiokafka's ``getone``/``getmany`` then raise ``ConsumerStoppedError``);
-    a second call does nothing."""
-    if consumer._closed:
-        return
-    consumer._closed = True
-    async with contextlib.AsyncExitStack() as closing:  # closes in reverse: the client last
-        closing.push_async_callback(consumer._client.close)
-        if consumer._fetcher is not None:
-            closing.push_async_callback(consumer._fetcher.close)
-        if consumer._coordinator is not None:
-            closing.push_async_callback(consumer._coordinator.close)
-
-
-def joins_group(consumer: Any) -> bool:
-    """Whether ``start()`` joins a group: a group id and a subscription to topics or a pattern
-    (as aiokafka, a consumer without a group has its partitions once started)."""
-    sub = consumer._subscription
-    return bool(consumer._group_id is not None and sub.subscription is not None
-                and sub.partitions_auto_assigned())  # fmt: skip
-
-
-def subscribes_topics(consumer: Any) -> bool:
-    """Whether ``subscribe()`` was called (not ``assign()``, not nothing). aiokafka's manual
-    assignment is a subscription object too: only an automatic one counts."""
-    sub = consumer._subscription
-    return bool(sub.subscription is not None and sub.partitions_auto_assigned())
-
-
-async def wait_for_assignment(consumer: Any) -> None:
-    await consumer._subscription.wait_for_assignment()
-
-
-def coordinator_of(consumer: Any) -> Driver | None:
-    """The driver behind ``consumer._coordinator`` (for tests and benchmarks that look inside a
-    consumer; ``StaticConsumer`` holds its own driver, typed)."""
-    seam = consumer._coordinator
-    driver: Driver | None = getattr(seam, "driver", None)
-    return driver
-
-
-def client_id_of(consumer: Any) -> str:
-    return str(consumer._client._client_id)

@@ -31,6 +31,7 @@ from typing import Any, Literal
 
 from aiokafka.consumer.fetcher import READ_COMMITTED, Fetcher, FetchResult, PartitionRecords
 from aiokafka.structs import TopicPartition
+from typing_extensions import override
 
 try:
     from ._records import PartitionReader
@@ -193,6 +194,7 @@ class FetchSeam(Fetcher):  # type: ignore[misc]  # aiokafka is untyped
         self._client = self._tap
         self._records = _ResultBuffer(self._tap)
 
+    @override
     async def _proc_fetch_request(self, assignment: Any, node_id: int, request: Any) -> bool:
         try:
             return bool(await super()._proc_fetch_request(assignment, node_id, request))

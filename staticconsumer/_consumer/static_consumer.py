@@ -141,6 +141,8 @@ class StaticConsumer(Observability, AIOKafkaConsumer):  # type: ignore[misc]  # 
         # our options value, which the driver and its engine are built from.
         built = check_construction(dict(locals()), AIOKAFKA_DEFAULTS)
         self._options = built.options
+        #: aiokafka's arguments, given or defaulted: the seam starts the consumer with them.
+        self._aiokafka_settings = built.aiokafka_settings
         self._roster = built.roster
         self._driver: AnyDriver | None = None  # made in start(), by _make_driver
         super().__init__(*topics, group_instance_id=group_instance_id, **built.aiokafka_kwargs)
@@ -164,9 +166,10 @@ class StaticConsumer(Observability, AIOKafkaConsumer):  # type: ignore[misc]  # 
         try:
             await self._owned.start()  # first: probes answer while the member joins
             await _compat.start_consumer(
-                self, self._make_driver, self._identity, before_join=self._wait_at_barrier
-            )
-            if _compat.joins_group(self):  # without a group: its partitions once started
+                self, self._aiokafka_settings, self._make_driver, self._identity,
+                before_join=self._wait_at_barrier,
+            )  # fmt: skip
+            if _compat.joins_group(self, self._options.group_id):  # no group: partitions at once
                 await self._wait_for_assignment()
             if self._driver is not None:  # as Java's: from when the application can poll
                 self._driver.seam.start_poll_timer()
@@ -174,7 +177,9 @@ class StaticConsumer(Observability, AIOKafkaConsumer):  # type: ignore[misc]  # 
             self._lifecycle = Lifecycle.STOPPED
             await _compat.stop_consumer(self)
             await self._owned.stop()
-            security_error = await consumer_security_error(_compat.client_of(self), exc)
+            security_error = await consumer_security_error(
+                _compat.client_of(self), self._aiokafka_settings, exc
+            )
             if security_error is not None:  # a refused login or a missing ACL, typed (issue 13)
                 raise security_error from exc
             if isinstance(exc, _compat.KafkaConnectionError):  # bootstrap found no broker
