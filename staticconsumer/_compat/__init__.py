@@ -123,6 +123,7 @@ __all__ = [
 
 _RECORDS = "the compiled record path (records.py, _records.pyx): "
 _ROSTER = "the roster's log, read on the consumer's own client (roster.py): "
+_KEPT = "Fetch responses read into kept buffers (fetch.py, frames.py; issue 43): "
 
 #: aiokafka's internal names the seam imports, and why. (The key: module, then name.)
 AIOKAFKA_INTERNALS: Mapping[str, str] = MappingProxyType({
@@ -143,6 +144,8 @@ AIOKAFKA_INTERNALS: Mapping[str, str] = MappingProxyType({
     "on its Fetch responses; the pure path runs it as it is",
     "aiokafka.consumer.fetcher.PartitionRecords": _RECORDS + "aiokafka's reader it replaces",
     "aiokafka.consumer.fetcher.READ_COMMITTED": _RECORDS + "PartitionRecords' isolation level",
+    "aiokafka.consumer.fetcher.OffsetResetStrategy": _KEPT + "NONE: an out-of-range offset is "
+    "the application's error, not a reset, as in aiokafka's fetcher",
     "aiokafka.consumer.group_coordinator.BaseCoordinator": "CoordinatorSeam's base: pattern "
     "subscriptions and the metadata snapshot aiokafka's fetcher and client call on it",
     "aiokafka.consumer.group_coordinator.NoGroupCoordinator": "a consumer without group_id, "
@@ -216,4 +219,15 @@ AIOKAFKA_PRIVATE: Mapping[str, str] = MappingProxyType({
     "_last_fetch_ended": _RECORDS + "SubscriptionState's fetch context (async for, buffered)",
     "_notify": _RECORDS + "Fetcher: wake its fetch loop once a partition's records are taken",
     "_wait_consume_future": _RECORDS + "Fetcher: the future that wake resolves",
+    "_prefetch_backoff": _RECORDS + "Fetcher: the backoff a FetchResult it stores is given",
+    # Fetch responses into kept buffers (fetch.py, frames.py): a fetch connection taken over.
+    "_get_conn": _KEPT + "AIOKafkaClient makes (TLS, SASL) and closes the fetch connection, "
+    "in a connection group of its own",
+    "_read_task": _KEPT + "AIOKafkaConnection's reader, cancelled when its reading is taken over",
+    "_writer": _KEPT + "AIOKafkaConnection's StreamWriter: its transport gets our protocol",
+    "_protocol": _KEPT + "AIOKafkaConnection's protocol: still told when the connection is lost",
+    "_versions": _KEPT + "AIOKafkaConnection's ApiVersions ranges: the Fetch version to send",
+    "_client_id": _KEPT + "AIOKafkaConnection's client id, written in each request header",
+    "_last_action": _KEPT + "AIOKafkaConnection's idle clock, kept fresh so its idle check "
+    "does not drop a busy fetch connection",
 })  # fmt: skip
