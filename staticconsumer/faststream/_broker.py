@@ -7,6 +7,7 @@ import asyncio
 import functools
 import inspect
 import logging
+import weakref
 from collections.abc import Callable, Mapping, Sequence
 from types import TracebackType
 from typing import Any
@@ -39,6 +40,15 @@ _OWNED = frozenset({
 #: staticconsumer raises UNRELEASED_INSTANCE_ID to the application after 45 s; a subscriber
 #: under the consumer protocol without an assignment by then is stopped a little later.
 UNRELEASED_WAIT_MS = 60_000
+
+
+class WorkerIds(tuple[str, ...]):
+    """The instance ids of a subscriber's workers (``max_workers=N`` without ``ACK_FIRST``:
+    FastStream builds N consumers from one set of arguments): what :meth:`StaticKafkaBroker.
+    _plan` writes as the subscriber's ``group_instance_id``; each consumer built takes the
+    first id no running consumer holds, so worker n is ``<id>-n`` in every start."""
+
+    __slots__ = ()
 
 
 def _faststream_defaults() -> dict[str, Any]:
@@ -137,7 +147,9 @@ class StaticKafkaBroker(_seam.ConnectSeam):
         self._takeover = instance_takeover
         self._strategy = partition_assignment_strategy
         self._unreleased_wait_s = unreleased_wait_ms / 1000
-        self._declared: dict[int, str | None] = {}
+        self._given: weakref.WeakKeyDictionary[Any, str | None] = weakref.WeakKeyDictionary()
+        self._held: set[str] = set()  # worker ids whose consumer runs (built, not stopped)
+        self._unbuilt: set[str] = set()  # worker ids of a subscriber without handlers
         self._members: dict[str, Member] = {}
         self._consumers: dict[str, ServiceConsumer] = {}
         self._base = ""
@@ -149,7 +161,7 @@ class StaticKafkaBroker(_seam.ConnectSeam):
     @property
     def static_members(self) -> Mapping[str, str]:
         """``{group_instance_id: subscriber}`` of the last start (the mapping logged)."""
-        return {iid: m.declared.label for iid, m in self._members.items()}
+        return {iid: m.label for iid, m in self._members.items()}
 
     @property
     def fatal_error(self) -> StaticConsumerError | None:
@@ -160,27 +172,32 @@ class StaticKafkaBroker(_seam.ConnectSeam):
     def health_address(self) -> tuple[str, int] | None:
         return self._health_server.address if self._health_server is not None else None
 
+    def _declare(self, subscriber: Any) -> Declared:
+        """What ``subscriber`` says about itself (its ``group_instance_id`` as the user gave it,
+        before :meth:`_plan` wrote the planned one into its arguments)."""
+        args = _seam.connection_args(subscriber)
+        if subscriber not in self._given:
+            self._given[subscriber] = args.get("group_instance_id")
+        group, topics = _seam.group_id(subscriber), tuple(_seam.topic_names(subscriber))
+        return Declared(f"{group or '-'}/{','.join(topics)}", group, topics,
+                        self._given[subscriber], _seam.consumer_count(subscriber))  # fmt: skip
+
     def _plan(self) -> tuple[Member, ...]:
-        """Each subscriber's instance id, written into its aiokafka arguments; logged once."""
+        """Each subscriber's instance id (or its workers' ids), written into its aiokafka
+        arguments; logged once."""
         self._base = base = self._instance_id or InstanceId.from_env()
-        declared = []
-        for subscriber in self.subscribers:
-            args = _seam.connection_args(subscriber)
-            given = self._declared.setdefault(id(subscriber), args.get("group_instance_id"))
-            group, topics = _seam.group_id(subscriber), tuple(_seam.topic_names(subscriber))
-            label = f"{group or '-'}/{','.join(topics)}"
-            if group is not None and _seam.builds_several_consumers(subscriber):
-                raise ConfigurationError(
-                    f"subscriber {label}: max_workers > 1 without AckPolicy.ACK_FIRST runs one "
-                    "consumer per worker; StaticKafkaBroker gives each subscriber one instance "
-                    "id (declare one subscriber per worker instead)"
-                )
-            declared.append(Declared(label, group, topics, given))
+        subscribers = self.subscribers
+        self._unbuilt = set()
+        declared = [self._declare(subscriber) for subscriber in subscribers]
         members = plan_members(base, declared)
-        for subscriber, item in zip(self.subscribers, declared, strict=True):
-            member = next((m for m in members if m.declared is item), None)
-            _seam.connection_args(subscriber)["group_instance_id"] = (
-                member.group_instance_id if member is not None else None)  # fmt: skip
+        for subscriber, item in zip(subscribers, declared, strict=True):
+            own = tuple(m.group_instance_id for m in members if m.declared is item)
+            planned: str | WorkerIds | None = own[0] if len(own) == 1 else None
+            if len(own) > 1:  # FastStream builds them from one set of arguments
+                planned = WorkerIds(own)
+                if not _seam.has_handlers(subscriber):  # get_one()/async for: worker 1 alone
+                    self._unbuilt.update(own[1:])
+            _seam.connection_args(subscriber)["group_instance_id"] = planned
         self._members = {m.group_instance_id: m for m in members}
         log.info("%s", mapping_line(base, members))
         return members
@@ -189,13 +206,15 @@ class StaticKafkaBroker(_seam.ConnectSeam):
 
     async def start(self) -> None:
         self._fatal, self._stopping = None, None
+        self._held.clear()
         members = self._plan()
         health = self._health_server
         if health is not None:
             for registered in health.consumers:
                 health.unregister(registered)
             for member in members:
-                health.register(_SubscriberHealth(self._consumers, member))
+                if member.group_instance_id not in self._unbuilt:
+                    health.register(_SubscriberHealth(self._consumers, member))
             await health.start()
         try:
             await super().start()
@@ -234,6 +253,9 @@ class StaticKafkaBroker(_seam.ConnectSeam):
         if self._strategy is not None:  # StaticConsumer refuses it with the consumer protocol
             args.setdefault("partition_assignment_strategy", self._strategy)
         iid = args.get("group_instance_id")
+        worker = isinstance(iid, WorkerIds)
+        if isinstance(iid, WorkerIds):
+            iid = args["group_instance_id"] = self._take_worker(iid)
         static = dict(self._static)
         if consumer_protocol:
             takeover = self._takeover
@@ -243,11 +265,24 @@ class StaticKafkaBroker(_seam.ConnectSeam):
         consumer = ServiceConsumer(
             report=functools.partial(self._on_fatal, iid),
             start_wait_s=self._unreleased_wait_s if consumer_protocol and iid else None,
+            handling_wait_s=_seam.graceful_timeout(self) if worker else None,
+            on_stopped=functools.partial(self._held.discard, iid) if worker else None,
             **static, **args,
         )  # fmt: skip
         if iid is not None:
             self._consumers[iid] = consumer
         return consumer
+
+    def _take_worker(self, ids: WorkerIds) -> str:
+        """The first of a subscriber's worker ids that no running consumer holds."""
+        for iid in ids:
+            if iid not in self._held:
+                self._held.add(iid)
+                return iid
+        raise StaticConsumerError(
+            f"all {len(ids)} worker instance ids of a subscriber ({', '.join(ids)}) are held by "
+            "running consumers: FastStream built more consumers than its max_workers"
+        )
 
     # -- the fatal end ---------------------------------------------------------------------------
 
@@ -270,7 +305,7 @@ class StaticKafkaBroker(_seam.ConnectSeam):
 
     def _fatal_line(self, group_instance_id: str | None, error: StaticConsumerError) -> str:
         member = self._members.get(group_instance_id or "")
-        who = (f"subscriber {member.declared.label}, group.instance.id {group_instance_id}"
+        who = (f"subscriber {member.label}, group.instance.id {group_instance_id}"
                if member is not None else f"group.instance.id {group_instance_id}")  # fmt: skip
         if isinstance(error, FencedInstanceIdError):
             holder = f" (now held by {error.holder})" if error.holder else ""

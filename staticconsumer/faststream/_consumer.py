@@ -6,6 +6,13 @@ seconds and polls again, forever. Here a poll that meets a fatal error (``fatal`
 FENCED_INSTANCE_ID and the rest of the tree's fatal classes) or UNRELEASED_INSTANCE_ID past
 its wait reports it once and then waits, until the subscriber stops (the broker is stopping
 the application by then): no retry loop, no second log line.
+
+A worker's consumer (``max_workers=N`` without ``AckPolicy.ACK_FIRST``) is stopped by
+FastStream before its graceful wait for the handlers in flight, so a handler's ack would meet a
+stopped consumer, its commit would be lost and its record handled again after the restart.
+Such a consumer's :meth:`~ServiceConsumer.stop` first waits (up to the broker's
+``graceful_timeout``) for the record it handed out last to be done with (FastStream's loop asks
+for the next one after the handler and its ack), and hands out no new record meanwhile.
 """
 
 from __future__ import annotations
@@ -17,6 +24,7 @@ from collections.abc import Callable
 from typing import Any
 
 from aiokafka.abc import ConsumerRebalanceListener
+from aiokafka.errors import ConsumerStoppedError
 from aiokafka.structs import ConsumerRecord, TopicPartition
 
 from .. import StaticConsumer
@@ -31,15 +39,49 @@ FatalReport = Callable[[StaticConsumerError], None]
 class ServiceConsumer(StaticConsumer):
     """A ``StaticConsumer`` for one subscriber. ``report(error)``: the broker's fatal handler
     (idempotent); ``start_wait_s``: under ``group_protocol="consumer"``, how long ``start()``
-    may go without an assignment before the instance id counts as unreleased (None: no bound)."""
+    may go without an assignment before the instance id counts as unreleased (None: no bound);
+    ``handling_wait_s``: how long :meth:`stop` waits for the record handed out last (a
+    worker's consumer; None or 0: no wait, the subscriber waited already); ``on_stopped``:
+    called once stopped (the broker frees a worker's id)."""
 
     def __init__(
-        self, *topics: str, report: FatalReport, start_wait_s: float | None, **kwargs: Any
-    ) -> None:
+        self, *topics: str, report: FatalReport, start_wait_s: float | None,
+        handling_wait_s: float | None = None, on_stopped: Callable[[], object] | None = None,
+        **kwargs: Any,
+    ) -> None:  # fmt: skip
         super().__init__(*topics, on_fatal=report, **kwargs)
         self._report = report
         self._start_wait_s = start_wait_s
         self._service_group: str = kwargs.get("group_id") or ""
+        self._handling_wait_s = handling_wait_s or None
+        self._on_stopped = on_stopped
+        self._in_hand = False  # a record handed out, its handler not done yet
+        self._handed_back = asyncio.Event()
+        self._stopping = False
+
+    async def stop(self, *args: Any, **kwargs: Any) -> None:
+        self._stopping = True
+        if self._in_hand and self._handling_wait_s is not None:
+            try:
+                async with asyncio.timeout(self._handling_wait_s):
+                    await self._handed_back.wait()
+            except TimeoutError:
+                log.warning("%s: stopping with a record still in its handler after %g s "
+                            "(graceful_timeout)", self.group_instance_id,
+                            self._handling_wait_s)  # fmt: skip
+        try:
+            await super().stop(*args, **kwargs)
+        finally:
+            if self._on_stopped is not None:
+                self._on_stopped()
+
+    def _next_record(self) -> None:
+        """The loop asks for another record: the one handed out last is done with."""
+        if self._in_hand:
+            self._in_hand = False
+            self._handed_back.set()
+        if self._stopping and self._handling_wait_s is not None:
+            raise ConsumerStoppedError()
 
     async def start(self) -> None:
         if self._start_wait_s is None:
@@ -66,11 +108,16 @@ class ServiceConsumer(StaticConsumer):
         super().subscribe(topics, pattern=pattern, listener=listener)
 
     async def getone(self, *partitions: TopicPartition) -> ConsumerRecord[Any, Any]:
+        self._next_record()
         try:
-            return await super().getone(*partitions)
+            record = await super().getone(*partitions)
         except StaticConsumerError as exc:
             await self._end(exc)
             raise
+        if self._handling_wait_s is not None:
+            self._in_hand = True
+            self._handed_back.clear()
+        return record
 
     async def getmany(
         self, *partitions: TopicPartition, timeout_ms: int = 0, max_records: int | None = None

@@ -10,11 +10,13 @@ from unittest import mock
 
 import pytest
 from aiokafka import AIOKafkaConsumer
+from aiokafka.errors import ConsumerStoppedError
 from faststream import AckPolicy, BaseMiddleware, FastStream
 from faststream.kafka import KafkaBroker, KafkaRouter, TestKafkaBroker
 
 from staticconsumer import StaticConsumer
 from staticconsumer.errors import (
+    ClusterUnavailableError,
     ConfigurationError,
     FencedInstanceIdError,
     InvalidInstanceIdError,
@@ -91,23 +93,125 @@ async def test_the_base_id_comes_from_the_environment(monkeypatch: pytest.Monkey
     assert broker.static_members == {"orders-2-g-a": "g/a"}
 
 
-async def test_several_consumers_per_subscriber_are_refused_at_start() -> None:
-    broker = StaticKafkaBroker("localhost:1", instance_id="svc-0")
-    broker.subscriber("a", group_id="g", max_workers=2, ack_policy=AckPolicy.ACK)
-    with pytest.raises(ConfigurationError, match="one subscriber per worker"):
-        await broker.start()
-
-
 async def _built(broker: StaticKafkaBroker) -> list[ServiceConsumer]:
-    """What each subscriber's start() would build (no I/O: consumer_only, nothing started)."""
+    """What each subscriber's start() would build (no I/O: consumer_only, nothing started):
+    one consumer, or one per worker for a subscriber that runs several (FastStream builds
+    them in one list, from the same arguments)."""
     broker._plan()
     await broker.connect()
     consumers = []
     for subscriber in broker.subscribers:
-        consumer = subscriber.builder(group_id=subscriber.group_id, client_id="c",
-                                      **_seam.connection_args(subscriber))  # fmt: skip
-        consumers.append(consumer)
+        for _ in range(_seam.consumer_count(subscriber)):
+            consumer = subscriber.builder(group_id=subscriber.group_id, client_id="c",
+                                          **_seam.connection_args(subscriber))  # fmt: skip
+            consumers.append(consumer)
     return consumers
+
+
+def _handler(body: Any) -> None:
+    pass
+
+
+@pytest.mark.parametrize(
+    "policy", [AckPolicy.ACK, AckPolicy.REJECT_ON_ERROR, AckPolicy.NACK_ON_ERROR, AckPolicy.MANUAL]
+)
+async def test_each_worker_of_a_subscriber_is_a_static_member_of_its_own(
+    policy: AckPolicy,
+) -> None:  # fmt: skip
+    broker = StaticKafkaBroker("localhost:1", instance_id="svc-0", consumer_only=True)
+    broker.subscriber("orders", group_id="ship", max_workers=3, ack_policy=policy)(_handler)
+    broker.subscriber("orders", group_id="bill")(_handler)
+    consumers = await _built(broker)
+    ids = [c.group_instance_id for c in consumers]
+    workers = [f"svc-0-ship-orders-{n}" for n in (1, 2, 3)]  # in the order FastStream builds
+    assert ids == [*workers, "svc-0-bill-orders"] or ids == ["svc-0-bill-orders", *workers]
+    assert broker.static_members == {
+        **{w: f"ship/orders worker {n}/3" for n, w in enumerate(workers, 1)},
+        "svc-0-bill-orders": "bill/orders",
+    }  # fmt: skip
+    ship = next(s for s in broker.subscribers if s.group_id == "ship")
+    assert _seam.connection_args(ship)["enable_auto_commit"] is False  # commits after handling
+    second = next(c for c in consumers if c.group_instance_id == workers[1])
+    await second.stop()  # worker 2's consumer stops: the next one built takes its id back
+    (again,) = [ship.builder(group_id="ship", client_id="c", **_seam.connection_args(ship))]
+    assert again.group_instance_id == workers[1]
+    with pytest.raises(StaticConsumerError, match="more consumers than its max_workers"):
+        ship.builder(group_id="ship", client_id="c", **_seam.connection_args(ship))
+    for consumer in [*consumers, again]:
+        await consumer.stop()
+
+
+async def test_workers_get_the_same_ids_in_every_start() -> None:
+    broker = StaticKafkaBroker("localhost:1", instance_id="svc-0", consumer_only=True)
+    subscriber = broker.subscriber("orders", group_id="ship", max_workers=2,
+                                   ack_policy=AckPolicy.ACK)  # fmt: skip
+    subscriber(_handler)
+    for _ in range(2):
+        consumers = await _built(broker)
+        assert [c.group_instance_id for c in consumers] == [
+            "svc-0-ship-orders-1", "svc-0-ship-orders-2"]  # fmt: skip
+        for consumer in consumers:
+            await consumer.stop()
+
+
+async def test_ack_first_workers_share_one_consumer_and_its_one_id() -> None:
+    broker = StaticKafkaBroker("localhost:1", instance_id="svc-0", consumer_only=True)
+    broker.subscriber("orders", group_id="ship", max_workers=3)(_handler)  # ACK_FIRST default
+    (consumer,) = await _built(broker)
+    assert consumer.group_instance_id == "svc-0-ship-orders"
+    await consumer.stop()
+
+
+async def test_a_worker_subscriber_without_handlers_is_worker_one_alone_on_the_endpoint() -> None:
+    broker = StaticKafkaBroker("localhost:1", instance_id="svc-0", consumer_only=True,
+                               health_port=0)  # fmt: skip
+    broker.subscriber("orders", group_id="ship", max_workers=3, ack_policy=AckPolicy.ACK)
+    with pytest.raises(ExceptionGroup) as raised:  # get_one() mode: FastStream builds one
+        await broker.start()  # consumer (which finds no broker at localhost:1)
+    assert raised.group_contains(ClusterUnavailableError)
+    assert broker._health_server is not None
+    registered = [c.membership.group_instance_id for c in broker._health_server.consumers]
+    assert registered == ["svc-0-ship-orders-1"]
+
+
+async def test_a_workers_consumer_stops_once_its_record_in_hand_is_done_with(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:  # fmt: skip
+    stopped: list[str] = []
+    consumer = ServiceConsumer("t", group_id="g", group_instance_id="svc-0-g-t-1",
+                               report=lambda error: None, start_wait_s=None,
+                               handling_wait_s=5,
+                               on_stopped=lambda: stopped.append("w1"))  # fmt: skip
+
+    async def getone(self: Any, *partitions: Any) -> Any:
+        return "record"
+
+    monkeypatch.setattr(StaticConsumer, "getone", getone)
+    assert await consumer.getone() == "record"  # FastStream's loop: handler, ack, next getone
+    stopping = asyncio.ensure_future(consumer.stop())
+    await asyncio.sleep(0.05)
+    assert not stopping.done() and stopped == []  # waits for the handler of the record in hand
+    with pytest.raises(ConsumerStoppedError):  # the loop asks for more: done, and no new one
+        await consumer.getone()
+    await asyncio.wait_for(stopping, 5)
+    assert stopped == ["w1"]
+
+
+async def test_a_workers_stop_waits_no_longer_than_the_graceful_timeout(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture,
+) -> None:  # fmt: skip
+    consumer = ServiceConsumer("t", group_id="g", group_instance_id="svc-0-g-t-1",
+                               report=lambda error: None, start_wait_s=None,
+                               handling_wait_s=0.1)  # fmt: skip
+
+    async def getone(self: Any, *partitions: Any) -> Any:
+        return "record"
+
+    monkeypatch.setattr(StaticConsumer, "getone", getone)
+    await consumer.getone()
+    with caplog.at_level(logging.WARNING):
+        await asyncio.wait_for(consumer.stop(), 5)  # the handler never finished
+    assert "still in its handler after 0.1 s" in caplog.text
 
 
 @pytest.mark.parametrize("protocol", ["classic", "consumer"])
