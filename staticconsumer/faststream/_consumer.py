@@ -12,7 +12,9 @@ FastStream before its graceful wait for the handlers in flight, so a handler's a
 stopped consumer, its commit would be lost and its record handled again after the restart.
 Such a consumer's :meth:`~ServiceConsumer.stop` first waits (up to the broker's
 ``graceful_timeout``) for the record it handed out last to be done with (FastStream's loop asks
-for the next one after the handler and its ack), and hands out no new record meanwhile.
+for the next one after the handler and its ack), and hands out no record once stopping: not
+one asked for afterwards, nor one that arrives for a poll made before (it is not committed,
+auto-commit is off for workers, so the next start reads it again).
 """
 
 from __future__ import annotations
@@ -21,67 +23,104 @@ import asyncio
 import inspect
 import logging
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from aiokafka.abc import ConsumerRebalanceListener
 from aiokafka.errors import ConsumerStoppedError
 from aiokafka.structs import ConsumerRecord, TopicPartition
 
-from .. import StaticConsumer
+from .. import ConsumerOptions, StaticConsumer
 from ..errors import StaticConsumerError, UnreleasedInstanceIdError
 from . import _seam
 
 log = logging.getLogger(__name__)
 
 FatalReport = Callable[[StaticConsumerError], None]
+#: Checked when the consumer is built only (:meth:`ServiceConsumer.check_options`).
+_BUILT_ONLY = frozenset({"security"})
+
+
+@dataclass(frozen=True)
+class WorkerStop:
+    """A worker's consumer: :meth:`ServiceConsumer.stop` waits up to ``wait_s`` (None: not at
+    all, as FastStream without a ``graceful_timeout``) for the record in hand, then calls
+    ``stopped()`` once stopped (the broker frees the worker's id)."""
+
+    wait_s: float | None
+    stopped: Callable[[], object]
+
+
+class _InHand:
+    """The record a worker's consumer handed out last, until its loop asks for the next."""
+
+    def __init__(self, stop: WorkerStop) -> None:
+        self.stop = stop
+        self._held = False
+        self._done = asyncio.Event()
+        self._stopping = False
+
+    def asked(self) -> None:
+        """The loop asks for another record: the one in hand is done with (handled, acked)."""
+        if self._held:
+            self._held = False
+            self._done.set()
+        if self._stopping:
+            raise ConsumerStoppedError()
+
+    def handed(self) -> None:
+        """A record is handed out; none once stopping (module docstring)."""
+        if self._stopping:
+            raise ConsumerStoppedError()
+        self._held = True
+        self._done.clear()
+
+    async def settle(self, group_instance_id: str | None) -> None:
+        self._stopping = True
+        if not (self._held and self.stop.wait_s):
+            return
+        try:
+            async with asyncio.timeout(self.stop.wait_s):
+                await self._done.wait()
+        except TimeoutError:
+            log.warning("%s: stopping with a record still in its handler after %g s "
+                        "(graceful_timeout)", group_instance_id, self.stop.wait_s)  # fmt: skip
 
 
 class ServiceConsumer(StaticConsumer):
     """A ``StaticConsumer`` for one subscriber. ``report(error)``: the broker's fatal handler
     (idempotent); ``start_wait_s``: under ``group_protocol="consumer"``, how long ``start()``
     may go without an assignment before the instance id counts as unreleased (None: no bound);
-    ``handling_wait_s``: how long :meth:`stop` waits for the record handed out last (a
-    worker's consumer; None or 0: no wait, the subscriber waited already); ``on_stopped``:
-    called once stopped (the broker frees a worker's id)."""
+    ``worker``: set for a worker's consumer (:class:`WorkerStop`, module docstring)."""
 
     def __init__(
         self, *topics: str, report: FatalReport, start_wait_s: float | None,
-        handling_wait_s: float | None = None, on_stopped: Callable[[], object] | None = None,
-        **kwargs: Any,
+        worker: WorkerStop | None = None, **kwargs: Any,
     ) -> None:  # fmt: skip
         super().__init__(*topics, on_fatal=report, **kwargs)
         self._report = report
         self._start_wait_s = start_wait_s
         self._service_group: str = kwargs.get("group_id") or ""
-        self._handling_wait_s = handling_wait_s or None
-        self._on_stopped = on_stopped
-        self._in_hand = False  # a record handed out, its handler not done yet
-        self._handed_back = asyncio.Event()
-        self._stopping = False
+        self._in_hand = _InHand(worker) if worker is not None else None
+
+    @staticmethod
+    def check_options(**kwargs: Any) -> ConsumerOptions:
+        """:meth:`StaticConsumer.check_options` of what the broker would build this with, but
+        ``security`` (checked when built: it may read a CA bundle the machine running a
+        declaration or a ``TestKafkaBroker`` test has not got)."""
+        return StaticConsumer.check_options(
+            **{k: v for k, v in kwargs.items() if k not in _BUILT_ONLY}
+        )
 
     async def stop(self, *args: Any, **kwargs: Any) -> None:
-        self._stopping = True
-        if self._in_hand and self._handling_wait_s is not None:
-            try:
-                async with asyncio.timeout(self._handling_wait_s):
-                    await self._handed_back.wait()
-            except TimeoutError:
-                log.warning("%s: stopping with a record still in its handler after %g s "
-                            "(graceful_timeout)", self.group_instance_id,
-                            self._handling_wait_s)  # fmt: skip
+        in_hand = self._in_hand
+        if in_hand is not None:
+            await in_hand.settle(self.group_instance_id)
         try:
             await super().stop(*args, **kwargs)
         finally:
-            if self._on_stopped is not None:
-                self._on_stopped()
-
-    def _next_record(self) -> None:
-        """The loop asks for another record: the one handed out last is done with."""
-        if self._in_hand:
-            self._in_hand = False
-            self._handed_back.set()
-        if self._stopping and self._handling_wait_s is not None:
-            raise ConsumerStoppedError()
+            if in_hand is not None:
+                in_hand.stop.stopped()
 
     async def start(self) -> None:
         if self._start_wait_s is None:
@@ -108,15 +147,15 @@ class ServiceConsumer(StaticConsumer):
         super().subscribe(topics, pattern=pattern, listener=listener)
 
     async def getone(self, *partitions: TopicPartition) -> ConsumerRecord[Any, Any]:
-        self._next_record()
+        if self._in_hand is not None:
+            self._in_hand.asked()
         try:
             record = await super().getone(*partitions)
         except StaticConsumerError as exc:
             await self._end(exc)
             raise
-        if self._handling_wait_s is not None:
-            self._in_hand = True
-            self._handed_back.clear()
+        if self._in_hand is not None:
+            self._in_hand.handed()
         return record
 
     async def getmany(

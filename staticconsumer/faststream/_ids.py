@@ -26,9 +26,10 @@ Worked example, base ``orders-0``::
                                                                       orders-0-ship-orders-2
 
 Two consumers of one process never share an id: :func:`plan_members` refuses it, naming both
-subscribers. Without the base (not known yet: a declaration, a ``TestKafkaBroker`` run) an id
-that needs one is written ``<base>-<key>``: such ids are checked against each other, and against
-whole ids once the base is known. A subscriber without a group (``partitions=...``) has no id.
+subscribers; it refuses workers without a group too (each would read every partition). Without
+the base (not known yet: a declaration, a ``TestKafkaBroker`` run) an id that needs one is
+written ``<base>-<key>``: such ids are checked against each other, and against whole ids once
+the base is known. A subscriber without a group (``partitions=...``) has no id.
 """
 
 from __future__ import annotations
@@ -127,6 +128,13 @@ def members_for(base: str | None, declared: Declared) -> tuple[Member, ...]:
                 f"subscriber {declared.label}: group_instance_id (Java: group.instance.id, "
                 "KIP-345) needs group_id: static membership is membership of a consumer group"
             )
+        if declared.workers > 1:
+            raise ConfigurationError(
+                f"subscriber {declared.label}: max_workers={declared.workers} without "
+                "AckPolicy.ACK_FIRST runs one consumer per worker, and without group_id each "
+                f"reads every partition (every record handled {declared.workers} times; its "
+                "ack, a commit, needs a group too): give group_id"
+            )
         return ()
     suffixes = _suffixes(declared)
     if given is not None and not isinstance(given, SubscriberKey):
@@ -169,8 +177,9 @@ def plan_members(base: str | None, subscribers: Sequence[Declared]) -> tuple[Mem
     for member in members:
         other = seen.setdefault(member.group_instance_id, member)
         if other is not member:
+            one, two = sorted((other.label, member.label))  # FastStream keeps them unordered
             raise ConfigurationError(
-                f"subscribers {other.label} and {member.label} would share "
+                f"subscribers {one} and {two} would share "
                 f"group.instance.id {member.group_instance_id!r} (KIP-345: they would fence "
                 "each other); give one group_instance_id=SubscriberKey('<name>')"
             )
@@ -179,6 +188,7 @@ def plan_members(base: str | None, subscribers: Sequence[Declared]) -> tuple[Mem
 
 def mapping_line(base: str | None, members: Sequence[Member]) -> str:
     """The one log line that says which consumer is which instance id."""
-    rows = "; ".join(f"{m.group_instance_id} <- {m.label} ({m.how})" for m in members)
+    rows = "; ".join(f"{m.group_instance_id} <- {m.label} ({m.how})"
+                     for m in sorted(members, key=lambda m: m.group_instance_id))  # fmt: skip
     return f"static members of base id {base or '(none)'}: " + (
         rows or "none (no subscriber has a group)")  # fmt: skip

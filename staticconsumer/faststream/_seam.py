@@ -26,6 +26,9 @@ instead of quietly building plain aiokafka consumers:
   ``get_one()``); its ``stop()`` stops them before FastStream's graceful wait for handlers in
   flight (``graceful_timeout``, a ``KafkaBroker`` argument, read from ``broker.config``).
   ``max_workers > 1`` with ``ACK_FIRST`` is one consumer whose records N tasks handle.
+* ``TestKafkaBroker`` replaces a broker's ``start``, ``_connect`` and ``stop``, and enters it
+  (``connect()``, public): the broker's checks run in ``connect()`` (``tests/faststream/
+  test_checks.py`` fails if a FastStream stops calling it).
 """
 
 from __future__ import annotations

@@ -24,6 +24,7 @@ from staticconsumer.errors import (
     UnreleasedInstanceIdError,
 )
 from staticconsumer.faststream import ServiceConsumer, StaticKafkaBroker, SubscriberKey, _seam
+from staticconsumer.faststream._consumer import WorkerStop
 
 
 def _service(broker: KafkaBroker) -> tuple[list[Any], list[str]]:
@@ -75,8 +76,10 @@ def test_our_options_are_checked_at_construction() -> None:
 
 async def test_ids_are_validated_at_start_before_any_connection() -> None:
     broker = StaticKafkaBroker("localhost:1", instance_id="svc-0")
-    broker.subscriber("a", group_id="g", group_instance_id=SubscriberKey("k"))
-    broker.subscriber("b", group_id="g", group_instance_id=SubscriberKey("k"))
+    router = KafkaRouter()
+    broker.include_router(router)  # its subscribers come later: only the start sees them
+    router.subscriber("a", group_id="g", group_instance_id=SubscriberKey("k"))
+    router.subscriber("b", group_id="g", group_instance_id=SubscriberKey("k"))
     with pytest.raises(ConfigurationError, match=r"would share group\.instance\.id 'svc-0-k'"):
         await broker.start()
 
@@ -89,7 +92,7 @@ async def test_the_base_id_comes_from_the_environment(monkeypatch: pytest.Monkey
     with pytest.raises(InvalidInstanceIdError, match="no group instance id in the environment"):
         await broker.start()
     monkeypatch.setenv("POD_NAME", "orders-2")
-    broker._plan()
+    broker._plan(fresh=True)
     assert broker.static_members == {"orders-2-g-a": "g/a"}
 
 
@@ -97,7 +100,7 @@ async def _built(broker: StaticKafkaBroker) -> list[ServiceConsumer]:
     """What each subscriber's start() would build (no I/O: consumer_only, nothing started):
     one consumer, or one per worker for a subscriber that runs several (FastStream builds
     them in one list, from the same arguments)."""
-    broker._plan()
+    broker._plan(fresh=True)
     await broker.connect()
     consumers = []
     for subscriber in broker.subscribers:
@@ -180,8 +183,7 @@ async def test_a_workers_consumer_stops_once_its_record_in_hand_is_done_with(
     stopped: list[str] = []
     consumer = ServiceConsumer("t", group_id="g", group_instance_id="svc-0-g-t-1",
                                report=lambda error: None, start_wait_s=None,
-                               handling_wait_s=5,
-                               on_stopped=lambda: stopped.append("w1"))  # fmt: skip
+                               worker=WorkerStop(5, lambda: stopped.append("w1")))  # fmt: skip
 
     async def getone(self: Any, *partitions: Any) -> Any:
         return "record"
@@ -197,12 +199,35 @@ async def test_a_workers_consumer_stops_once_its_record_in_hand_is_done_with(
     assert stopped == ["w1"]
 
 
+async def test_a_record_arriving_for_a_poll_made_before_the_stop_is_not_handed_out(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:  # fmt: skip
+    consumer = ServiceConsumer("t", group_id="g", group_instance_id="svc-0-g-t-1",
+                               report=lambda error: None, start_wait_s=None,
+                               worker=WorkerStop(5, lambda: None))  # fmt: skip
+    arrives = asyncio.Event()
+
+    async def getone(self: Any, *partitions: Any) -> Any:
+        await arrives.wait()
+        return "record"
+
+    monkeypatch.setattr(StaticConsumer, "getone", getone)
+    polling = asyncio.ensure_future(consumer.getone())  # FastStream's loop, waiting for records
+    await asyncio.sleep(0)
+    stopping = asyncio.ensure_future(consumer.stop())
+    await asyncio.sleep(0)
+    arrives.set()  # fetched before the consumer closed: its handler would ack a closing member
+    with pytest.raises(ConsumerStoppedError):
+        await polling
+    await asyncio.wait_for(stopping, 5)
+
+
 async def test_a_workers_stop_waits_no_longer_than_the_graceful_timeout(
     monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture,
 ) -> None:  # fmt: skip
     consumer = ServiceConsumer("t", group_id="g", group_instance_id="svc-0-g-t-1",
                                report=lambda error: None, start_wait_s=None,
-                               handling_wait_s=0.1)  # fmt: skip
+                               worker=WorkerStop(0.1, lambda: None))  # fmt: skip
 
     async def getone(self: Any, *partitions: Any) -> Any:
         return "record"
@@ -233,12 +258,18 @@ async def test_each_subscriber_gets_a_static_consumer_with_its_id(protocol: str)
 
 
 async def test_an_option_the_consumer_protocol_refuses_is_still_refused() -> None:
-    broker = StaticKafkaBroker("localhost:1", instance_id="svc-0", consumer_only=True,
-                               group_protocol="consumer")  # fmt: skip
-    broker.subscriber("orders", group_id="billing", session_timeout_ms=60000)
+    def broker_() -> StaticKafkaBroker:
+        return StaticKafkaBroker("localhost:1", instance_id="svc-0", consumer_only=True,
+                                 group_protocol="consumer")  # fmt: skip
+
     refused = r"session_timeout_ms .* group_protocol='consumer'"
-    with pytest.raises(ConfigurationError, match=refused):
-        await _built(broker)
+    with pytest.raises(ConfigurationError, match=refused):  # when declared
+        broker_().subscriber("orders", group_id="billing", session_timeout_ms=60000)
+    broker, router = broker_(), KafkaRouter()
+    broker.include_router(router)
+    router.subscriber("orders", group_id="mail", session_timeout_ms=60000)
+    with pytest.raises(ConfigurationError, match=refused):  # a router's, at start
+        await broker.start()
 
 
 async def test_a_fatal_subscriber_logs_one_line_exits_the_app_and_stop_raises(
@@ -326,6 +357,5 @@ async def test_a_broker_wide_strategy_is_refused_with_the_consumer_protocol() ->
     broker = StaticKafkaBroker("localhost:1", instance_id="svc-0", consumer_only=True,
                                group_protocol="consumer",
                                partition_assignment_strategy="cooperative-sticky")  # fmt: skip
-    broker.subscriber("orders", group_id="billing")
     with pytest.raises(ConfigurationError, match="partition_assignment_strategy"):
-        await _built(broker)
+        broker.subscriber("orders", group_id="billing")

@@ -115,6 +115,8 @@ async def test_workers_are_static_members_of_their_own_and_a_restart_moves_nothi
                          "every acknowledged record handled")  # fmt: skip
     finally:
         await second.broker.stop()
+    if protocol == "classic" and isinstance(kafka_cluster, LocalKafkaCluster):  # its log is ours
+        assert rebalance_reasons(kafka_cluster.logs(), group, since_epoch) == []
     assert {i: p for i, (_, p) in after.items()} == {i: p for i, (_, p) in before.items()}
     if protocol == "classic":  # the same generation (KIP-848's member epochs move on their own)
         assert {g for g, _ in after.values()} == {g for g, _ in before.values()}
@@ -130,5 +132,3 @@ async def test_workers_are_static_members_of_their_own_and_a_restart_moves_nothi
     assert {p: o for p, o in committed.items() if o >= 0} == {
         p: max(o for q, o in acked if q == p) + 1 for p in ends
     }  # fmt: skip
-    if protocol == "classic" and isinstance(kafka_cluster, LocalKafkaCluster):  # its log is ours
-        assert rebalance_reasons(kafka_cluster.logs(), group, since_epoch) == []
