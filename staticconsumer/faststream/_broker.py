@@ -208,7 +208,7 @@ class StaticKafkaBroker(_seam.ConnectSeam):
 
     def _plan(self, *, fresh: bool, only: Any = None) -> tuple[Member, ...]:
         """The ids, checked on the base id, written into the subscribers' arguments."""
-        base = self._ids.instance_id or InstanceId.from_env()
+        base = self._ids.required_base(self.subscribers)
         return self._ids.plan(self._check(base, only), base, fresh=fresh)
 
     def _register(self, members: Sequence[Member], *, fresh: bool) -> None:
@@ -289,9 +289,7 @@ class StaticKafkaBroker(_seam.ConnectSeam):
         if static["group_protocol"] == "consumer":
             takeover = self._takeover
             if takeover is None:
-                base = self._ids.base
-                takeover = args.get("group_instance_id") is not None and base is not None and (
-                    InstanceId.is_statefulset_identity(base))  # fmt: skip
+                takeover = self._ids.is_pod_identity(args.get("group_instance_id"))
             static["instance_takeover"] = takeover
         return {**static, **args}
 
@@ -318,16 +316,18 @@ class StaticKafkaBroker(_seam.ConnectSeam):
         member = self._ids.members.get(group_instance_id or "")
         who = (f"subscriber {member.label}, group.instance.id {group_instance_id}"
                if member is not None else f"group.instance.id {group_instance_id}")  # fmt: skip
+        base = self._ids.base if member is None or member.how != "given" else None
+        twin = (f"a second pod with base id {base}" if base else
+                f"a second process with group.instance.id {group_instance_id}")  # fmt: skip
         if isinstance(error, FencedInstanceIdError):
             holder = f" (now held by {error.holder})" if error.holder else ""
             what = (f"fenced (FENCED_INSTANCE_ID, KIP-345): another process took the id"
-                    f"{holder}; check that no second pod runs with base id {self._ids.base} (a "
-                    "StatefulSet glitch, a copied manifest, one STATICCONSUMER_INSTANCE_ID/"
-                    "POD_NAME for two pods)")  # fmt: skip
+                    f"{holder}; check for {twin} (a StatefulSet glitch, a copied manifest, "
+                    "one STATICCONSUMER_INSTANCE_ID/POD_NAME for two pods)")  # fmt: skip
         elif isinstance(error, UnreleasedInstanceIdError):
             what = (f"refused (UNRELEASED_INSTANCE_ID, KIP-848): another member still holds "
-                    f"the id; check for a second pod with base id {self._ids.base}, or pass "
-                    "instance_takeover=True if its previous process is gone")  # fmt: skip
+                    f"the id; check for {twin}, or pass instance_takeover=True if its "
+                    "previous process is gone")  # fmt: skip
         else:
             what = f"failed fatally: {error}"
         return f"{who} {what}; stopping the FastStream app (non-zero exit status)"

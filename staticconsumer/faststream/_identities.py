@@ -78,6 +78,35 @@ class Identities:
         except InvalidInstanceIdError:
             return None
 
+    def required_base(self, subscribers: Sequence[Any]) -> str | None:
+        """At start: ``instance_id``, or the environment's, which must be there when an id is
+        built on it (the error names those subscribers); when none is (every subscriber gives
+        a whole id), the environment's if it has a valid one, else None: no base needed."""
+        if self.instance_id is not None:
+            return self.instance_id
+        needing = sorted(d.label for d in map(self.declare, subscribers) if d.needs_base)
+        if not needing:
+            return self.known_base()
+        try:
+            return InstanceId.from_env()
+        except InvalidInstanceIdError as exc:
+            raise InvalidInstanceIdError(
+                f"{exc}: the instance ids of subscribers {', '.join(needing)} are built on the "
+                "base id (or give StaticKafkaBroker(instance_id=...), or each of them a whole "
+                "group_instance_id)"
+            ) from exc
+
+    def is_pod_identity(self, group_instance_id: str | None) -> bool:
+        """Whether the id is this pod's own StatefulSet identity (``instance_takeover``'s
+        default, KIP-848): built on a base id that is (``orders-0-billing-orders``), or a
+        whole id that is one (``orders-0``)."""
+        member = self.members.get(group_instance_id or "")
+        if member is None:
+            return False
+        if member.how == "given":
+            return InstanceId.is_statefulset_identity(member.group_instance_id)
+        return self.base is not None and InstanceId.is_statefulset_identity(self.base)
+
     def check(self, subscribers: Sequence[Any], base: str | None) -> list[Planned]:
         """The id scheme over every subscriber (``base`` None: not known yet)."""
         declared = [self.declare(subscriber) for subscriber in subscribers]

@@ -96,6 +96,64 @@ async def test_the_base_id_comes_from_the_environment(monkeypatch: pytest.Monkey
     assert broker.static_members == {"orders-2-g-a": "g/a"}
 
 
+def _no_base_in_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("STATICCONSUMER_INSTANCE_ID", "POD_NAME", "HOSTNAME"):
+        monkeypatch.delenv(name, raising=False)
+
+
+async def test_whole_ids_need_no_base_id(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    _no_base_in_the_environment(monkeypatch)  # a laptop: no pod name anywhere
+    broker = StaticKafkaBroker("localhost:1", consumer_only=True)
+    broker.subscriber("orders", group_id="billing", group_instance_id="billing-a")(_handler)
+    broker.subscriber("raw", partitions=[])(_handler)  # no group: no id, no base needed
+    with caplog.at_level(logging.INFO):
+        consumers = await _built(broker)
+    assert sorted(str(c.group_instance_id) for c in consumers) == ["None", "billing-a"]
+    assert "static members of base id (none): billing-a <- billing/orders (given)" in caplog.text
+    for consumer in consumers:
+        await consumer.stop()
+    with pytest.raises(StaticConsumerError) as raised:  # past the ids, on to the connection
+        await broker.start()
+    assert not isinstance(raised.value, InvalidInstanceIdError), raised.value
+
+
+async def test_a_derived_id_still_needs_the_base_and_the_error_names_its_subscriber(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:  # fmt: skip
+    _no_base_in_the_environment(monkeypatch)
+    broker = StaticKafkaBroker("localhost:1")
+    broker.subscriber("orders", group_id="billing", group_instance_id="billing-a")
+    broker.subscriber("orders", group_id="mail")
+    with pytest.raises(InvalidInstanceIdError) as raised:
+        await broker.start()
+    assert "no group instance id in the environment" in str(raised.value)
+    assert "subscribers mail/orders are built on the base id" in str(raised.value)
+
+
+@pytest.mark.parametrize(
+    ("pod", "given", "takeover"),
+    [
+        ("orders-0", None, True),  # <pod>-<key>: this pod's own
+        ("orders-0", "orders-0", True),  # the pod name itself, given whole
+        ("orders-0", "billing-consumer", False),  # a whole id any pod could give
+        (None, "billing-consumer", False),
+    ],
+)  # fmt: skip
+async def test_takeover_is_on_by_default_for_an_id_that_is_this_pods_own(
+    monkeypatch: pytest.MonkeyPatch, pod: str | None, given: str | None, takeover: bool,
+) -> None:  # fmt: skip
+    _no_base_in_the_environment(monkeypatch)
+    if pod is not None:
+        monkeypatch.setenv("POD_NAME", pod)
+    broker = StaticKafkaBroker("localhost:1", consumer_only=True, group_protocol="consumer")
+    broker.subscriber("orders", group_id="billing", group_instance_id=given)(_handler)
+    (consumer,) = await _built(broker)
+    assert consumer.options.instance_takeover is takeover
+    await consumer.stop()
+
+
 async def _built(broker: StaticKafkaBroker) -> list[ServiceConsumer]:
     """What each subscriber's start() would build (no I/O: consumer_only, nothing started):
     one consumer, or one per worker for a subscriber that runs several (FastStream builds
