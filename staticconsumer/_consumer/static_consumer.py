@@ -286,6 +286,13 @@ class StaticConsumer(Observability, AIOKafkaConsumer):  # type: ignore[misc]  # 
             self._raise_woken()
             raise
 
+    def check_errors(self) -> None:
+        """Raise what ``getone()`` and ``getmany()`` raise before they hand out records: the
+        fatal error (fenced, say), or an error the group holds for the application (an
+        assignor's ``on_assignment`` that raised). For frameworks that read records through the
+        fetcher themselves (faust)."""
+        self._raise_woken()
+
     def _raise_woken(self) -> None:
         """The driver woke a waiter: raise the fatal error, or the error pending for us."""
         self._raise_if_fatal()
