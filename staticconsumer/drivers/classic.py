@@ -81,6 +81,12 @@ log = logging.getLogger(__name__)
 #: up to the rebalance timeout, so a few seconds cost nothing, and a broker that does not answer
 #: does not hold the join back for aiokafka's request timeout (40 s).
 PATTERN_METADATA_TIMEOUT_S = 5.0
+#: What a JoinGroup waits for its answer beyond the rebalance timeout: the coordinator holds a
+#: join until every known member re-joined or the rebalance timeout passed (a stopped static
+#: member holds it for its session), so a JoinGroup waits ``max(request_timeout_ms,
+#: rebalance_timeout_ms + 5 s)``, as Java's ``AbstractCoordinator.JOIN_GROUP_TIMEOUT_LAPSE``.
+#: Shorter, its timeout read as a dead coordinator and the join started over.
+JOIN_GROUP_TIMEOUT_LAPSE_MS = 5_000
 
 
 def classic_driver(
@@ -230,12 +236,17 @@ class ClassicSender:
 
     # -- join, sync, heartbeat, leave --------------------------------------------------------------
 
-    async def _send(self, api: Api, request: Any, parse: Any, make: Any) -> Sequence[ClassicAction]:
+    async def _send(
+        self, api: Api, request: Any, parse: Any, make: Any, *,
+        timeout_at_least_ms: int | None = None,
+    ) -> Sequence[ClassicAction]:  # fmt: skip
         """Send to the coordinator; feed ``make(parse(response))`` or "no answer" to the engine."""
         metrics = self._driver.metrics
         sent_at = metrics.now()
         try:
-            response = await self._driver.to_coordinator(request)
+            response = await self._driver.to_coordinator(
+                request, timeout_at_least_ms=timeout_at_least_ms
+            )
         except _compat.KafkaError as exc:
             self._log.warning("%s to the coordinator failed: %r", api.value, exc)
             metrics.answered(api, sent_at, None)
@@ -269,7 +280,9 @@ class ClassicSender:
             return JoinGroupAnswered(r.error_code, r.generation_id, r.member_id, r.protocol_name,
                                      r.leader, r.skip_assignment, r.members)  # fmt: skip
 
-        return await self._send(Api.JOIN_GROUP, request, parse_join_group, answer)
+        wait_ms = self._rebalance_timeout_ms + JOIN_GROUP_TIMEOUT_LAPSE_MS
+        return await self._send(Api.JOIN_GROUP, request, parse_join_group, answer,
+                                timeout_at_least_ms=wait_ms)  # fmt: skip
 
     def _lead_unannounced(self, old_leader: str, topics: Sequence[str]) -> None:
         """Before Kafka 3.2 (KIP-814) the coordinator answers a static leader that re-joined a

@@ -20,8 +20,15 @@ instead of quietly building plain aiokafka consumers:
   private ``consumer._coordinator.member_id`` (a StaticConsumer's coordinator seam answers it
   too), and logs without the instance id, so :func:`split_listener` takes the user's listener
   out and the consumer logs the assignment itself, naming the subscriber's instance id.
-* ``ConcurrentBetweenPartitionsSubscriber`` (``max_workers > 1`` without ``ACK_FIRST``) builds
-  ``max_workers`` consumers from the same arguments.
+* ``ConcurrentBetweenPartitionsSubscriber`` (``max_workers > 1`` without ``ACK_FIRST``) keeps
+  ``max_workers`` and, when it has handlers (``calls``), builds that many consumers from the
+  same arguments, in one list, before it starts any (without handlers: one, for
+  ``get_one()``); its ``stop()`` stops them before FastStream's graceful wait for handlers in
+  flight (``graceful_timeout``, a ``KafkaBroker`` argument, read from ``broker.config``).
+  ``max_workers > 1`` with ``ACK_FIRST`` is one consumer whose records N tasks handle.
+* ``TestKafkaBroker`` replaces a broker's ``start``, ``_connect`` and ``stop``, and enters it
+  (``connect()``, public): the broker's checks run in ``connect()`` (``tests/faststream/
+  test_checks.py`` fails if a FastStream stops calling it).
 """
 
 from __future__ import annotations
@@ -104,6 +111,23 @@ def topic_names(subscriber: Any) -> list[str]:
 def builds_several_consumers(subscriber: Any) -> bool:
     """``max_workers > 1`` without ``ACK_FIRST``: one consumer per worker, same arguments."""
     return isinstance(subscriber, ConcurrentBetweenPartitionsSubscriber)
+
+
+def consumer_count(subscriber: Any) -> int:
+    """How many consumers the subscriber runs when it has handlers: ``max_workers`` for one
+    that builds one per worker, else 1."""
+    return int(subscriber.max_workers) if builds_several_consumers(subscriber) else 1
+
+
+def has_handlers(subscriber: Any) -> bool:
+    """Whether handlers are attached (``@broker.subscriber(...)`` applied to a function)."""
+    return bool(subscriber.calls)
+
+
+def graceful_timeout(broker: KafkaBroker) -> float | None:
+    """``KafkaBroker(graceful_timeout=...)``: how long a stop waits for handlers in flight."""
+    value = broker.config.graceful_timeout
+    return None if value is None else float(value)
 
 
 def application(broker: KafkaBroker) -> Any:

@@ -12,8 +12,8 @@ the installed faust, so an upgrade that moves one fails there, by name:
   thread's ``_create_worker_consumer(transport)`` builds the worker's ``AIOKafkaConsumer`` (in
   the thread's own event loop) from the settings :func:`consumer_options` reads, and its
   ``_fetch_records(consumer, ...)`` reads ``consumer._fetcher.fetched_records`` directly
-  (``getmany``'s error check, ``consumer._coordinator.check_errors()``, never runs: the
-  fetch calls it through :func:`check_errors` first).
+  (``getmany``'s error check never runs: the fetch calls the consumer's public
+  ``check_errors()`` through :func:`check_errors` first).
 * faust's ``Consumer.commit()`` returns without committing when another commit is in flight
   (``maybe_wait_for_commit_to_finish``), its stop included; ``force_commit()`` commits the
   acknowledged offsets: :func:`final_commit` runs both after the consumer's ``on_stop``.
@@ -40,7 +40,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 import faust
-from aiokafka.coordinator.protocol import ConsumerProtocolMemberAssignment
+from faust.assignor import partition_assignor
 from faust.assignor.client_assignment import ClientAssignment, ClientMetadata
 from faust.transport.drivers import aiokafka as driver
 
@@ -113,7 +113,7 @@ def consumer_options(thread: Any, transport: Any) -> dict[str, Any]:
 def subscription_bytes(app: Any, extra: Mapping[str, Any]) -> bytes:
     """This worker's subscription user data as faust's writes it (its ``ClientMetadata``
     JSON: its URL, its last assignment), with ``extra`` keys faust ignores."""
-    document = {**json.loads(app.assignor._metadata.dumps()), **extra}
+    document = {**json.loads(bytes(app.assignor.metadata(set()).user_data)), **extra}
     return json.dumps(document, sort_keys=True).encode()
 
 
@@ -176,7 +176,10 @@ def hand_assignment(app: Any, partitions: list[tuple[str, int]], user_data: byte
     if previous != ours:
         user_data = zlib.compress(json.dumps({**document, "url": ours}).encode())
     app.assignor.on_assignment(
-        ConsumerProtocolMemberAssignment(VERSION, sorted(expected), user_data)
+        # the assignment type faust's assignor takes (aiokafka's, as faust imports it)
+        partition_assignor.ConsumerProtocolMemberAssignment(  # type: ignore[attr-defined]
+            VERSION, sorted(expected), user_data
+        )
     )
     return None if previous == ours else str(previous)
 
@@ -222,4 +225,4 @@ def check_errors(consumer: Any) -> None:
     """What ``AIOKafkaConsumer.getmany`` checks first: the coordinator's pending errors (a
     StaticConsumer's coordinator seam raises its fatal error or the error it holds for the
     application)."""
-    consumer._coordinator.check_errors()
+    consumer.check_errors()

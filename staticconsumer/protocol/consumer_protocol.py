@@ -22,9 +22,8 @@ from dataclasses import dataclass
 from io import BytesIO
 from typing import Any
 
-from aiokafka.protocol.types import Array, Bytes, Int16, Int32, Schema, String
-
 from staticconsumer.errors import ProtocolError
+from staticconsumer.protocol._types import Array, Bytes, Int16, Int32, Schema, String
 from staticconsumer.protocol._wire import since
 
 #: JoinGroup ``protocol_type`` of consumer groups.
@@ -36,8 +35,7 @@ ASSIGNMENT_VERSION = 3
 #: ``generation_id`` of a subscription that carries none (v0-v1, or a member that never joined).
 NO_GENERATION = -1
 
-_STRING = String("utf-8")
-_TOPIC_PARTITIONS = Array(("topic", _STRING), ("partitions", Array(Int32)))
+_TOPIC_PARTITIONS = Array(Schema(("topic", String), ("partitions", Array(Int32))))
 
 
 @dataclass(frozen=True)
@@ -112,11 +110,11 @@ def _flatten(groups: tuple[TopicPartitions, ...]) -> tuple[tuple[str, int], ...]
 
 def _subscription_schema(v: int) -> Schema:
     return Schema(
-        ("topics", Array(_STRING)),
+        ("topics", Array(String)),
         ("user_data", Bytes),
         *since(v, 1, ("owned_partitions", _TOPIC_PARTITIONS)),
         *since(v, 2, ("generation_id", Int32)),
-        *since(v, 3, ("rack_id", _STRING)),
+        *since(v, 3, ("rack_id", String)),
     )
 
 

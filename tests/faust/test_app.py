@@ -216,7 +216,6 @@ class _Consumer:
     def __init__(self, fatal: Exception | None, raises: Exception | None = None) -> None:
         self.fatal_error = fatal
         self._fetcher = _Fetcher(raises)
-        self._coordinator = self
         self.pending: Exception | None = None
 
     def check_errors(self) -> None:

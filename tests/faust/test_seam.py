@@ -131,7 +131,7 @@ def test_table_settings_and_global_tables_are_read() -> None:
 def test_getmany_checks_the_coordinators_errors_first_as_our_fetch_does() -> None:
     source = inspect.getsource(aiokafka.AIOKafkaConsumer.getmany)
     assert source.index("self._coordinator.check_errors()") < source.index("fetched_records")
-    assert "check_errors" in inspect.getsource(_seam.check_errors)
+    assert "consumer.check_errors()" in inspect.getsource(_seam.check_errors)
 
 
 def test_a_commit_made_while_another_is_in_flight_commits_nothing() -> None:
