@@ -20,19 +20,18 @@ auto-commit is off for workers, so the next start reads it again).
 from __future__ import annotations
 
 import asyncio
-import inspect
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from aiokafka.abc import ConsumerRebalanceListener
 from aiokafka.errors import ConsumerStoppedError
 from aiokafka.structs import ConsumerRecord, TopicPartition
 
 from .. import ConsumerOptions, StaticConsumer
 from ..errors import StaticConsumerError, UnreleasedInstanceIdError
 from . import _seam
+from ._assignment_log import AssignmentLog
 
 log = logging.getLogger(__name__)
 
@@ -102,6 +101,7 @@ class ServiceConsumer(StaticConsumer):
         self._start_wait_s = start_wait_s
         self._service_group: str = kwargs.get("group_id") or ""
         self._in_hand = _InHand(worker) if worker is not None else None
+        self._assignment_log: AssignmentLog | None = None
 
     @staticmethod
     def check_options(**kwargs: Any) -> ConsumerOptions:
@@ -113,6 +113,8 @@ class ServiceConsumer(StaticConsumer):
         )
 
     async def stop(self, *args: Any, **kwargs: Any) -> None:
+        if self._assignment_log is not None:
+            self._assignment_log.close()
         in_hand = self._in_hand
         if in_hand is not None:
             await in_hand.settle(self.group_instance_id)
@@ -140,10 +142,11 @@ class ServiceConsumer(StaticConsumer):
 
     def subscribe(self, topics: Any = (), pattern: Any = None, listener: Any = None) -> None:
         """FastStream's logging listener reads aiokafka's private coordinator: it is replaced by
-        :class:`AssignmentLog` (the user's listener, if any, still runs)."""
-        logging_listener, user = _seam.split_listener(listener)
-        if logging_listener:
-            listener = AssignmentLog(self, user)
+        :class:`AssignmentLog`, which logs the same lines where it did (the user's listener, if
+        any, still runs)."""
+        where, user = _seam.split_listener(listener)
+        if where is not None:
+            listener = self._assignment_log = AssignmentLog(self, user, where)
         super().subscribe(topics, pattern=pattern, listener=listener)
 
     async def getone(self, *partitions: TopicPartition) -> ConsumerRecord[Any, Any]:
@@ -175,33 +178,3 @@ class ServiceConsumer(StaticConsumer):
             return
         self._report(error)
         await asyncio.Event().wait()
-
-
-class AssignmentLog(ConsumerRebalanceListener):  # type: ignore[misc]  # aiokafka is untyped
-    """Logs each assignment (as FastStream's logging listener does, from public names), then
-    calls the user's listener; ``on_partitions_lost`` goes to the user's, or to its
-    ``on_partitions_revoked`` when it has none (as a StaticConsumer does)."""
-
-    def __init__(self, consumer: StaticConsumer, user: Any) -> None:
-        self._consumer = consumer
-        self._user = user
-
-    async def on_partitions_revoked(self, revoked: Any) -> None:
-        await self._call("on_partitions_revoked", revoked)
-
-    async def on_partitions_lost(self, lost: Any) -> None:
-        has_lost = callable(getattr(self._user, "on_partitions_lost", None))
-        await self._call("on_partitions_lost" if has_lost else "on_partitions_revoked", lost)
-
-    async def on_partitions_assigned(self, assigned: Any) -> None:
-        log.info("Consumer %s (group.instance.id %s) assigned to partitions: (%s)",
-                 self._consumer.member_id, self._consumer.group_instance_id,
-                 ", ".join(str(tp) for tp in sorted(assigned)))  # fmt: skip
-        await self._call("on_partitions_assigned", assigned)
-
-    async def _call(self, method: str, partitions: Any) -> None:
-        if self._user is None:
-            return
-        result = getattr(self._user, method)(partitions)
-        if inspect.isawaitable(result):
-            await result

@@ -16,10 +16,12 @@ instead of quietly building plain aiokafka consumers:
   topics (or pattern, or partitions) in ``topic_names``.
 * Each subscriber subscribes its consumer with a rebalance listener from
   ``make_logging_listener``: FastStream's ``_LoggingListener`` alone, or a
-  ``_LoggingListenerFacade`` whose ``listener`` is the user's. The logging part reads aiokafka's
-  private ``consumer._coordinator.member_id`` (a StaticConsumer's coordinator seam answers it
-  too), and logs without the instance id, so :func:`split_listener` takes the user's listener
-  out and the consumer logs the assignment itself, naming the subscriber's instance id.
+  ``_LoggingListenerFacade`` whose ``logging_listener`` is FastStream's and ``listener`` the
+  user's. The logging part reads aiokafka's private ``consumer._coordinator.member_id`` (a
+  StaticConsumer's coordinator seam answers it too) and ``_subscription``, and logs without the
+  instance id, so :func:`split_listener` takes the user's listener out, and where FastStream's
+  logged (its ``logger``, ``log_extra`` and ``_log_unassigned_consumer_delay_seconds``), for the
+  consumer to log the same lines itself, naming the subscriber's instance id.
 * ``ConcurrentBetweenPartitionsSubscriber`` (``max_workers > 1`` without ``ACK_FIRST``) keeps
   ``max_workers`` and, when it has handlers (``calls``), builds that many consumers from the
   same arguments, in one list, before it starts any (without handlers: one, for
@@ -36,6 +38,7 @@ from __future__ import annotations
 import functools
 import importlib.metadata
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from faststream.kafka import KafkaBroker
@@ -135,10 +138,27 @@ def application(broker: KafkaBroker) -> Any:
     return broker.context.get("app")
 
 
-def split_listener(listener: Any) -> tuple[bool, Any]:
-    """``(FastStream's logging listener was there, the user's listener or None)``."""
+@dataclass(frozen=True)
+class ListenerLog:
+    """Where FastStream's logging listener logs: its logger (``.log(level, msg, extra=)``), the
+    subscriber's log context, and how long a consumer may hold no partition before the second
+    warning."""
+
+    logger: Any
+    extra: dict[str, Any]
+    unassigned_delay_s: float
+
+
+def split_listener(listener: Any) -> tuple[ListenerLog | None, Any]:
+    """``(where FastStream's logging listener logs, or None without one; the user's listener
+    or None)``."""
     if isinstance(listener, _LoggingListenerFacade):
-        return True, listener.listener
+        return _where(listener.logging_listener), listener.listener
     if isinstance(listener, _LoggingListener):
-        return True, None
-    return False, listener
+        return _where(listener), None
+    return None, listener
+
+
+def _where(listener: _LoggingListener) -> ListenerLog:
+    delay = listener._log_unassigned_consumer_delay_seconds
+    return ListenerLog(listener.logger, dict(listener.log_extra), float(delay))

@@ -105,18 +105,22 @@ def test_the_graceful_timeout_is_read_from_the_broker_config() -> None:
 
 
 def test_the_logging_listener_is_taken_apart() -> None:
-    user = object()
+    user, logger, extra = object(), logging.getLogger("x"), {"topic": "t", "group_id": "g"}
     facade = rebalance_listener.make_logging_listener(
-        consumer=None, logger=logging.getLogger("x"), log_extra={}, listener=user,
+        consumer=None, logger=logger, log_extra=extra, listener=user,
     )  # fmt: skip
     alone = rebalance_listener.make_logging_listener(
-        consumer=None, logger=logging.getLogger("x"), log_extra={}, listener=None,
+        consumer=None, logger=logger, log_extra=extra, listener=None,
     )  # fmt: skip
-    assert _seam.split_listener(facade) == (True, user)
-    assert _seam.split_listener(alone) == (True, None)
-    assert _seam.split_listener(user) == (False, user)
+    where = _seam.ListenerLog(logger, extra, 120.0)  # FastStream waits 2 minutes to warn again
+    assert _seam.split_listener(facade) == (where, user)
+    assert _seam.split_listener(alone) == (where, None)
+    assert _seam.split_listener(user) == (None, user)
     # What it replaces reads aiokafka's private coordinator (a StaticConsumer has its own).
-    assert "_coordinator.member_id" in inspect.getsource(rebalance_listener._LoggingListener)
+    source = inspect.getsource(rebalance_listener._LoggingListener)
+    assert "_coordinator.member_id" in source and "_subscription.topics" in source
+    # ... and warns, through the logger it was given, of a consumer with no partitions
+    assert "has no partition assignments" in source and "self.logger.log(" in source
 
 
 def test_the_application_is_found_in_the_broker_context() -> None:
