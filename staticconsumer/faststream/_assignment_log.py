@@ -48,7 +48,7 @@ class AssignmentLog(ConsumerRebalanceListener):  # type: ignore[misc]  # aiokafk
             self.close()
         else:
             self._log(logging.WARNING,
-                      f"Consumer in group {self._group} has no partition assignments - this "
+                      f"Consumer in group {self._group_label} has no partition assignments - this "
                       "could be temporary, e.g. during a rolling update. A separate warning "
                       "will be logged if this condition persists for "
                       f"{self._where.unassigned_delay_s:g} seconds.")  # fmt: skip
@@ -63,13 +63,13 @@ class AssignmentLog(ConsumerRebalanceListener):  # type: ignore[misc]  # aiokafk
             self._unassigned = None
 
     @property
-    def _group(self) -> str:
+    def _group_label(self) -> str:
         return self._consumer.options.group_id or ""
 
     async def _still_unassigned(self) -> None:
         await asyncio.sleep(self._where.unassigned_delay_s)
         self._log(logging.WARNING,
-                  f"Consumer in group {self._group} (group.instance.id "
+                  f"Consumer in group {self._group_label} (group.instance.id "
                   f"{self._consumer.group_instance_id}) has had no partition assignments for "
                   f"{self._where.unassigned_delay_s:g} seconds: topics "
                   f"{sorted(self._consumer.subscription())} may have fewer partitions than "
