@@ -12,8 +12,12 @@
   the admin code's client calls are in :mod:`.admin`, small struct and metadata helpers in
   :mod:`.helpers`.
 
+What differs between the aiokafka releases we support (0.12, 0.13, 0.14) is read once, at
+import, from aiokafka itself (:mod:`.features`, with the table of differences), and absorbed
+here; the requests the seam sends besides the group APIs are in :mod:`.requests`.
+
 Nothing is patched process-wide. An aiokafka upgrade that renames a base method fails mypy
-(``@override``) and ``check_aiokafka_version`` refuses versions we did not test.
+(``@override``) and ``check_aiokafka_version`` refuses releases we did not test.
 """
 
 from .admin import (
@@ -27,14 +31,12 @@ from .admin import (
     send_to_node,
 )
 from .consumer import (
-    SUPPORTED_AIOKAFKA,
     ClientSeam,
     CoordinatorSeam,
     Driver,
     KafkaConnectionError,
     KafkaError,
     WakeMarker,
-    check_aiokafka_version,
     client_id_of,
     coordinator_of,
     joins_group,
@@ -42,6 +44,12 @@ from .consumer import (
     start_consumer,
     subscribes_topics,
     wait_for_assignment,
+)
+from .features import (
+    LACKING_ARGUMENTS,
+    SUPPORTED_AIOKAFKA,
+    check_aiokafka_version,
+    consumer_default,
 )
 from .helpers import (
     abandon_producer,
@@ -53,6 +61,7 @@ from .helpers import (
 from .records import next_record, record_path_of
 
 __all__ = [
+    "LACKING_ARGUMENTS",
     "SUPPORTED_AIOKAFKA",
     "ClientSeam",
     "CoordinatorSeam",
@@ -69,6 +78,7 @@ __all__ = [
     "client_principal",
     "close_client",
     "committed",
+    "consumer_default",
     "coordinator_of",
     "ensure_node_metadata",
     "joins_group",

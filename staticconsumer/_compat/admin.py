@@ -10,6 +10,7 @@ from typing import Any
 
 from aiokafka.client import ConnectionGroup
 
+from .helpers import open_coordination_to
 from .log_redaction import redact_sasl_logs
 
 
@@ -93,6 +94,8 @@ async def send_to_node(client: Any, node_id: int, request: Any, *, coordination:
     """Send ``request`` to ``node_id``; ``coordination=True`` uses the node's coordination
     connection, so a slow group request never queues behind fetches."""
     group = ConnectionGroup.COORDINATION if coordination else ConnectionGroup.DEFAULT
+    if coordination:
+        open_coordination_to(client, node_id)
     return await client.send(node_id, request, group=group)
 
 

@@ -10,11 +10,9 @@ import time
 from collections.abc import Awaitable, Callable, Iterable
 from typing import Any, Protocol
 
-import aiokafka
 import aiokafka.errors as Errors
 from aiokafka.client import ConnectionGroup, CoordinationType
 from aiokafka.consumer.group_coordinator import BaseCoordinator, NoGroupCoordinator
-from aiokafka.protocol.admin import ApiVersionRequest
 from aiokafka.structs import OffsetAndMetadata, TopicPartition
 from typing_extensions import override
 
@@ -23,17 +21,18 @@ from ..membership import LogIdentity
 from ..protocol import (
     NO_COMMITTED_OFFSET,
     GroupApiVersions,
+    PinnedRequest,
     api_versions_from_response,
     negotiate,
 )
 from .broker_config import session_timeout_bounds
+from .features import CLIENT_RACK, CONNECTION_PICKS_VERSIONS, check_aiokafka_version
 from .helpers import replica_racks
 from .log_redaction import redact_sasl_logs
 from .records import make_fetcher
+from .requests import api_versions_request
 from .roster import PartitionLog, read_partition_log
 
-#: aiokafka versions whose internals this module was written against (see pyproject.toml).
-SUPPORTED_AIOKAFKA = ("0.14.",)
 #: aiokafka's error base class, for the driver's "no answer" handling.
 KafkaError = Errors.KafkaError
 #: What aiokafka raises when bootstrap reached no server.
@@ -46,14 +45,6 @@ class WakeMarker(Errors.KafkaError):
     """Wakes a blocked ``start``/``getone``/``getmany`` (aiokafka's waiters) when the member
     turns fatal or has an error for the application; the consumer raises that error in its
     place. aiokafka's fetcher tolerates only ``KafkaError`` from those waiters."""
-
-
-def check_aiokafka_version() -> None:
-    if not aiokafka.__version__.startswith(SUPPORTED_AIOKAFKA):
-        raise StaticConsumerError(
-            f"staticconsumer supports aiokafka {', '.join(SUPPORTED_AIOKAFKA)}x; "
-            f"aiokafka {aiokafka.__version__} is installed"
-        )
 
 
 async def negotiate_versions(
@@ -74,7 +65,7 @@ async def negotiate_versions(
         brokers = sorted(client.cluster.brokers(), key=lambda b: (b.nodeId in failures, b.nodeId))
         for broker in brokers:
             try:
-                response = await client.send(broker.nodeId, ApiVersionRequest())
+                response = await client.send(broker.nodeId, api_versions_request())
             except Errors.KafkaError as exc:
                 if not (exc.retriable or isinstance(exc, Errors.KafkaTimeoutError)):
                     raise
@@ -168,11 +159,30 @@ class ClientSeam:
         self._pending_revocation: set[TopicPartition] = set()  # paused by us, not by the user
         self._all_revoked = False  # begin_reassignment: the next assignment keeps nothing
         self._polls_from: float | None = None  # when the application could first poll
+        #: aiokafka 0.12 only: each node's ApiVersions, asked before its first group request.
+        self._node_versions: dict[int, dict[int, tuple[int, int]]] = {}
 
     async def send(self, node_id: int, request: Any) -> Any:
         """Send on the node's coordination connection (group requests never queue behind
-        fetches). aiokafka's ``KafkaError`` (no answer) propagates."""
-        return await self._client.send(node_id, request, group=ConnectionGroup.COORDINATION)
+        fetches). aiokafka's ``KafkaError`` (no answer) propagates.
+
+        aiokafka 0.13 and 0.14's connection refuses a :class:`PinnedRequest` whose version its
+        broker does not serve (``UnsupportedBrokerError``, before anything is sent); 0.12's
+        reads no ApiVersions and would send it, and the broker would close the connection,
+        retried forever. On 0.12 the seam asks the node's ApiVersions once (again after its
+        connection broke: it may be another broker version by then) and refuses the same way."""
+        group = ConnectionGroup.COORDINATION
+        try:
+            if not CONNECTION_PICKS_VERSIONS and isinstance(request, PinnedRequest):
+                versions = self._node_versions.get(node_id)
+                if versions is None:
+                    answer = await self._client.send(node_id, api_versions_request(), group=group)
+                    versions = self._node_versions[node_id] = api_versions_from_response(answer)
+                request.prepare(versions)
+            return await self._client.send(node_id, request, group=group)
+        except Errors.KafkaConnectionError:
+            self._node_versions.pop(node_id, None)
+            raise
 
     async def read_partition_log(self, topic: str) -> PartitionLog:
         """Every record of ``topic``'s partition 0 up to its high watermark, read with this
@@ -382,7 +392,10 @@ async def start_consumer(
         check_crcs=consumer._check_crcs, fetcher_timeout=consumer._consumer_timeout,
         retry_backoff_ms=consumer._retry_backoff_ms,
         auto_offset_reset=consumer._auto_offset_reset,
-        isolation_level=consumer._isolation_level, client_rack=consumer._client_rack,
+        isolation_level=consumer._isolation_level,
+        # aiokafka 0.14's fetcher fetches from the closest replica (KIP-392); 0.12 and 0.13
+        # have neither the argument nor the consumer's attribute (refused at construction)
+        **({"client_rack": consumer._client_rack} if CLIENT_RACK else {}),
     )  # fmt: skip
     subscription = consumer._subscription
     if consumer._group_id is None:

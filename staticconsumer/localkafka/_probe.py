@@ -17,8 +17,9 @@ from aiokafka import AIOKafkaClient, AIOKafkaConsumer, AIOKafkaProducer, TopicPa
 from aiokafka.admin import AIOKafkaAdminClient, NewTopic
 from aiokafka.cluster import ClusterMetadata
 from aiokafka.errors import KafkaError, TopicAlreadyExistsError
-from aiokafka.protocol.metadata import MetadataRequest
+from aiokafka.protocol.metadata import MetadataRequest_v5
 
+from ..protocol import PinnedRequest
 from ..security import SecuritySettings
 from . import _retry
 
@@ -131,7 +132,8 @@ async def _every_broker_sees(client: AIOKafkaClient, topic: str, partitions: int
     nodes = sorted(b.nodeId for b in client.cluster.brokers())
     if not nodes:
         raise _retry.NotYet("no broker in the metadata yet")
-    request = MetadataRequest([topic], allow_auto_topic_creation=False)
+    # one pinned version (aiokafka 0.12 has no request builder), never creating the topic
+    request = PinnedRequest(MetadataRequest_v5([topic], False))
     for node in nodes:
         try:
             response = await client.send(node, request)

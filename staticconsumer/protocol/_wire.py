@@ -24,7 +24,8 @@ from dataclasses import dataclass
 from io import BytesIO
 from typing import Any
 
-from aiokafka.protocol.api import Request, RequestStruct, Response
+from aiokafka.protocol import api as _aiokafka_api
+from aiokafka.protocol.api import Response
 from aiokafka.protocol.types import (
     AbstractType,
     Array,
@@ -39,6 +40,10 @@ from aiokafka.protocol.types import (
 )
 
 from staticconsumer.errors import ProtocolError, UnsupportedBrokerError
+
+#: The base of a request struct of one API version: aiokafka 0.13's ``RequestStruct``; in 0.12,
+#: ``Request`` is that struct (``staticconsumer._compat.features``: the releases we support).
+RequestStruct: Any = getattr(_aiokafka_api, "RequestStruct", _aiokafka_api.Request)
 
 #: Name of the tagged-field section that ends every flexible struct.
 TAGGED_FIELDS = "tagged_fields"
@@ -166,19 +171,26 @@ def to_values(schema: Schema, obj: Mapping[str, Any]) -> list[Any]:
     return values
 
 
-class PinnedRequest(Request[RequestStruct]):  # type: ignore[misc]  # aiokafka is untyped
+class PinnedRequest:
     """A request of one fixed API version, sendable with ``AIOKafkaClient.send(node_id, request)``.
 
     ``struct`` is the aiokafka ``RequestStruct`` that goes on the wire; :meth:`encode` gives its
-    body bytes (no size prefix, no header).
+    body bytes (no size prefix, no header). aiokafka 0.13 and 0.14's connection calls
+    :meth:`prepare`; 0.12's takes the request as the struct itself (its header, its response
+    type), which the members below the constructor give it.
     """
-
-    # aiokafka's Request requires a class-level API_KEY; each instance sets the real one.
-    API_KEY = -1
 
     def __init__(self, struct: Any) -> None:
         self.API_KEY = struct.API_KEY
+        self.API_VERSION = struct.API_VERSION
+        self.RESPONSE_TYPE = struct.RESPONSE_TYPE
         self.struct = struct
+
+    def build_request_header(self, correlation_id: int, client_id: str) -> Any:
+        return self.struct.build_request_header(correlation_id=correlation_id, client_id=client_id)
+
+    def parse_response_header(self, read_buffer: Any) -> Any:
+        return self.struct.parse_response_header(read_buffer)
 
     @property
     def api_key(self) -> int:

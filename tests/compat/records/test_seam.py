@@ -15,7 +15,7 @@ import pytest
 from aiokafka.consumer.fetcher import Fetcher, FetchError, FetchResult
 from aiokafka.consumer.subscription_state import SubscriptionState
 from aiokafka.errors import RecordTooLargeError
-from aiokafka.protocol.fetch import FetchRequest, FetchResponse_v4
+from aiokafka.protocol.fetch import FetchRequest_v4, FetchResponse_v4
 from aiokafka.structs import TopicPartition
 
 from staticconsumer._compat import records as seam
@@ -33,6 +33,7 @@ class _Client:
     def __init__(self, answer: Any) -> None:
         self._loop = asyncio.get_running_loop()
         self._metadata_max_age_ms = 300_000
+        self.api_version = (2, 8, 0)  # aiokafka 0.12's Fetcher picks its Fetch version by it
         self.answer = answer
         self.sent: list[Any] = []
 
@@ -51,7 +52,8 @@ def _response(sets: dict[TopicPartition, bytes], aborted: list[Any] | None = Non
 
 def _request(offsets: dict[TopicPartition, int]) -> Any:
     partitions = [(tp.partition, offset, 1 << 20) for tp, offset in offsets.items()]
-    return FetchRequest(500, 1, 1 << 20, 0, [(TP.topic, partitions)])
+    # the v4 struct (0.12 has no builder): replica id, max wait, min bytes, max bytes, isolation
+    return FetchRequest_v4(-1, 500, 1, 1 << 20, 0, [(TP.topic, partitions)])
 
 
 @pytest.fixture
