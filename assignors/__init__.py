@@ -10,7 +10,8 @@ entry for every member given; the output does not depend on input order::
     assign_roster(members, partitions_per_topic)
 
 Members are ordered as Java orders them (``AbstractPartitionAssignor.MemberInfo``): static members
-by ``group_instance_id``, before dynamic members by ``member_id`` (KIP-345 "future work" item 4).
+by ``group_instance_id``, before dynamic members by ``member_id`` (KIP-345 "future work" item 4);
+``sorted_members(members)`` gives that order (strings compared as Java compares them).
 Range and round-robin produce exactly Java's plans; sticky interoperates with Java's StickyAssignor;
 roster is the plan for our client-side take on KIP-469 (homes are what members own; a roster change
 moves only what balance needs; the roster itself is registered with ``staticconsumer.admin``).
@@ -30,12 +31,19 @@ satisfies it:
   subscriptions and the instance ids from the JoinGroup response, plus ``{(topic, partition):
   replica racks}`` when some member has a rack (None otherwise); every implementation takes
   the keyword, even one that ignores racks.
-  ``MemberAssignment.partitions`` is sorted; ``MemberAssignment.user_data`` goes into the
-  assignment (empty for range and round-robin).
+  ``MemberAssignment.partitions`` is sorted; ``MemberAssignment.user_data`` goes into that
+  member's assignment (each member may get its own; empty for range and round-robin).
 * ``subscription_user_data(topics, owned: Sequence[tuple[str, int]], generation: int) -> bytes`` —
   called by each member for its own subscription. Sticky and roster put a Java StickyAssignor V1
   body (owned partitions + generation) first, so Java leaders stay sticky; every assignor appends
   our envelope with the member's instance id. Byte layout: :mod:`assignors._userdata`.
+* optional, :class:`AssignmentReceiver`: ``on_assignment(assignment: MemberAssignment,
+  generation: int) -> None`` — Java's ``ConsumerPartitionAssignor.onAssignment``: called on
+  every member, the leader too, after each SyncGroup with its own assignment (partitions, the
+  ``user_data`` the leader planned for it, the assignment ``version``) and the generation id,
+  before the rebalance listener's ``on_partitions_assigned``. Classic protocol only: under
+  KIP-848 (``group_protocol="consumer"``) the coordinator assigns, assignments carry no user
+  data, and StaticConsumer refuses client-side assignors.
 
 **Plain aiokafka**: ``static_membership`` gives a consumer both halves of static membership from
 one id, its ``group_instance_id`` and its assignors (module :mod:`assignors.aiokafka_adapter`, the
@@ -61,6 +69,7 @@ instance ids) raises ``ValueError`` naming the problem.
 from typing import TYPE_CHECKING
 
 from ._assignor import (
+    AssignmentReceiver,
     CooperativeStickyAssignor,
     GroupAssignor,
     RangeAssignor,
@@ -69,7 +78,7 @@ from ._assignor import (
     StickyAssignor,
 )
 from ._cooperative import assign_cooperative_sticky
-from ._member import Member, MemberAssignment
+from ._member import Member, MemberAssignment, sorted_members
 from ._range import assign_range
 from ._roster import assign_roster
 from ._roundrobin import assign_roundrobin
@@ -88,6 +97,7 @@ if TYPE_CHECKING:  # their real types for type checkers; at run time loaded on f
 
 __all__ = [
     "AiokafkaAssignor",
+    "AssignmentReceiver",
     "CooperativeStickyAssignor",
     "Envelope",
     "GroupAssignor",
@@ -108,6 +118,7 @@ __all__ = [
     "encode_envelope",
     "encode_sticky_user_data",
     "for_aiokafka",
+    "sorted_members",
     "static_membership",
 ]
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import ClassVar, Protocol, TypeVar
+from typing import ClassVar, Protocol, TypeVar, runtime_checkable
 
 from ._cooperative import assign_cooperative_sticky
 from ._member import Member, MemberAssignment, Plan, TopicPartition
@@ -26,7 +26,9 @@ class GroupAssignor(Protocol):
     """What StaticConsumer's leader and members call (see the package docstring).
 
     The leader always passes ``partition_racks`` (KIP-881): replica racks when some member has a
-    rack, else None. An implementation takes the keyword even if it ignores racks.
+    rack, else None. An implementation takes the keyword even if it ignores racks. Each
+    :class:`MemberAssignment` of the plan may carry its own ``user_data``; an assignor that also
+    has :class:`AssignmentReceiver`'s optional ``on_assignment`` gets, on every member, its own.
     """
 
     @property
@@ -50,6 +52,32 @@ class GroupAssignor(Protocol):
         (KIP-429) when its plans never hand a partition to a new owner in the generation in
         which another member still owns it."""
         ...
+
+
+@runtime_checkable
+class AssignmentReceiver(Protocol):
+    """The optional hook of a :class:`GroupAssignor`: Java's
+    ``ConsumerPartitionAssignor.onAssignment(Assignment, ConsumerGroupMetadata)``.
+
+    ``on_assignment(assignment, generation)`` is called on every member, the leader too, after
+    each SyncGroup of the classic protocol with the assignment its leader planned for it: the
+    partitions (in the order the plan listed them), the plan's ``user_data`` for this member,
+    and the version of the ConsumerProtocolAssignment the leader wrote; ``generation`` is the
+    group's generation id. It runs before the rebalance listener hears of the partitions
+    (``on_partitions_assigned``), as in Java, and also when a static member re-joins without a
+    rebalance (the coordinator hands it its stored assignment again). A hook that raises does
+    not stop the assignment: the error is raised to the application's next poll, once, as
+    Java's ``poll()`` throws it.
+
+    An assignor without the method is never called (detected with ``isinstance(assignor,
+    AssignmentReceiver)``); StaticConsumer checks at construction that the method takes
+    ``(assignment, generation)`` and is not a coroutine function.
+
+    Under ``group_protocol="consumer"`` (KIP-848) the coordinator assigns and an assignment
+    carries no user data: client-side assignors are refused there (``ConfigurationError``).
+    """
+
+    def on_assignment(self, assignment: MemberAssignment, generation: int) -> None: ...
 
 
 class _Assignor:

@@ -69,10 +69,23 @@ class Member:
 
 @dataclass(frozen=True)
 class MemberAssignment:
-    """What the leader sends one member: sorted partitions plus assignment user data."""
+    """One member's assignment: partitions plus assignment user data.
+
+    The leader's :meth:`GroupAssignor.assign_group` returns one per member, each with its own
+    ``user_data`` (opaque bytes the member's assignor reads back); every member, the leader
+    too, then receives its own through the optional ``on_assignment(assignment, generation)``
+    hook (:class:`assignors.AssignmentReceiver`), Java's ``ConsumerPartitionAssignor.onAssignment``.
+
+    ``partitions`` are sorted in this package's plans; a member receives them in the order its
+    leader listed them (per topic, topics in the order they first come).
+    ``version`` is the ConsumerProtocolAssignment version the member's leader wrote (3 from a
+    StaticConsumer or a Java leader, 0 from plain aiokafka's). In a plan it stays None: the
+    leader writes version 3, as Java's does, and a version set in a plan is not sent.
+    """
 
     partitions: tuple[TopicPartition, ...]
-    user_data: bytes = b""
+    user_data: bytes = field(default=b"", repr=False)
+    version: int | None = None
 
 
 def java_key(text: str) -> bytes:

@@ -1,22 +1,23 @@
 """The record path side by side (issue 37): records/s on the clock and records per CPU second.
 
     python benchmarks/records_bench.py [--records 3000000] [--records-1k 100000] [--rounds 3]
-        [--bootstrap-servers H:P] [--no-java]
+        [--bootstrap-servers H:P] [--no-java] [--modes getmany,"async for"]
 
 One broker, two topics of 6 partitions (100-byte and 1 KiB values, keys, no headers, produced
-once). Readers: ``StaticConsumer`` on the compiled record path, the same on aiokafka's own
-(``STATICCONSUMER_PURE_RECORDS=1``), the compiled path again in a child process whose glibc
-malloc keeps its freed heap ("tuned": :data:`TUNED_MALLOC`, docs/performance.md), raw
-``AIOKafkaConsumer``, confluent-kafka's ``Consumer``
-(librdkafka; ``consume(500)``; skipped when not installed) and Java's ``KafkaConsumer`` in its own
-JVM (``RecordsBench.java`` beside this script; skipped without a JDK or with ``--no-java``). Each
-reads the whole topic from the start, with ``assign()`` (no group: the record path, not the join,
-is measured), in ``getmany(max_records=500)`` batches (Java's ``max.poll.records``) or ``async
-for``, with no deserializer or a Python one on the values (``bytes.decode`` through a lambda).
-The clock runs from the first read call to the last record; CPU is this process's
-(``time.process_time``, every thread: librdkafka's too). Rounds alternate the readers; the
-median is printed. Then the memory of buffered records: tracemalloc's bytes per record for
-50,000 records held in a list (records, values, everything they hold)."""
+once). Readers: ``StaticConsumer`` on the compiled record path, the same with its Fetch responses
+read into kept buffers on our own wire ("kept": ``STATICCONSUMER_KEPT_FETCH=1``, issue 43), the
+same on aiokafka's own record path (``STATICCONSUMER_PURE_RECORDS=1``), the compiled path again in
+a child process whose glibc malloc keeps its freed heap ("tuned": :data:`TUNED_MALLOC`,
+docs/performance.md), raw ``AIOKafkaConsumer``, confluent-kafka's ``Consumer`` (librdkafka;
+``consume(500)``; skipped when not installed) and Java's ``KafkaConsumer`` in its own JVM
+(``RecordsBench.java`` beside this script; skipped without a JDK or with ``--no-java``). Each reads
+the whole topic from the start, with ``assign()`` (no group: the record path, not the join, is
+measured), in ``getmany(max_records=500)`` batches (Java's ``max.poll.records``) or ``async for``,
+with no deserializer or a Python one on the values (``bytes.decode`` through a lambda). The clock
+runs from the first read call to the last record; CPU is this process's (``time.process_time``,
+every thread: librdkafka's too). Rounds alternate the readers; the median is printed. Then the
+memory of buffered records: tracemalloc's bytes per record for 50,000 records held in a list
+(records, values, everything they hold)."""
 
 from __future__ import annotations
 
@@ -42,6 +43,7 @@ from staticconsumer import StaticConsumer
 PARTITIONS = 6
 MAX_RECORDS = 500
 PURE_ENV = "STATICCONSUMER_PURE_RECORDS"
+KEPT_ENV = "STATICCONSUMER_KEPT_FETCH"
 #: The "tuned" reader: the compiled path in a process whose glibc malloc keeps the heap it freed
 #: (docs/performance.md). Without it the multi-megabyte Fetch responses (asyncio's stream buffer,
 #: aiokafka's copies of them) grow the heap and give it back over and over: page faults and
@@ -67,6 +69,10 @@ def _python_consumer(reader: str, bootstrap: str, deserializer: Any) -> Any:
         os.environ[PURE_ENV] = "1"
     else:
         os.environ.pop(PURE_ENV, None)
+    if reader == "kept":
+        os.environ[KEPT_ENV] = "1"
+    else:
+        os.environ.pop(KEPT_ENV, None)
     return StaticConsumer(bootstrap_servers=bootstrap, value_deserializer=deserializer,
                           enable_auto_commit=False)  # fmt: skip
 
@@ -79,7 +85,8 @@ async def read_python(reader: str, mode: str, bootstrap: str, topic: str, record
     try:
         await consumer.seek_to_beginning()
         if reader != "aiokafka":
-            assert consumer.record_path == reader, consumer.record_path
+            expected_path = "compiled" if reader == "kept" else reader
+            assert consumer.record_path == expected_path, consumer.record_path
         seen = 0
         started, cpu = time.perf_counter(), time.process_time()
         if mode == "async for":
@@ -97,6 +104,7 @@ async def read_python(reader: str, mode: str, bootstrap: str, topic: str, record
     finally:
         await consumer.stop()
         os.environ.pop(PURE_ENV, None)
+        os.environ.pop(KEPT_ENV, None)
 
 
 def read_confluent(bootstrap: str, topic: str, records: int, deserializer: Any) -> Result:
@@ -177,6 +185,7 @@ def memory_per_record(reader: str, bootstrap: str, topic: str, records: int) -> 
         finally:
             await consumer.stop()
             os.environ.pop(PURE_ENV, None)
+            os.environ.pop(KEPT_ENV, None)
 
     return asyncio.run(hold())
 
@@ -204,10 +213,10 @@ def run(args: argparse.Namespace, bootstrap: str) -> None:
             )
         )
         topics[size] = (topic, records)
-    readers = ["compiled", "pure", "aiokafka", "confluent", "java", "tuned"]
+    readers = ["compiled", "kept", "pure", "aiokafka", "confluent", "java", "tuned"]
     table: dict[tuple[int, str, bool, str], list[Result]] = {}
     for size, (topic, records) in topics.items():
-        for mode in ("getmany", "async for"):
+        for mode in args.modes.split(","):
             for with_deser in (False, True):
                 deser: Callable[[bytes], Any] | None = (lambda v: decode(v)) if with_deser else None
                 for r in range(args.rounds):
@@ -225,7 +234,7 @@ def run(args: argparse.Namespace, bootstrap: str) -> None:
     for size, (topic, records) in topics.items():
         held = min(50_000, records)
         row = {reader: memory_per_record(reader, bootstrap, topic, held)
-               for reader in ("compiled", "pure", "aiokafka")}  # fmt: skip
+               for reader in ("compiled", "kept", "pure", "aiokafka")}  # fmt: skip
         print(f"  {size:5} B  " + "  ".join(f"{k} {v:,.0f}" for k, v in row.items()))
 
 
@@ -266,6 +275,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--bootstrap-servers")
     parser.add_argument("--no-java", action="store_true")
+    parser.add_argument("--modes", default="getmany,async for", help="comma-separated")
     # the tuned reader's child process: MODE TOPIC RECORDS DESER (1/0); prints wall and CPU rates
     parser.add_argument("--child", nargs=4, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)

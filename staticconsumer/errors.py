@@ -5,7 +5,8 @@ Every error this package raises on purpose is one of these::
     StaticConsumerError                      base; ``fatal`` says whether the consumer is finished;
     │                                        also aiokafka's KafkaError
     ├── FencedInstanceIdError (fatal)        FENCED_INSTANCE_ID (82): another process holds our
-    │                                        group.instance.id (KIP-345)
+    │                                        group.instance.id (KIP-345); when aiokafka has
+    │                                        one (#1188), also aiokafka's FencedInstanceIdError
     ├── UnreleasedInstanceIdError            UNRELEASED_INSTANCE_ID (111, KIP-848): a previous
     │                                        member still holds our instance id; retried
     ├── UnsupportedBrokerError (fatal)       the broker cannot carry the instance id on an API;
@@ -47,7 +48,12 @@ Every error this package raises on purpose is one of these::
     └── InvalidInstanceIdError               a group.instance.id Kafka would reject
 
 A class that is also another class (``also ...`` above) derives from it second: it is caught by
-either name. ``ClusterUnavailableError`` is an aiokafka ``KafkaConnectionError`` so that the retry
+either name. A class that stands for one Kafka error code (the number drawn beside it) derives
+second from aiokafka's class for that code whenever the installed aiokafka has one, decided at
+import by the code (:func:`_aiokafkas`): aiokafka 0.14 has no class for FENCED_INSTANCE_ID (82)
+or UNRELEASED_INSTANCE_ID (111), and a release that adds one (aiokafka PR #1188 adds
+``FencedInstanceIdError``) makes ours one of it, so an ``except`` written for aiokafka's catches
+ours. ``ClusterUnavailableError`` is an aiokafka ``KafkaConnectionError`` so that the retry
 loop an application wrote around ``AIOKafkaConsumer.start()`` (``except KafkaConnectionError``)
 still catches it around a StaticConsumer.
 
@@ -68,7 +74,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-import aiokafka.errors as _aiokafka  # for the second base of ClusterUnavailableError only
+import aiokafka.errors as _aiokafka  # the second bases (aiokafka's classes)
 
 if TYPE_CHECKING:  # the launcher's tree, re-exported lazily (see the module docstring)
     pass
@@ -89,6 +95,23 @@ def __getattr__(name: str) -> Any:
     return getattr(importlib.import_module(module), name)
 
 
+class _aiokafkas:
+    """As a base class: aiokafka's class for Kafka error ``code`` when the installed aiokafka
+    has one (``aiokafka.errors.for_code``), else no base at all (PEP 560 ``__mro_entries__``).
+    ``name`` is Kafka's name for the code, for the reader and the repr."""
+
+    def __init__(self, code: int, name: str) -> None:
+        self.code = code
+        self.name = name
+
+    def __mro_entries__(self, bases: tuple[Any, ...]) -> tuple[type[_aiokafka.KafkaError], ...]:
+        found: type[_aiokafka.KafkaError] = _aiokafka.for_code(self.code)
+        return () if found is _aiokafka.UnknownError else (found,)
+
+    def __repr__(self) -> str:
+        return f"aiokafka's class for {self.name} ({self.code})"
+
+
 class StaticConsumerError(_aiokafka.KafkaError):
     """Base of every runtime error raised by staticconsumer.
 
@@ -105,7 +128,7 @@ class StaticConsumerError(_aiokafka.KafkaError):
     __str__ = Exception.__str__
 
 
-class FencedInstanceIdError(StaticConsumerError):
+class FencedInstanceIdError(StaticConsumerError, _aiokafkas(82, "FENCED_INSTANCE_ID")):  # type: ignore[misc]
     """The broker fenced this member: another member now uses our ``group.instance.id``."""
 
     fatal = True
@@ -128,7 +151,10 @@ class FencedInstanceIdError(StaticConsumerError):
         self.holder: str | None = None
 
 
-class UnreleasedInstanceIdError(StaticConsumerError):
+class UnreleasedInstanceIdError(
+    StaticConsumerError,
+    _aiokafkas(111, "UNRELEASED_INSTANCE_ID"),  # type: ignore[misc]
+):
     """``group_protocol="consumer"`` (KIP-848): the coordinator still gives our
     ``group.instance.id`` to a previous member that did not leave (a crash: no epoch -2 was sent).
     Not fatal: the member goes on asking until that member's session times out, and raises this
@@ -148,7 +174,10 @@ class UnsupportedBrokerError(StaticConsumerError, _aiokafka.UnsupportedVersionEr
     fatal = True
 
 
-class SessionTimeoutOutOfRangeError(StaticConsumerError, _aiokafka.InvalidSessionTimeoutError):
+class SessionTimeoutOutOfRangeError(
+    StaticConsumerError,
+    _aiokafkas(26, "INVALID_SESSION_TIMEOUT"),  # type: ignore[misc]
+):
     """session_timeout_ms lies outside the broker's group.min/max.session.timeout.ms."""
 
     fatal = True
@@ -174,7 +203,7 @@ class GroupAdminError(StaticConsumerError):
     """An admin operation on a consumer group failed."""
 
 
-class UnknownMemberError(GroupAdminError, _aiokafka.UnknownMemberIdError):
+class UnknownMemberError(GroupAdminError, _aiokafkas(25, "UNKNOWN_MEMBER_ID")):  # type: ignore[misc]
     """remove_members named group instance ids that are not members of the group."""
 
     def __init__(self, message: str, *, instance_ids: tuple[str, ...] = ()) -> None:
@@ -182,7 +211,7 @@ class UnknownMemberError(GroupAdminError, _aiokafka.UnknownMemberIdError):
         self.instance_ids = instance_ids
 
 
-class InvalidGroupIdError(GroupAdminError, _aiokafka.InvalidGroupIdError):
+class InvalidGroupIdError(GroupAdminError, _aiokafkas(24, "INVALID_GROUP_ID")):  # type: ignore[misc]
     """INVALID_GROUP_ID (24): the coordinator refused the group id of an admin call, for the
     whole request or (``remove_members``) for the members in ``instance_ids``. Apache Kafka
     answers it for an empty group id; a broker may refuse other names too."""
@@ -192,7 +221,10 @@ class InvalidGroupIdError(GroupAdminError, _aiokafka.InvalidGroupIdError):
         self.instance_ids = instance_ids
 
 
-class GroupAdminUnsupportedVersionError(GroupAdminError, _aiokafka.UnsupportedVersionError):
+class GroupAdminUnsupportedVersionError(
+    GroupAdminError,
+    _aiokafkas(35, "UNSUPPORTED_VERSION"),  # type: ignore[misc]
+):
     """UNSUPPORTED_VERSION (35) on an admin call: the coordinator cannot serve the request at
     the version sent, for the whole request or (``remove_members``) for the members in
     ``instance_ids``, e.g. a broker that cannot remove members by ``group.instance.id``
@@ -222,15 +254,24 @@ class AuthorizationError(StaticConsumerError):
         self.resource = resource
 
 
-class GroupAuthorizationError(AuthorizationError, _aiokafka.GroupAuthorizationFailedError):
+class GroupAuthorizationError(
+    AuthorizationError,
+    _aiokafkas(30, "GROUP_AUTHORIZATION_FAILED"),  # type: ignore[misc]
+):
     """GROUP_AUTHORIZATION_FAILED: also aiokafka's ``GroupAuthorizationFailedError``."""
 
 
-class TopicAuthorizationError(AuthorizationError, _aiokafka.TopicAuthorizationFailedError):
+class TopicAuthorizationError(
+    AuthorizationError,
+    _aiokafkas(29, "TOPIC_AUTHORIZATION_FAILED"),  # type: ignore[misc]
+):
     """TOPIC_AUTHORIZATION_FAILED: also aiokafka's ``TopicAuthorizationFailedError``."""
 
 
-class ClusterAuthorizationError(AuthorizationError, _aiokafka.ClusterAuthorizationFailedError):
+class ClusterAuthorizationError(
+    AuthorizationError,
+    _aiokafkas(31, "CLUSTER_AUTHORIZATION_FAILED"),  # type: ignore[misc]
+):
     """CLUSTER_AUTHORIZATION_FAILED: also aiokafka's ``ClusterAuthorizationFailedError``."""
 
 

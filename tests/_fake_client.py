@@ -110,6 +110,8 @@ class FakeClient:
 
     async def send(self, node_id: int, request: Any, *,
                    group: ConnectionGroup = ConnectionGroup.DEFAULT) -> Any:  # fmt: skip
+        # Ours arrive wrapped for aiokafka's connection (_compat.wire): the test reads ours.
+        request = getattr(request, "pinned", request)
         key = getattr(request, "api_key", None)
         key = request.API_KEY if key is None else key
         self.sent.append(Sent(node_id, key, request, group))

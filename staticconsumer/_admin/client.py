@@ -49,7 +49,7 @@ def check_reason(reason: object) -> None:
 async def open_client(
     bootstrap_servers: str | list[str], timeout_s: float, security: SecuritySettings
 ) -> Any:
-    from aiokafka.client import AIOKafkaClient
+    from aiokafka import AIOKafkaClient
 
     kwargs = security.aiokafka_kwargs()
     try:
@@ -66,7 +66,9 @@ async def open_client(
             bootstrap_servers=bootstrap_servers, request_timeout_ms=int(timeout_s * 1000),
             client_id="staticconsumer-admin", **kwargs,
         )  # fmt: skip
-        explained = await explain_bootstrap_failure(probe, who(security))
+        settings = {**kwargs, "client_id": "staticconsumer-admin",
+                    "request_timeout_ms": int(timeout_s * 1000)}  # fmt: skip
+        explained = await explain_bootstrap_failure(probe, settings, who(security))
         if explained is not None:
             raise explained from None
         raise GroupAdminError(f"could not reach Kafka at {bootstrap_servers!r}: {exc}") from exc

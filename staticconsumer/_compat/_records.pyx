@@ -110,7 +110,12 @@ cdef class PartitionReader:
 
     cdef int64_t _next_fetch_offset
     cdef object _tp, _topic, _partition
-    cdef bytes _buffer          # the partition's message set as fetched
+    # The partition's message set as fetched: bytes, or a view of the Fetch response's frame
+    # (_compat.fetch), held (an export of it) until the reader is done, then released.
+    cdef object _buffer
+    cdef const unsigned char[::1] _view
+    cdef const unsigned char* _base
+    cdef Py_ssize_t _size
     cdef Py_ssize_t _pos        # where the next batch starts in _buffer
     cdef object _key_deserializer, _value_deserializer
     cdef bint _check_crcs, _read_committed, _done
@@ -118,7 +123,7 @@ cdef class PartitionReader:
     cdef set _aborted_producers
     # the batch being read (v2): its records area, and where the next record starts
     cdef bint _in_batch
-    cdef bytes _data
+    cdef object _data          # the batch's decompressed records (None: read in place)
     cdef const unsigned char* _p
     cdef Py_ssize_t _rpos, _rend
     cdef int _remaining
@@ -132,12 +137,18 @@ cdef class PartitionReader:
     cdef int _timestamp_type
     cdef object _legacy        # the legacy batch's record iterator (aiokafka's), or None
 
-    def __init__(self, tp, bytes buffer, aborted_transactions, fetch_offset,
+    def __init__(self, tp, buffer, aborted_transactions, fetch_offset,
                  key_deserializer, value_deserializer, bint check_crcs, bint read_committed):
+        """``buffer``: the message set, any contiguous bytes-like object (bytes, or a
+        memoryview of the frame it was fetched in); only read, never kept past the reader's
+        end: once done (every record handed out, or an error) the reader releases it."""
         self._tp = tp
         self._topic = tp.topic
         self._partition = tp.partition
         self._buffer = buffer
+        self._view = buffer
+        self._size = self._view.shape[0]
+        self._base = &self._view[0] if self._size else NULL
         self._pos = 0
         self._aborted_transactions = sorted(aborted_transactions or [], key=lambda x: x[1])
         self._aborted_producers = set()
@@ -181,17 +192,34 @@ cdef class PartitionReader:
             out.append(record)
         return out, False
 
+    @property
+    def released(self):
+        """Whether the reader has let go of its buffer (it is done)."""
+        return self._buffer is None
+
     cdef object _next_or_none(self):
         if self._done:
             return None
         try:
             record = self._advance()
         except BaseException:
-            self._done = True  # a generator that raised is finished
+            self._finish()  # a generator that raised is finished
             raise
         if record is None:
-            self._done = True
+            self._finish()
         return record
+
+    cdef void _finish(self):
+        """Done: nothing more to hand out; let go of the buffer (a frame's owner may reuse it
+        once no reader holds a view of it)."""
+        self._done = True
+        self._in_batch = False
+        self._legacy = None
+        self._data = None
+        self._p = NULL
+        self._base = NULL
+        self._view = None
+        self._buffer = None
 
     cdef object _advance(self):
         cdef object record
@@ -213,13 +241,13 @@ cdef class PartitionReader:
         """Find the next batch that hands out records (MemoryRecords and the generator's batch
         loop); False when the message set has no further whole batch."""
         cdef const unsigned char* buf
-        cdef Py_ssize_t start, end, size = len(self._buffer)
+        cdef Py_ssize_t start, end, size = self._size
         cdef int length
         while True:
             start = self._pos
             if size - start < LOG_OVERHEAD:
                 return False
-            buf = <const unsigned char*>self._buffer
+            buf = self._base
             length = _int32(buf + start + LENGTH)
             end = start + LOG_OVERHEAD + length
             if end > size:
@@ -237,7 +265,7 @@ cdef class PartitionReader:
                 return True
 
     cdef bint _open_v2(self, Py_ssize_t start, Py_ssize_t end) except -1:
-        cdef const unsigned char* b = (<const unsigned char*>self._buffer) + start
+        cdef const unsigned char* b = self._base + start
         cdef int attributes = (b[ATTRIBUTES] << 8) | b[ATTRIBUTES + 1]
         cdef int64_t base_offset = _int64(b + BASE_OFFSET)
         cdef int64_t next_offset = base_offset + _int32(b + LAST_OFFSET_DELTA) + 1
@@ -262,7 +290,7 @@ cdef class PartitionReader:
         return True
 
     cdef int _enter_v2(self, Py_ssize_t start, Py_ssize_t end, int attributes) except -1:
-        cdef const unsigned char* b = (<const unsigned char*>self._buffer) + start
+        cdef const unsigned char* b = self._base + start
         cdef int codec_id = attributes & CODEC_MASK
         self._base_offset = _int64(b + BASE_OFFSET)
         self._first_timestamp = _int64(b + FIRST_TIMESTAMP)
@@ -270,14 +298,15 @@ cdef class PartitionReader:
         self._timestamp_type = 1 if attributes & TIMESTAMP_TYPE_MASK else 0
         self._remaining = _int32(b + RECORD_COUNT)
         if codec_id == 0:
-            self._data = self._buffer
+            self._data = None
+            self._p = self._base
             self._rpos = start + HEADER_SIZE
             self._rend = end
         else:
             self._data = _decompress(codec_id, self._buffer[start + HEADER_SIZE:end])
+            self._p = <const unsigned char*>(<bytes>self._data)
             self._rpos = 0
             self._rend = len(self._data)
-        self._p = <const unsigned char*>self._data
         self._in_batch = True
         return 0
 
@@ -469,7 +498,7 @@ cdef class PartitionReader:
         return <int64_t>((value >> 1) ^ (-(value & 1)))
 
 
-cdef bytes _decompress(int codec_id, bytes payload):
+cdef bytes _decompress(int codec_id, object payload):
     found = _CODECS.get(codec_id)
     if found is None:
         raise UnsupportedCodecError(f"Unknown compression codec {codec_id:#04x}")

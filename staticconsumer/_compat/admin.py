@@ -6,12 +6,15 @@ these functions (pinned to the aiokafka versions in :mod:`staticconsumer._compat
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from aiokafka.client import ConnectionGroup
 
+from .features import CONNECTION_VERSION_HINT
 from .helpers import open_coordination_to
 from .log_redaction import redact_sasl_logs
+from .wire import aiokafka_request
 
 
 async def open_admin_client(
@@ -22,7 +25,7 @@ async def open_admin_client(
     fails. ``security``: aiokafka's TLS/SASL keyword arguments. aiokafka errors propagate
     unchanged (the caller translates them), with :func:`bootstrap_failure_cause` attached as
     ``__cause__`` when bootstrap failed for an authentication or TLS reason."""
-    from aiokafka.client import AIOKafkaClient
+    from aiokafka import AIOKafkaClient
 
     redact_sasl_logs((security or {}).get("security_protocol", "PLAINTEXT"))
     client = AIOKafkaClient(
@@ -38,32 +41,38 @@ async def open_admin_client(
     return client
 
 
-async def bootstrap_failure_cause(client: Any) -> BaseException | None:
+#: What a connection is opened with: the client's arguments of these names.
+_CONNECTION_SETTINGS = (
+    "client_id", "request_timeout_ms", "ssl_context", "security_protocol", "sasl_mechanism",
+    "sasl_plain_username", "sasl_plain_password", "sasl_kerberos_service_name",
+    "sasl_kerberos_domain_name", "sasl_oauth_token_provider",
+)  # fmt: skip
+
+
+async def bootstrap_failure_cause(client: Any, settings: Mapping[str, Any]) -> BaseException | None:
     """Why ``client.bootstrap()`` failed, when it was not the network: aiokafka logs a SASL or
-    TLS failure and raises only ``KafkaConnectionError``. Connects once to each bootstrap
-    address with the client's own settings (each try bounded by its request timeout) and returns
-    the first error that is not a plain connection failure, else None."""
+    TLS failure and raises only ``KafkaConnectionError``. Connects once to each of the client's
+    bootstrap addresses with ``settings`` (the arguments the client was made with: security,
+    ``client_id``, ``request_timeout_ms``, which bounds each try) and returns the first error
+    that is not a plain connection failure, else None."""
     import asyncio
     import ssl
 
     from aiokafka.conn import create_conn
     from aiokafka.errors import KafkaConnectionError
 
-    if client._security_protocol == "PLAINTEXT":
+    if settings.get("security_protocol", "PLAINTEXT") == "PLAINTEXT":
         return None
+    connection = {name: settings[name] for name in _CONNECTION_SETTINGS if name in settings}
+    if CONNECTION_VERSION_HINT:
+        # aiokafka 0.12 asks a broker's ApiVersions, and so logs in with SaslAuthenticate (an
+        # error code saying why a login failed) rather than bare SASL tokens (a closed
+        # connection), only when told the broker is Kafka 0.10 or newer
+        connection["version_hint"] = (0, 10)
     for host, port, _family in client.hosts:
         try:
-            conn = await asyncio.wait_for(create_conn(
-                host, port, client_id=client._client_id,
-                request_timeout_ms=client._request_timeout_ms,
-                ssl_context=client._ssl_context, security_protocol=client._security_protocol,
-                sasl_mechanism=client._sasl_mechanism,
-                sasl_plain_username=client._sasl_plain_username,
-                sasl_plain_password=client._sasl_plain_password,
-                sasl_kerberos_service_name=client._sasl_kerberos_service_name,
-                sasl_kerberos_domain_name=client._sasl_kerberos_domain_name,
-                sasl_oauth_token_provider=client._sasl_oauth_token_provider,
-            ), client._request_timeout_ms / 1000)  # fmt: skip
+            conn = await asyncio.wait_for(create_conn(host, port, **connection),
+                                          settings["request_timeout_ms"] / 1000)  # fmt: skip
         except (OSError, TimeoutError, KafkaConnectionError) as exc:
             if isinstance(exc, ssl.SSLError):
                 return exc
@@ -79,11 +88,12 @@ def client_of(consumer: Any) -> Any:
     return consumer._client
 
 
-def client_principal(client: Any) -> tuple[str | None, str | None]:
-    """The SASL username and mechanism ``client`` logs in with (None, None without SASL)."""
-    if not str(client._security_protocol).startswith("SASL_"):
+def client_principal(settings: Mapping[str, Any]) -> tuple[str | None, str | None]:
+    """The SASL username and mechanism a client made with ``settings`` (its arguments) logs in
+    with (None, None without SASL)."""
+    if not str(settings.get("security_protocol", "PLAINTEXT")).startswith("SASL_"):
         return None, None
-    return client._sasl_plain_username, client._sasl_mechanism
+    return settings.get("sasl_plain_username"), settings.get("sasl_mechanism")
 
 
 async def close_client(client: Any) -> None:
@@ -96,7 +106,7 @@ async def send_to_node(client: Any, node_id: int, request: Any, *, coordination:
     group = ConnectionGroup.COORDINATION if coordination else ConnectionGroup.DEFAULT
     if coordination:
         open_coordination_to(client, node_id)
-    return await client.send(node_id, request, group=group)
+    return await client.send(node_id, aiokafka_request(request), group=group)
 
 
 def any_known_node(client: Any) -> int | None:

@@ -11,6 +11,7 @@ bootstrap address (``_compat.bootstrap_failure_cause``) to learn the real cause.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import aiokafka.errors as Errors
@@ -27,19 +28,25 @@ def who(settings: Any) -> str:
     return f"{username!r} via {mechanism}" if username else "the client"
 
 
-async def explain_bootstrap_failure(client: Any, principal: str) -> StaticConsumerError | None:
-    """After ``client.bootstrap()`` failed: an :class:`AuthenticationError` when the real cause
-    was authentication or TLS, else None (the broker is simply unreachable)."""
-    cause = await bootstrap_failure_cause(client)
+async def explain_bootstrap_failure(
+    client: Any, settings: Mapping[str, Any], principal: str
+) -> StaticConsumerError | None:
+    """After ``client.bootstrap()`` failed (``settings``: the arguments it was made with): an
+    :class:`AuthenticationError` when the real cause was authentication or TLS, else None (the
+    broker is simply unreachable)."""
+    cause = await bootstrap_failure_cause(client, settings)
     return security_error(cause, principal) if cause is not None else None
 
 
-async def consumer_security_error(client: Any, exc: BaseException) -> StaticConsumerError | None:
+async def consumer_security_error(
+    client: Any, settings: Mapping[str, Any], exc: BaseException
+) -> StaticConsumerError | None:
     """For ``StaticConsumer.start()``: the security error behind ``exc`` (raised while starting
-    with ``client``), or None when ``exc`` has nothing to do with security."""
-    username, mechanism = client_principal(client)
+    with ``client``, made with ``settings``), or None when ``exc`` has nothing to do with
+    security."""
+    username, mechanism = client_principal(settings)
     principal = f"{username!r} via {mechanism}" if username else "the client"
     translated = security_error(exc, principal)
     if translated is None and isinstance(exc, Errors.KafkaConnectionError):
-        translated = await explain_bootstrap_failure(client, principal)
+        translated = await explain_bootstrap_failure(client, settings, principal)
     return translated

@@ -12,11 +12,12 @@ from typing import Any, Protocol
 
 import aiokafka.errors as Errors
 from aiokafka.client import ConnectionGroup, CoordinationType
-from aiokafka.consumer.group_coordinator import BaseCoordinator, NoGroupCoordinator
+from aiokafka.conn import CloseReason
+from aiokafka.consumer.group_coordinator import BaseCoordinator
 from aiokafka.structs import OffsetAndMetadata, TopicPartition
 from typing_extensions import override
 
-from ..errors import ClusterUnavailableError, StaticConsumerError
+from ..errors import ClusterUnavailableError
 from ..membership import LogIdentity
 from ..protocol import (
     NO_COMMITTED_OFFSET,
@@ -26,12 +27,11 @@ from ..protocol import (
     negotiate,
 )
 from .broker_config import session_timeout_bounds
-from .features import CLIENT_RACK, CONNECTION_PICKS_VERSIONS, check_aiokafka_version
+from .features import CONNECTION_PICKS_VERSIONS
 from .helpers import replica_racks
-from .log_redaction import redact_sasl_logs
-from .records import make_fetcher
 from .requests import api_versions_request
 from .roster import PartitionLog, read_partition_log
+from .wire import aiokafka_request
 
 #: aiokafka's error base class, for the driver's "no answer" handling.
 KafkaError = Errors.KafkaError
@@ -162,27 +162,66 @@ class ClientSeam:
         #: aiokafka 0.12 only: each node's ApiVersions, asked before its first group request.
         self._node_versions: dict[int, dict[int, tuple[int, int]]] = {}
 
-    async def send(self, node_id: int, request: Any) -> Any:
+    async def send(
+        self, node_id: int, request: Any, *, timeout_at_least_ms: int | None = None
+    ) -> Any:
         """Send on the node's coordination connection (group requests never queue behind
         fetches). aiokafka's ``KafkaError`` (no answer) propagates.
+
+        ``timeout_at_least_ms``: this request waits for its answer ``max(request_timeout_ms,
+        timeout_at_least_ms)``, not the connection's ``request_timeout_ms`` alone (JoinGroup:
+        the coordinator holds it for up to the rebalance timeout, Java's
+        ``AbstractCoordinator.sendJoinGroupRequest``).
 
         aiokafka 0.13 and 0.14's connection refuses a :class:`PinnedRequest` whose version its
         broker does not serve (``UnsupportedBrokerError``, before anything is sent); 0.12's
         reads no ApiVersions and would send it, and the broker would close the connection,
         retried forever. On 0.12 the seam asks the node's ApiVersions once (again after its
         connection broke: it may be another broker version by then) and refuses the same way."""
-        group = ConnectionGroup.COORDINATION
         try:
             if not CONNECTION_PICKS_VERSIONS and isinstance(request, PinnedRequest):
-                versions = self._node_versions.get(node_id)
-                if versions is None:
-                    answer = await self._client.send(node_id, api_versions_request(), group=group)
-                    versions = self._node_versions[node_id] = api_versions_from_response(answer)
-                request.prepare(versions)
-            return await self._client.send(node_id, request, group=group)
+                request.check_broker(await self._node_api_versions(node_id))
+            sent = aiokafka_request(request)
+            if timeout_at_least_ms is None:
+                return await self._client.send(node_id, sent, group=ConnectionGroup.COORDINATION)
+            return await self._send_waiting(node_id, sent, timeout_at_least_ms / 1000)
         except Errors.KafkaConnectionError:
             self._node_versions.pop(node_id, None)
             raise
+
+    async def _node_api_versions(self, node_id: int) -> dict[int, tuple[int, int]]:
+        """aiokafka 0.12: the ApiVersions ``node_id`` answered on its coordination connection."""
+        versions = self._node_versions.get(node_id)
+        if versions is None:
+            answer = await self._client.send(node_id, api_versions_request(),
+                                             group=ConnectionGroup.COORDINATION)  # fmt: skip
+            versions = self._node_versions[node_id] = api_versions_from_response(answer)
+        return versions
+
+    async def _send_waiting(self, node_id: int, request: Any, at_least_s: float) -> Any:
+        """``AIOKafkaClient.send`` with a longer timeout for this one request. aiokafka's client
+        times every request out after its connection's ``request_timeout_ms``, read when the
+        connection writes the request (``AIOKafkaConnection.send``, synchronously): the
+        connection's timeout is raised for that one call, then set back, so no other request
+        on the connection waits longer. A timeout closes the connection and raises
+        ``RequestTimedOutError``, as ``AIOKafkaClient.send`` does."""
+        group = ConnectionGroup.COORDINATION
+        if not await self._client.ready(node_id, group=group):
+            raise Errors.NodeNotReadyError(
+                f"Attempt to send a request to node which is not ready (node id {node_id})."
+            )
+        conn = self._client._conns[(node_id, group)]
+        usual = conn._request_timeout
+        conn._request_timeout = max(usual, at_least_s)
+        try:
+            answer = conn.send(request)
+        finally:
+            conn._request_timeout = usual
+        try:
+            return await answer
+        except TimeoutError as exc:
+            conn.close(reason=CloseReason.CONNECTION_TIMEOUT)
+            raise Errors.RequestTimedOutError() from exc
 
     async def read_partition_log(self, topic: str) -> PartitionLog:
         """Every record of ``topic``'s partition 0 up to its high watermark, read with this
@@ -365,98 +404,3 @@ class ClientSeam:
                                    return_when=asyncio.FIRST_COMPLETED)  # fmt: skip
             finally:
                 waiter.cancel()
-
-
-async def start_consumer(
-    consumer: Any,
-    make_driver: Callable[[ClientSeam, GroupApiVersions], Driver],
-    identity: LogIdentity | None = None,
-    before_join: Callable[[ClientSeam], Awaitable[None]] | None = None,
-) -> None:
-    """``AIOKafkaConsumer.start`` (aiokafka 0.14 layout) with our coordinator seam.
-    ``before_join`` (the roster's join barrier) runs with the seam once the client is
-    bootstrapped and versions negotiated, before the driver is made and joins."""
-    check_aiokafka_version()
-    if consumer._fetcher is not None:
-        raise StaticConsumerError("start() was called twice")
-    redact_sasl_logs(consumer._client._security_protocol)  # before the first connection
-    await consumer._client.bootstrap()
-    await consumer._wait_topics()
-    consumer._fetcher = make_fetcher(  # the record path: compiled or aiokafka's (.records)
-        consumer._client, consumer._subscription,
-        key_deserializer=consumer._key_deserializer,
-        value_deserializer=consumer._value_deserializer,
-        fetch_min_bytes=consumer._fetch_min_bytes, fetch_max_bytes=consumer._fetch_max_bytes,
-        fetch_max_wait_ms=consumer._fetch_max_wait_ms,
-        max_partition_fetch_bytes=consumer._max_partition_fetch_bytes,
-        check_crcs=consumer._check_crcs, fetcher_timeout=consumer._consumer_timeout,
-        retry_backoff_ms=consumer._retry_backoff_ms,
-        auto_offset_reset=consumer._auto_offset_reset,
-        isolation_level=consumer._isolation_level,
-        # aiokafka 0.14's fetcher fetches from the closest replica (KIP-392); 0.12 and 0.13
-        # have neither the argument nor the consumer's attribute (refused at construction)
-        **({"client_rack": consumer._client_rack} if CLIENT_RACK else {}),
-    )  # fmt: skip
-    subscription = consumer._subscription
-    if consumer._group_id is None:
-        consumer._coordinator = NoGroupCoordinator(
-            consumer._client,
-            subscription,
-            exclude_internal_topics=consumer._exclude_internal_topics,
-        )
-        if subscription.subscription is not None and subscription.partitions_auto_assigned():
-            await consumer._client.force_metadata_update()
-            consumer._coordinator.assign_all_partitions(check_unknown=True)
-        return
-    versions = await negotiate_versions(
-        consumer._client,
-        consumer._request_timeout_ms / 1000,
-        consumer._retry_backoff_ms / 1000,
-        identity,
-        static_member=consumer._group_instance_id is not None,
-    )
-    seam = ClientSeam(consumer._client, subscription)
-    if before_join is not None:
-        await before_join(seam)
-    driver = make_driver(seam, versions)
-    coordinator = CoordinatorSeam(
-        consumer._client, subscription, driver,
-        exclude_internal_topics=consumer._exclude_internal_topics,
-    )  # fmt: skip
-    seam.attach(coordinator)
-    consumer._coordinator = coordinator
-    sub = subscription.subscription
-    if sub is not None and not subscription.partitions_auto_assigned():
-        driver.start_commit_offsets_refresh_task(sub.assignment)
-    driver.start()
-
-
-def joins_group(consumer: Any) -> bool:
-    """Whether ``start()`` joins a group: a group id and a subscription to topics or a pattern
-    (as aiokafka, a consumer without a group has its partitions once started)."""
-    sub = consumer._subscription
-    return bool(consumer._group_id is not None and sub.subscription is not None
-                and sub.partitions_auto_assigned())  # fmt: skip
-
-
-def subscribes_topics(consumer: Any) -> bool:
-    """Whether ``subscribe()`` was called (not ``assign()``, not nothing). aiokafka's manual
-    assignment is a subscription object too: only an automatic one counts."""
-    sub = consumer._subscription
-    return bool(sub.subscription is not None and sub.partitions_auto_assigned())
-
-
-async def wait_for_assignment(consumer: Any) -> None:
-    await consumer._subscription.wait_for_assignment()
-
-
-def coordinator_of(consumer: Any) -> Driver | None:
-    """The driver behind ``consumer._coordinator`` (for tests and benchmarks that look inside a
-    consumer; ``StaticConsumer`` holds its own driver, typed)."""
-    seam = consumer._coordinator
-    driver: Driver | None = getattr(seam, "driver", None)
-    return driver
-
-
-def client_id_of(consumer: Any) -> str:
-    return str(consumer._client._client_id)

@@ -12,6 +12,8 @@ between them, for the names this package uses, and where the seam absorbs it::
     Fetcher(client_rack=)           absent          absent          present
     coordination connections        only to a coordinator aiokafka's     to any broker
     (issue #1151, PR #1153)         FindCoordinator registered           it knows
+    create_conn(version_hint=)      SaslAuthenticate  always reads ApiVersions (PR #1136)
+                                    only with a hint
 
 * Requests: everything we send is a :class:`~staticconsumer.protocol.PinnedRequest` of one fixed
   version, which each release's connection sends as it is (0.12's takes it as the struct; 0.13
@@ -21,6 +23,9 @@ between them, for the names this package uses, and where the seam absorbs it::
 * Coordination connections: on 0.12 and 0.13 the seam registers a node it found itself (the
   admin's FindCoordinator, the roster read's partition leader) before it sends there
   (:func:`.helpers.open_coordination_to`); aiokafka would fail an assertion otherwise.
+* SASL: aiokafka 0.12's connection logs in with SaslAuthenticate, whose error code says why a
+  login failed, only when it knows the broker answers ApiVersions (``version_hint``); without,
+  a wrong password is a closed connection. :func:`.admin.bootstrap_failure_cause` gives the hint.
 * Arguments: a :class:`~staticconsumer.StaticConsumer` argument that the installed aiokafka lacks
   is refused at construction (:data:`LACKING_ARGUMENTS`); a default is aiokafka's own
   (:func:`consumer_default`).
@@ -40,8 +45,9 @@ from typing import Any
 import aiokafka
 from aiokafka import AIOKafkaConsumer
 from aiokafka.cluster import ClusterMetadata
+from aiokafka.conn import create_conn
 from aiokafka.consumer.fetcher import Fetcher
-from aiokafka.protocol import api as _protocol_api
+from aiokafka.protocol.api import Request
 
 from ..errors import StaticConsumerError
 
@@ -65,7 +71,7 @@ CONSUMER_ARGUMENTS = _parameters(AIOKafkaConsumer.__init__)
 #: Whether aiokafka's connection picks a request's version from the broker's ApiVersions and
 #: asks the request object for it (``Request.prepare``, aiokafka 0.13, PR #1136). Without it
 #: (0.12) the connection sends the object it is given as the struct.
-CONNECTION_PICKS_VERSIONS: bool = callable(getattr(_protocol_api.Request, "prepare", None))
+CONNECTION_PICKS_VERSIONS: bool = callable(getattr(Request, "prepare", None))
 #: Whether the consumer and its fetcher take ``client_rack`` (KIP-392, aiokafka 0.14, PR #1159).
 CLIENT_RACK: bool = "client_rack" in CONSUMER_ARGUMENTS and "client_rack" in _parameters(
     Fetcher.__init__
@@ -75,6 +81,10 @@ CLIENT_RACK: bool = "client_rack" in CONSUMER_ARGUMENTS and "client_rack" in _pa
 #: registered (``ClusterMetadata.add_coordinator``: 0.12 and 0.13; aiokafka PR #1153 removed it
 #: in 0.14, and any broker the metadata knows will do).
 COORDINATORS_REGISTERED: bool = callable(getattr(ClusterMetadata, "add_coordinator", None))
+
+#: Whether ``create_conn`` takes a broker version hint (aiokafka 0.12): with one of Kafka 0.10 or
+#: newer the connection reads ApiVersions and logs in with SaslAuthenticate; 0.13 always does.
+CONNECTION_VERSION_HINT: bool = "version_hint" in _parameters(create_conn)
 
 #: StaticConsumer's arguments that only some supported aiokafka releases have, and why.
 _VERSIONED_ARGUMENTS = {

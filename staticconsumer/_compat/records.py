@@ -31,6 +31,9 @@ from typing import Any, Literal
 
 from aiokafka.consumer.fetcher import READ_COMMITTED, Fetcher, FetchResult, PartitionRecords
 from aiokafka.structs import TopicPartition
+from typing_extensions import override
+
+from .features import AIOKAFKA_VERSION, CONNECTION_PICKS_VERSIONS
 
 try:
     from ._records import PartitionReader
@@ -46,6 +49,10 @@ PURE_RECORDS_ENV = "STATICCONSUMER_PURE_RECORDS"
 RecordPath = Literal["compiled", "pure"]
 #: The Fetch API's key (Kafka's ApiKeys.FETCH).
 FETCH_API_KEY = 1
+#: Set to 1 (or true/yes/on) to read Fetch responses into buffers the consumer keeps, on our
+#: own wire (issue 43: ``.fetch``; the compiled path only). Not yet the default.
+KEPT_FETCH_ENV = "STATICCONSUMER_KEPT_FETCH"
+_TRUE = ("1", "true", "yes", "on")
 
 
 def compiled_available() -> bool:
@@ -56,8 +63,19 @@ def compiled_available() -> bool:
 def record_path() -> RecordPath:
     """The record path a consumer started now runs: ``compiled`` unless the extension is not
     built or :data:`PURE_RECORDS_ENV` asks for ``pure``."""
-    forced = os.environ.get(PURE_RECORDS_ENV, "").strip().lower() in ("1", "true", "yes", "on")
+    forced = os.environ.get(PURE_RECORDS_ENV, "").strip().lower() in _TRUE
     return "compiled" if compiled_available() and not forced else "pure"
+
+
+def _kept_fetch_wanted() -> bool:
+    return os.environ.get(KEPT_FETCH_ENV, "").strip().lower() in _TRUE
+
+
+def kept_fetch() -> bool:
+    """Whether a consumer started now reads Fetch responses into kept buffers
+    (:data:`KEPT_FETCH_ENV`, on the compiled path, with aiokafka 0.13 or newer: the fetch
+    connection's Fetch version comes from the ApiVersions aiokafka's connection keeps)."""
+    return _kept_fetch_wanted() and record_path() == "compiled" and CONNECTION_PICKS_VERSIONS
 
 
 def make_fetcher(client: Any, subscription: Any, **settings: Any) -> Any:
@@ -66,9 +84,19 @@ def make_fetcher(client: Any, subscription: Any, **settings: Any) -> Any:
     why = "" if path == "compiled" else (
         f" ({PURE_RECORDS_ENV} is set)" if compiled_available() else " (extension not built)"
     )  # fmt: skip
-    log.info("record path: %s%s", path, why)
     if path == "pure":
+        log.info("record path: %s%s", path, why)
         return Fetcher(client, subscription, **settings)
+    if kept_fetch():
+        from .fetch import KeptFetcher  # imports this module
+
+        log.info("record path: compiled, Fetch responses read into kept buffers")
+        return KeptFetcher(client, subscription, **settings)
+    if _kept_fetch_wanted():
+        why = (f" ({KEPT_FETCH_ENV} is set, but kept buffers need aiokafka 0.13 or newer, whose "
+               f"connections keep the broker's ApiVersions; aiokafka {AIOKAFKA_VERSION} is "
+               "installed)")  # fmt: skip
+    log.info("record path: %s%s", path, why)
     return FetchSeam(client, subscription, **settings)
 
 
@@ -111,9 +139,10 @@ class _ResultBuffer(collections.OrderedDict):  # type: ignore[type-arg]
         super().__setitem__(tp, result)
 
 
-def install_reader(result: Any, tp: Any, message_set: bytes) -> bool:
+def install_reader(result: Any, tp: Any, message_set: bytes | memoryview) -> bool:
     """Give ``result`` (a ``FetchResult`` not read yet) the compiled reader of ``message_set``,
-    the bytes its aiokafka ``PartitionRecords`` was made from; False (the reader stays) when
+    the bytes its aiokafka ``PartitionRecords`` was made from (or a view of them in the frame
+    they were fetched in: the reader lets go of it once done); False (the reader stays) when
     it has no aiokafka reader or they are not the same size."""
     records = result._partition_records
     if type(records) is not PartitionRecords:
@@ -127,6 +156,23 @@ def install_reader(result: Any, tp: Any, message_set: bytes) -> bool:
     )  # fmt: skip
     result.getall = _getall_of(weakref.ref(result))
     return True
+
+
+def compiled_result(
+    fetcher: Any, tp: Any, assignment: Any, message_set: bytes | memoryview,
+    aborted_transactions: Any, fetch_offset: int,
+) -> Any:  # fmt: skip
+    """A ``FetchResult`` of ``fetcher``'s whose records the compiled reader reads from
+    ``message_set``, as aiokafka's fetcher makes one from a partition's fetched data."""
+    reader = PartitionReader(
+        tp, message_set, aborted_transactions, fetch_offset, fetcher._key_deserializer,
+        fetcher._value_deserializer, fetcher._check_crcs,
+        fetcher._isolation_level == READ_COMMITTED,
+    )  # fmt: skip
+    result = FetchResult(tp, assignment=assignment, partition_records=reader,
+                         backoff=fetcher._prefetch_backoff)  # fmt: skip
+    result.getall = _getall_of(weakref.ref(result))
+    return result
 
 
 def _getall_of(ref: weakref.ref[Any]) -> Callable[[int | None], list[Any]]:
@@ -158,6 +204,7 @@ class FetchSeam(Fetcher):  # type: ignore[misc]  # aiokafka is untyped
         self._client = self._tap
         self._records = _ResultBuffer(self._tap)
 
+    @override
     async def _proc_fetch_request(self, assignment: Any, node_id: int, request: Any) -> bool:
         try:
             return bool(await super()._proc_fetch_request(assignment, node_id, request))
@@ -168,6 +215,12 @@ class FetchSeam(Fetcher):  # type: ignore[misc]  # aiokafka is untyped
 def fetcher_path(fetcher: Any) -> RecordPath:
     """The path ``fetcher`` (a started consumer's) runs."""
     return "compiled" if isinstance(fetcher, FetchSeam) else "pure"
+
+
+def kept_buffers_of(consumer: Any) -> Any:
+    """The ``FrameBuffers`` a started consumer reads Fetch responses into; None when it runs
+    aiokafka's connection (or has not started)."""
+    return getattr(consumer._fetcher, "buffers", None)
 
 
 def record_path_of(consumer: Any) -> RecordPath | None:

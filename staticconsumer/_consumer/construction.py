@@ -27,27 +27,29 @@ from .options import (
     SESSION_TIMEOUT_MS,
     check_aiokafka_options,
     check_lacking_arguments,
-    default_assignors,
     given_options,
-    group_assignors,
     group_protocol_options,
     roster_barrier_option,
     roster_topic_option,
     security_options,
 )
+from .strategy import default_assignors, group_assignors
 
 
 @dataclass(frozen=True)
 class Construction:
     """One consumer's options, checked: ``options`` (ours, and aiokafka's that the driver
     needs), ``aiokafka_kwargs`` (aiokafka's arguments as ``AIOKafkaConsumer.__init__`` takes
-    them; never in the repr: security arguments), and what the consumer owns besides."""
+    them: those given), ``aiokafka_settings`` (every one of them, given or defaulted: what the
+    seam starts the consumer with), neither in the repr (security arguments), and what the
+    consumer owns besides."""
 
     options: ConsumerOptions
     aiokafka_kwargs: dict[str, Any]
     roster: RosterReader | None
     events: EventOptions
     health: HealthOptions | None
+    aiokafka_settings: Mapping[str, Any]
 
     def __repr__(self) -> str:
         return f"Construction(options={self.options!r}, roster={self.roster!r})"
@@ -111,7 +113,9 @@ def check_construction(values: Mapping[str, Any], defaults: Mapping[str, Any]) -
         "session_timeout_given": session_given,
         "rebalance_timeout_ms": kwargs["rebalance_timeout_ms"],
     })  # fmt: skip
-    return Construction(options, kwargs, roster, events, health)
+    settings = {**{name: values[name] for name in defaults}, **kwargs,
+                "group_instance_id": group_instance_id}  # fmt: skip
+    return Construction(options, kwargs, roster, events, health, settings)
 
 
 def _session_timeout(values: Mapping[str, Any], group_instance_id: str | None) -> tuple[Any, bool]:

@@ -6,7 +6,7 @@ where one applies, the KIP.
   protocol (JoinGroup/SyncGroup, client-side assignors) or the consumer protocol (KIP-848:
   ConsumerGroupHeartbeat, the coordinator assigns with ``group_remote_assignor``).
 * ``partition_assignment_strategy`` (Java ``partition.assignment.strategy``): assignor objects,
-  classes, protocol names or Java class names, one or a list.
+  classes, protocol names or Java class names, one or a list (:mod:`.strategy`).
 * ``roster_topic`` (default None; no Java key; KIP-469 pre-registration, ``docs/scaling.md``):
   the compacted topic of the group's roster (``staticconsumer roster register`` writes to
   ``_staticconsumer_rosters`` by default), or None: pre-registration off, no roster request.
@@ -25,14 +25,6 @@ from typing import Any
 
 from aiokafka import __version__ as aiokafka_version
 
-from assignors import (
-    CooperativeStickyAssignor,
-    GroupAssignor,
-    RangeAssignor,
-    RoundRobinAssignor,
-    StickyAssignor,
-)
-
 from .._compat import LACKING_ARGUMENTS, consumer_default
 from .._instance_id import InstanceId
 from ..errors import ConfigurationError
@@ -40,6 +32,7 @@ from ..membership import JOIN_REASON_ENFORCED_PREFIX, LEAVE_REASON_PREFIX
 from ..options import CLASSIC, CONSUMER, MembershipOperation, check_group_protocol
 from ..roster import check_roster_topic
 from ..security import PROTOCOLS, SASL_MECHANISMS, SecuritySettings
+from .strategy import needs_user_data
 
 #: What Java's ConsumerConfig refuses under ``group.protocol=consumer``: the coordinator assigns
 #: and owns the session timeout and heartbeat interval (group.consumer.session.timeout.ms,
@@ -100,9 +93,11 @@ def group_protocol_options(
         return GroupProtocolOptions()
     for field, (java_key, why) in _CONSUMER_PROTOCOL_UNSUPPORTED.items():
         if field in kwargs:
+            strategy = field == "partition_assignment_strategy"
+            lost = needs_user_data(kwargs[field]) if strategy else ""
             raise ConfigurationError(
                 f"{field} (Java: {java_key}) is not supported with group_protocol='consumer' "
-                f"(KIP-848): {why}. Java's consumer refuses it too"
+                f"(KIP-848): {why}. Java's consumer refuses it too{lost}"
             )
     if group_remote_assignor is not None and (
         not isinstance(group_remote_assignor, str) or not group_remote_assignor.strip()
@@ -126,98 +121,6 @@ def group_protocol_options(
             "a static member has an instance id to take over"
         )
     return GroupProtocolOptions(CONSUMER, group_remote_assignor, instance_takeover)
-
-
-# -- partition_assignment_strategy ----------------------------------------------------------------
-
-#: Protocol names (what Java sends in JoinGroup) and Java's class names -> our assignor.
-_JAVA_PACKAGE = "org.apache.kafka.clients.consumer."
-ASSIGNOR_NAMES: Mapping[str, type[GroupAssignor]] = {
-    **{cls.name: cls for cls in (RangeAssignor, RoundRobinAssignor, StickyAssignor,
-                                 CooperativeStickyAssignor)},
-    **{_JAVA_PACKAGE + cls.__name__: cls for cls in (RangeAssignor, RoundRobinAssignor,
-                                                     StickyAssignor, CooperativeStickyAssignor)},
-}  # fmt: skip
-
-
-def default_assignors() -> tuple[GroupAssignor, ...]:
-    """The assignors a :class:`StaticConsumer` offers when none are given, in preference order.
-
-    ``range`` first, as the Java client's default list starts with it, so a group mixing
-    default-configured Java consumers and StaticConsumers agrees on ``range``; ``roundrobin``
-    second, so a group mixing StaticConsumers with default-configured aiokafka consumers (which
-    offer only ``roundrobin``) still forms. Both sort members on ``group.instance.id`` first.
-    """
-    return (RangeAssignor(), RoundRobinAssignor())
-
-
-def group_assignors(strategies: Any) -> tuple[GroupAssignor, ...]:
-    """``partition_assignment_strategy`` checked at construction: each entry must follow the
-    one :class:`assignors.GroupAssignor` contract (a class of ours is instantiated, one object
-    per consumer). One value or a list; a name is a protocol name (``"range"``) or Java's class
-    name (``"org.apache.kafka.clients.consumer.RangeAssignor"``); a str may list several,
-    comma-separated, as Java's ``partition.assignment.strategy`` does."""
-    checked: list[GroupAssignor] = []
-    for entry in _entries(strategies):
-        candidate = _named_assignor(entry) if isinstance(entry, str) else entry
-        if isinstance(candidate, type) and _is_group_assignor(candidate):
-            candidate = candidate()
-        if isinstance(candidate, type) or not _is_group_assignor(candidate):
-            raise ConfigurationError(
-                f"partition_assignment_strategy (Java: partition.assignment.strategy) entry "
-                f"{entry!r} is not a GroupAssignor: StaticConsumer takes the assignors of the "
-                "`assignors` package (range, roundrobin, sticky, cooperative-sticky, roster) or "
-                "any object with a `name`, `supported_protocols`, `assign_group(members, "
-                "partitions_per_topic, *, partition_racks)` and `subscription_user_data(topics, "
-                "owned, generation)`. "
-                "aiokafka's own assignors (which order members by member id, so a restart can "
-                "move partitions, KIP-345) are not supported"
-            )
-        checked.append(candidate)
-    if not checked:
-        raise ConfigurationError(
-            "partition_assignment_strategy (Java: partition.assignment.strategy) is empty"
-        )
-    return tuple(checked)
-
-
-def _entries(strategies: Any) -> list[Any]:
-    """One value or a list of them; a str is Java's comma-separated list."""
-    if isinstance(strategies, str):
-        return [name.strip() for name in strategies.split(",") if name.strip()]
-    if isinstance(strategies, type) or _is_group_assignor(strategies):
-        return [strategies]
-    try:
-        return list(strategies)
-    except TypeError:
-        return [strategies]  # not iterable: refused below as not a GroupAssignor
-
-
-def _named_assignor(name: str) -> type[GroupAssignor]:
-    if name in ASSIGNOR_NAMES:
-        return ASSIGNOR_NAMES[name]
-    if name in ("roster", _JAVA_PACKAGE + "RosterAssignor"):
-        raise ConfigurationError(
-            "partition_assignment_strategy (Java: partition.assignment.strategy) 'roster' needs "
-            "its roster: pass RosterAssignor.with_roster([...]) (or RosterAssignor.for_instance"
-            "(group_instance_id, roster=[...])) instead of the name. For a scale-up, register the "
-            "new ids instead (staticconsumer roster add, KIP-469; docs/scaling.md): the leader "
-            "then plans under the roster with any strategy, 'cooperative-sticky' best"
-        )
-    known = ", ".join(repr(n) for n in ASSIGNOR_NAMES)
-    raise ConfigurationError(
-        f"partition_assignment_strategy (Java: partition.assignment.strategy) names no assignor "
-        f"of ours: {name!r}; known names: {known} (or pass an assignor object)"
-    )
-
-
-def _is_group_assignor(obj: Any) -> bool:
-    methods = ("assign_group", "subscription_user_data")
-    return (
-        isinstance(getattr(obj, "name", None), str)
-        and isinstance(getattr(obj, "supported_protocols", None), tuple)
-        and all(callable(getattr(obj, method, None)) for method in methods)
-    )
 
 
 # -- aiokafka's arguments ----------------------------------------------------------------------

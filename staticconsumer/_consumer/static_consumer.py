@@ -46,8 +46,6 @@ from .options import (
 from .owned import OwnedServices, fatal_notice
 
 log = logging.getLogger(__name__)
-#: aiokafka's consumer logger: our ``__anext__`` logs what aiokafka's logs, where it logs it.
-_aiokafka_log = logging.getLogger("aiokafka.consumer.consumer")
 T = TypeVar("T")
 
 Deserializer: TypeAlias = Callable[[bytes], Any]
@@ -144,6 +142,8 @@ class StaticConsumer(Observability, AIOKafkaConsumer):  # type: ignore[misc]  # 
         # our options value, which the driver and its engine are built from.
         built = check_construction(dict(locals()), AIOKAFKA_DEFAULTS)
         self._options = built.options
+        #: aiokafka's arguments, given or defaulted: the seam starts the consumer with them.
+        self._aiokafka_settings = built.aiokafka_settings
         self._roster = built.roster
         self._driver: AnyDriver | None = None  # made in start(), by _make_driver
         super().__init__(*topics, group_instance_id=group_instance_id, **built.aiokafka_kwargs)
@@ -158,7 +158,7 @@ class StaticConsumer(Observability, AIOKafkaConsumer):  # type: ignore[misc]  # 
         super().__init_subclass__(**kwargs)
         # A subclass with its own getone: `async for` goes through it, as on aiokafka.
         if cls.getone is not StaticConsumer.getone and "__anext__" not in vars(cls):
-            cls.__anext__ = AIOKafkaConsumer.__anext__  # type: ignore[method-assign]
+            cls.__anext__ = _compat.aiokafka_anext()  # type: ignore[method-assign,assignment]
 
     # -- lifecycle -------------------------------------------------------------------------------
 
@@ -167,17 +167,20 @@ class StaticConsumer(Observability, AIOKafkaConsumer):  # type: ignore[misc]  # 
         try:
             await self._owned.start()  # first: probes answer while the member joins
             await _compat.start_consumer(
-                self, self._make_driver, self._identity, before_join=self._wait_at_barrier
-            )
-            if _compat.joins_group(self):  # without a group: its partitions once started
+                self, self._aiokafka_settings, self._make_driver, self._identity,
+                before_join=self._wait_at_barrier,
+            )  # fmt: skip
+            if _compat.joins_group(self, self._options.group_id):  # no group: partitions at once
                 await self._wait_for_assignment()
             if self._driver is not None:  # as Java's: from when the application can poll
                 self._driver.seam.start_poll_timer()
         except BaseException as exc:
             self._lifecycle = Lifecycle.STOPPED
-            await super().stop()
+            await _compat.stop_consumer(self)
             await self._owned.stop()
-            security_error = await consumer_security_error(_compat.client_of(self), exc)
+            security_error = await consumer_security_error(
+                _compat.client_of(self), self._aiokafka_settings, exc
+            )
             if security_error is not None:  # a refused login or a missing ACL, typed (issue 13)
                 raise security_error from exc
             if isinstance(exc, _compat.KafkaConnectionError):  # bootstrap found no broker
@@ -235,10 +238,10 @@ class StaticConsumer(Observability, AIOKafkaConsumer):  # type: ignore[misc]  # 
             if self._driver is not None:  # the leave decision is the close's argument
                 await self._driver.close(operation, leave_reason)
         finally:
-            try:
-                await super().stop()
+            try:  # what start_consumer made, closed by the seam (not aiokafka's stop())
+                await _compat.stop_consumer(self)
             finally:
-                await self._owned.stop()  # after aiokafka's: the leave's event is published
+                await self._owned.stop()  # after the client's: the leave's event is published
 
     async def enforce_rebalance(self, reason: str | None = None) -> None:
         """Make the group rebalance now, or right after the rebalance in flight (Java
@@ -309,8 +312,8 @@ class StaticConsumer(Observability, AIOKafkaConsumer):  # type: ignore[misc]  # 
                 raise
             except ConsumerStoppedError:
                 raise StopAsyncIteration from None
-            except RecordTooLargeError:
-                _aiokafka_log.exception("error in consumer iterator: %s")
+            except RecordTooLargeError:  # what aiokafka's logs, where it logs it
+                _compat.AIOKAFKA_CONSUMER_LOG.exception("error in consumer iterator: %s")
 
     async def getmany(
         self, *partitions: TopicPartition, timeout_ms: int = 0, max_records: int | None = None
@@ -362,6 +365,6 @@ class StaticConsumer(Observability, AIOKafkaConsumer):  # type: ignore[misc]  # 
 AIOKAFKA_DEFAULTS = {
     name: parameter.default
     for name, parameter in inspect.signature(StaticConsumer.__init__).parameters.items()
-    if name in inspect.signature(AIOKafkaConsumer.__init__).parameters
+    if name in _compat.aiokafka_consumer_parameters()
     and name not in ("self", "topics", "group_instance_id")
 }

@@ -15,6 +15,8 @@ import re
 from collections.abc import Sequence
 from typing import Any, assert_never
 
+from assignors import AssignmentReceiver, GroupAssignor
+
 from .. import _compat
 from .._error_map import fatal_error, fenced_error
 from .._observability.emitter import EventEmitter
@@ -33,6 +35,7 @@ from ..membership import (
     ClassicMember,
     ClassicSenderAction,
     ComputeAssignment,
+    DeliverAssignment,
     Emit,
     HeartbeatAnswered,
     JoinGroupAnswered,
@@ -78,6 +81,12 @@ log = logging.getLogger(__name__)
 #: up to the rebalance timeout, so a few seconds cost nothing, and a broker that does not answer
 #: does not hold the join back for aiokafka's request timeout (40 s).
 PATTERN_METADATA_TIMEOUT_S = 5.0
+#: What a JoinGroup waits for its answer beyond the rebalance timeout: the coordinator holds a
+#: join until every known member re-joined or the rebalance timeout passed (a stopped static
+#: member holds it for its session), so a JoinGroup waits ``max(request_timeout_ms,
+#: rebalance_timeout_ms + 5 s)``, as Java's ``AbstractCoordinator.JOIN_GROUP_TIMEOUT_LAPSE``.
+#: Shorter, its timeout read as a dead coordinator and the join started over.
+JOIN_GROUP_TIMEOUT_LAPSE_MS = 5_000
 
 
 def classic_driver(
@@ -157,6 +166,8 @@ class ClassicSender:
                 return await self._heartbeat(action)
             case SendLeaveGroup():
                 return await self._leave(action)
+            case DeliverAssignment():
+                return self._deliver(action)
             case _:
                 assert_never(action)
 
@@ -225,12 +236,17 @@ class ClassicSender:
 
     # -- join, sync, heartbeat, leave --------------------------------------------------------------
 
-    async def _send(self, api: Api, request: Any, parse: Any, make: Any) -> Sequence[ClassicAction]:
+    async def _send(
+        self, api: Api, request: Any, parse: Any, make: Any, *,
+        timeout_at_least_ms: int | None = None,
+    ) -> Sequence[ClassicAction]:  # fmt: skip
         """Send to the coordinator; feed ``make(parse(response))`` or "no answer" to the engine."""
         metrics = self._driver.metrics
         sent_at = metrics.now()
         try:
-            response = await self._driver.to_coordinator(request)
+            response = await self._driver.to_coordinator(
+                request, timeout_at_least_ms=timeout_at_least_ms
+            )
         except _compat.KafkaError as exc:
             self._log.warning("%s to the coordinator failed: %r", api.value, exc)
             metrics.answered(api, sent_at, None)
@@ -264,7 +280,9 @@ class ClassicSender:
             return JoinGroupAnswered(r.error_code, r.generation_id, r.member_id, r.protocol_name,
                                      r.leader, r.skip_assignment, r.members)  # fmt: skip
 
-        return await self._send(Api.JOIN_GROUP, request, parse_join_group, answer)
+        wait_ms = self._rebalance_timeout_ms + JOIN_GROUP_TIMEOUT_LAPSE_MS
+        return await self._send(Api.JOIN_GROUP, request, parse_join_group, answer,
+                                timeout_at_least_ms=wait_ms)  # fmt: skip
 
     def _lead_unannounced(self, old_leader: str, topics: Sequence[str]) -> None:
         """Before Kafka 3.2 (KIP-814) the coordinator answers a static leader that re-joined a
@@ -312,7 +330,7 @@ class ClassicSender:
         self._seam.watch_partition_counts(topics)
         if action.skip:
             return ()
-        assignor = next((a for a in self._assignors if a.name == action.protocol), None)
+        assignor = self._assignor(action.protocol)
         if assignor is None:
             raise StaticConsumerError(f"the coordinator chose unknown protocol {action.protocol}")
         partitions = self._seam.partitions_per_topic(topics)
@@ -325,6 +343,29 @@ class ClassicSender:
             assignor, decoded, partitions, cooperative=cooperative, partition_racks=racks
         )
         return tuple(planned.items())
+
+    def _assignor(self, protocol: str) -> GroupAssignor | None:
+        """The configured assignor the coordinator chose (by its protocol name)."""
+        return next((a for a in self._assignors if a.name == protocol), None)
+
+    def _deliver(self, action: DeliverAssignment) -> Sequence[ClassicAction]:
+        """This member's own assignment to its assignor's optional ``on_assignment`` hook
+        (``assignors.AssignmentReceiver``). A hook that raises does not stop the assignment
+        (Java's ``invokeOnAssignment``): its error reaches the application's next poll once,
+        and the member goes on (it is in a generation: it must heartbeat)."""
+        assignor = self._assignor(action.protocol)
+        if not isinstance(assignor, AssignmentReceiver):
+            return []
+        try:
+            assignor.on_assignment(action.assignment, action.generation_id)
+        except Exception as exc:
+            self._log.exception("assignor %r failed in on_assignment", action.protocol)
+            error = StaticConsumerError(
+                f"the {action.protocol!r} assignor's on_assignment failed: {exc!r}"
+            )
+            error.__cause__ = exc
+            self._driver.mailbox.post_nowait(error)
+        return []
 
     async def _sync(self, action: SendSyncGroup) -> Sequence[ClassicAction]:
         cfg = self._engine.config

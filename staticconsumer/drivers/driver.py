@@ -308,13 +308,16 @@ class Driver(Generic[SenderActionT]):
             generation_id=max(action.generation_id, -1), **action.fields,
         )  # fmt: skip
 
-    async def to_coordinator(self, request: Any) -> Any:
+    async def to_coordinator(self, request: Any, *, timeout_at_least_ms: int | None = None) -> Any:
         """Send ``request`` to the coordinator; aiokafka's ``KafkaError`` when there is no
-        answer (or no known coordinator)."""
+        answer (or no known coordinator). ``timeout_at_least_ms``: the request waits for its
+        answer at least this long, even with a shorter ``request_timeout_ms`` (JoinGroup)."""
         node = self.engine.coordinator
         if node is None:
             raise _compat.KafkaError("the coordinator is not known")
-        return await self.seam.send(node, request)
+        if timeout_at_least_ms is None:
+            return await self.seam.send(node, request)
+        return await self.seam.send(node, request, timeout_at_least_ms=timeout_at_least_ms)
 
     async def find_coordinator(self) -> None:
         """FindCoordinator until a connection is ready (aiokafka's lookup); a non-retriable

@@ -57,13 +57,33 @@ class Mailbox:
         self._seam.abort_waiters(wake_with)
 
     async def post(self, error: Exception) -> None:
-        """Hand ``error`` to the application's next poll; wait until it was raised (or close)."""
+        """Hand ``error`` to the application's next poll; wait until it was raised (or close).
+        An error already pending (:meth:`post_nowait`) is raised first."""
+        await self._raised()
+        self.post_nowait(error)
+        await self._raised()
+
+    def post_nowait(self, error: Exception) -> None:
+        """Hand ``error`` to the application's next poll and go on at once: the member is in a
+        generation and heartbeats on (Java's ``poll()`` throws an assignor's ``onAssignment``
+        error once the rebalance completed). While another error is pending, this one is only
+        logged: the first is raised (Java keeps the first exception too)."""
+        if self._pending is not None:
+            self._log.warning("%r (not raised to the application: %r is pending)", error,
+                              self._pending)  # fmt: skip
+            return
         self._log.warning("%r (raised to the application)", error)
         self._pending = error
-        self.alarm(WakeMarker(repr(error)))
         self._consumed = asyncio.get_running_loop().create_future()
+        self.alarm(WakeMarker(repr(error)))
+
+    async def _raised(self) -> None:
+        """Until the pending error (if any) was raised, or close begins."""
+        consumed = self._consumed
+        if self._pending is None or consumed is None or consumed.done():
+            return
         closing = asyncio.ensure_future(self._closing())
         try:
-            await asyncio.wait([self._consumed, closing], return_when=asyncio.FIRST_COMPLETED)
+            await asyncio.wait([consumed, closing], return_when=asyncio.FIRST_COMPLETED)
         finally:
             closing.cancel()

@@ -1,9 +1,9 @@
 """Creating ACLs on a secured local cluster (CreateAcls, API key 30), as its super user.
 
-aiokafka's admin client has no ACL calls, so this sends aiokafka's ``CreateAclsRequest`` v1 (one
-ACL binding per request; pinned: aiokafka 0.12 has no request builder) over a bare client. Used
-by the launcher to grant its ``app`` users access, and by tests to give a principal exactly the
-permissions a case needs.
+aiokafka's admin client has no ACL calls, so this sends CreateAcls (one ACL binding per request)
+over a bare client, through the seam (``staticconsumer._compat.tooling``). Used by the launcher
+to grant its ``app`` users access, and by tests to give a principal exactly the permissions a
+case needs.
 """
 
 from __future__ import annotations
@@ -11,10 +11,10 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass
 
-from aiokafka.client import AIOKafkaClient
-from aiokafka.protocol.admin import CreateAclsRequest_v1
+from aiokafka import AIOKafkaClient
 
-from ..protocol import PinnedRequest, error_name
+from .._compat.tooling import AclBinding, create_acl
+from ..protocol import error_name
 from ..security import SecuritySettings
 from .errors import LocalKafkaError
 
@@ -62,13 +62,12 @@ async def create_acls(
     try:
         node_id = client.get_random_node()
         for acl in acls:
-            request = PinnedRequest(CreateAclsRequest_v1([(
+            binding = AclBinding(
                 RESOURCE_TYPES[acl.resource_type], acl.name, PATTERN_TYPES[acl.pattern],
                 acl.principal, "*", OPERATIONS[acl.operation], ALLOW,
-            )]))  # fmt: skip
-            response = await asyncio.wait_for(client.send(node_id, request), timeout_s)
-            for row in response.creation_responses:
-                code, message = row[0], row[1]
+            )  # fmt: skip
+            answers = await asyncio.wait_for(create_acl(client, node_id, binding), timeout_s)
+            for code, message in answers:
                 if code:
                     raise LocalKafkaError(
                         f"CreateAcls {acl} failed: {error_name(code)} ({message})"

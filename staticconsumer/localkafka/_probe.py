@@ -15,11 +15,9 @@ from typing import TypeVar
 
 from aiokafka import AIOKafkaClient, AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
 from aiokafka.admin import AIOKafkaAdminClient, NewTopic
-from aiokafka.cluster import ClusterMetadata
 from aiokafka.errors import KafkaError, TopicAlreadyExistsError
-from aiokafka.protocol.metadata import MetadataRequest_v5
 
-from ..protocol import PinnedRequest
+from .._compat.tooling import partitions_led
 from ..security import SecuritySettings
 from . import _retry
 
@@ -132,22 +130,14 @@ async def _every_broker_sees(client: AIOKafkaClient, topic: str, partitions: int
     nodes = sorted(b.nodeId for b in client.cluster.brokers())
     if not nodes:
         raise _retry.NotYet("no broker in the metadata yet")
-    # one pinned version (aiokafka 0.12 has no request builder), never creating the topic
-    request = PinnedRequest(MetadataRequest_v5([topic], False))
     for node in nodes:
         try:
-            response = await client.send(node, request)
+            found, led = await partitions_led(client, node, topic)
         except (KafkaError, OSError) as exc:  # a broker restarting: ask again
             raise _retry.NotYet(f"broker {node} did not answer: {exc!r}") from exc
-        view = ClusterMetadata()
-        view.update_metadata(response)
-        found = view.partitions_for_topic(topic) or set()
-        leaders = [view.leader_for_partition(TopicPartition(topic, p)) for p in found]
-        led = [leader for leader in leaders if leader is not None and leader >= 0]
-        if len(found) != partitions or len(led) != partitions:
+        if found != partitions or led != partitions:
             raise _retry.NotYet(
-                f"broker {node} sees {len(found)} partitions, {len(led)} with a leader, of "
-                f"{partitions}"
+                f"broker {node} sees {found} partitions, {led} with a leader, of {partitions}"
             )
 
 

@@ -17,6 +17,9 @@ subscribes to); *after* SyncGroup the eager member is handed its whole assignmen
 one revokes ``owned - assigned``, is handed ``assigned - owned``, and re-joins at once if it
 revoked anything. A member whose generation is gone (UNKNOWN_MEMBER_ID, ILLEGAL_GENERATION)
 loses its partitions under both protocols, and nothing is committed for lost partitions.
+After every SyncGroup, under both, the member's assignor hears of its own assignment (the
+partitions and the user data its leader planned for it, :class:`~._io.DeliverAssignment`)
+before the application does (Java's ``ConsumerPartitionAssignor.onAssignment``).
 
 Everything that affects the machine lives in this file (h11's rule): its state, its reactions
 to each error code (read from ``_reactions``), its commits and what their answers mean. It is
@@ -31,6 +34,8 @@ import logging
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from typing import assert_never
+
+from assignors import MemberAssignment
 
 from ..errors import ProtocolError
 from ..events import (
@@ -67,6 +72,7 @@ from ._io import (
     CommonAction,
     ComputeAssignment,
     CoordinatorFound,
+    DeliverAssignment,
     Emit,
     FindCoordinator,
     HeartbeatAnswered,
@@ -487,10 +493,11 @@ class ClassicMember:
         if answer.error_code != ErrorCode.NONE:
             return self._on_error(Api.SYNC_GROUP, answer.error_code)
         try:
-            assigned = tuple(sorted(decode_assignment(answer.assignment).topic_partitions))
+            received = decode_assignment(answer.assignment)
         except ProtocolError as exc:
             self.state = MemberState.UNJOINED
             return [RaiseError(Api.SYNC_GROUP, ErrorCode.NONE, f"undecodable assignment: {exc}")]
+        assigned = tuple(sorted(received.topic_partitions))
         self.state = MemberState.STABLE
         self._join_prepared = False
         self._next_heartbeat = None
@@ -511,6 +518,11 @@ class ClassicMember:
             # this rebalance, which may have planned without it: one more join, with its reason.
             self._request_join(self._rejoin_after)
         self.owned = assigned
+        # Java's onJoinComplete: the assignor hears of its assignment after the revocations and
+        # before the listener hears of the partitions.
+        listed = received.topic_partitions  # as the leader listed them (faust compares them)
+        mine = MemberAssignment(listed, received.user_data or b"", received.version)
+        actions.append(DeliverAssignment(self.protocol or "", self.generation_id, mine))
         actions.append(self._emit(PartitionsAssigned, partitions=list(assigned)))
         actions.append(Assign(assigned, added))
         return actions

@@ -520,7 +520,10 @@ class ConsumerGroupMember:
         if not was_member:
             return actions
         leaves = membership.leaves(static=self.is_static)
-        if not (leaves or self.is_static):  # REMAIN_IN_GROUP, dynamic: Java sends nothing
+        # REMAIN_IN_GROUP, dynamic: nothing is sent, so the member stays for its session, as
+        # KIP-1092 says. Java 4.4.0 sends epoch -2 here (measured; the coordinator then drops a
+        # dynamic member at once): docs/static-consumer.md says so.
+        if not (leaves or self.is_static):
             self._log.info("Stopped in the group without leaving (remain_in_group): the "
                            "coordinator removes member %s when its session times out",
                            self.member_id)  # fmt: skip

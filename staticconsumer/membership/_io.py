@@ -18,7 +18,7 @@ action: ``match`` with ``typing.assert_never``)::
                     | HeartbeatAnswered | LeaveGroupAnswered
     ClassicAction = CommonAction | ClassicSenderAction
     ClassicSenderAction = SendJoinGroup | ComputeAssignment | SendSyncGroup | SendHeartbeat
-                    | SendLeaveGroup                                 (drivers.classic performs)
+                    | SendLeaveGroup | DeliverAssignment             (drivers.classic performs)
     ConsumerGroupInput  = CommonInput | ConsumerGroupHeartbeatAnswered
                     | ConsumerGroupHeartbeatFailed
     ConsumerGroupAction = CommonAction | ConsumerGroupSenderAction
@@ -32,6 +32,8 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass, field
 from typing import Any
+
+from assignors import MemberAssignment
 
 from ..protocol import JoinGroupMember
 from ._reactions import Api
@@ -197,6 +199,19 @@ class SendSyncGroup:
 
 
 @dataclass(frozen=True)
+class DeliverAssignment:
+    """Every member, after SyncGroup: hand the assignor named ``protocol`` this member's own
+    ``assignment`` (partitions, the user data its leader planned for it, the version the leader
+    wrote) at ``generation_id``, through its optional ``on_assignment`` hook
+    (``assignors.AssignmentReceiver``; Java's ``ConsumerPartitionAssignor.onAssignment``).
+    Comes after the revocations of the rebalance and before the partitions are assigned."""
+
+    protocol: str
+    generation_id: int
+    assignment: MemberAssignment
+
+
+@dataclass(frozen=True)
 class SendHeartbeat:
     generation_id: int
     member_id: str
@@ -313,6 +328,7 @@ CommonAction = (
 #: What the classic sender (``drivers.classic``) performs.
 ClassicSenderAction = (
     SendJoinGroup | ComputeAssignment | SendSyncGroup | SendHeartbeat | SendLeaveGroup
+    | DeliverAssignment
 )  # fmt: skip
 #: What the KIP-848 sender (``drivers.consumer_group``) performs.
 ConsumerGroupSenderAction = SendConsumerGroupHeartbeat | TakeOver

@@ -21,6 +21,7 @@ from ..protocol import (
     encode_assignment,
     encode_subscription,
     group_partitions,
+    group_partitions_as_listed,
 )
 
 log = logging.getLogger(__name__)
@@ -82,10 +83,15 @@ def plain_members(members: Mapping[str, tuple[str | None, Subscription]]) -> lis
 
 
 def encode_assignments(plan: Mapping[str, MemberAssignment]) -> dict[str, bytes]:
-    """``member_id -> ConsumerProtocolAssignment`` bytes, as SyncGroup carries them."""
+    """``member_id -> ConsumerProtocolAssignment`` bytes (v3, as Java writes), as SyncGroup
+    carries them: each member's own user data, its partitions in the order the plan lists them
+    (this package's assignors list them sorted)."""
     return {
         member_id: encode_assignment(
-            Assignment(partitions=group_partitions(result.partitions), user_data=result.user_data)
+            Assignment(
+                partitions=group_partitions_as_listed(result.partitions),
+                user_data=result.user_data,
+            )
         )
         for member_id, result in plan.items()
     }

@@ -1,11 +1,15 @@
 """The wire protocol of consumer groups with static membership (KIP-345), without I/O.
 
 * request builders and response parsers for the group APIs, at versions negotiated per broker
-  (:func:`negotiate`); builders return a :class:`PinnedRequest` that
-  ``aiokafka.AIOKafkaClient.send(node_id, request)`` sends as is, flexible headers included;
+  (:func:`negotiate`); builders return a :class:`PinnedRequest` of exactly that version, which
+  ``staticconsumer._compat`` hands to aiokafka's connection (headers and body are ours);
+* Kafka's field types, on which every message here is written (``_types``: ints, varints,
+  strings, bytes, compact forms, arrays, tagged fields, uuids; no aiokafka codec);
 * the consumer protocol carried inside JoinGroup and SyncGroup (:class:`Subscription`,
   :class:`Assignment`);
-* Kafka's error codes by name (:class:`ErrorCode`).
+* Kafka's error codes by name (:class:`ErrorCode`);
+* Fetch v4-v11 (:func:`build_fetch`, :func:`read_fetch_response`: the record sets read in place,
+  as views of the response's frame).
 
 Nothing here opens a socket or runs on an event loop; everything is tested with bytes that Apache
 Kafka's own message classes produced (``tests/protocol/golden.py``).
@@ -68,8 +72,16 @@ from staticconsumer.protocol.consumer_protocol import (
     encode_assignment,
     encode_subscription,
     group_partitions,
+    group_partitions_as_listed,
 )
 from staticconsumer.protocol.error_codes import ErrorCode, error_name
+from staticconsumer.protocol.fetch import (
+    FETCH_VERSIONS,
+    FetchedPartition,
+    FetchResponse,
+    build_fetch,
+    read_fetch_response,
+)
 from staticconsumer.protocol.group import (
     MAX_REASON_LENGTH,
     UNKNOWN_MEMBER_ID,
@@ -120,6 +132,7 @@ __all__ = [
     "AUTHORIZED_OPERATIONS_OMITTED",
     "CONSUMER_PROTOCOL_MIN_OFFSET_COMMIT",
     "CONSUMER_PROTOCOL_TYPE",
+    "FETCH_VERSIONS",
     "IMPLEMENTED_VERSIONS",
     "JOIN_GROUP_MEMBER_EPOCH",
     "LEAVE_GROUP_MEMBER_EPOCH",
@@ -146,7 +159,9 @@ __all__ = [
     "DescribedMember",
     "DescribedTopicPartitions",
     "ErrorCode",
+    "FetchResponse",
     "FetchedOffset",
+    "FetchedPartition",
     "FindCoordinatorResult",
     "GroupApiVersions",
     "HeartbeatResult",
@@ -168,6 +183,7 @@ __all__ = [
     "build_consumer_group_describe",
     "build_consumer_group_heartbeat",
     "build_describe_groups",
+    "build_fetch",
     "build_find_coordinator",
     "build_heartbeat",
     "build_join_group",
@@ -182,6 +198,7 @@ __all__ = [
     "encode_subscription",
     "error_name",
     "group_partitions",
+    "group_partitions_as_listed",
     "negotiate",
     "negotiate_consumer_group_describe",
     "negotiate_consumer_group_heartbeat",
@@ -197,6 +214,7 @@ __all__ = [
     "parse_offset_commit",
     "parse_offset_fetch",
     "parse_sync_group",
+    "read_fetch_response",
     "request_class",
     "response_class",
     "truncate_reason",

@@ -44,18 +44,18 @@ from collections.abc import Callable, Mapping
 from types import MappingProxyType
 from typing import Any
 
-from aiokafka.protocol.types import Boolean, Int8, Int16, Int32, Int64, Schema
-
 from staticconsumer.errors import UnsupportedBrokerError
-from staticconsumer.protocol._wire import (
+from staticconsumer.protocol._types import (
+    Boolean,
+    Int8,
+    Int16,
+    Int32,
+    Int64,
     NullableStruct,
-    PinnedRequest,
+    Schema,
     Uuid,
-    Wire,
-    define,
-    since,
-    to_values,
 )
+from staticconsumer.protocol._wire import PinnedRequest, Struct, Wire, define, since, to_values
 
 
 class ApiKey(enum.IntEnum):
@@ -447,8 +447,8 @@ _APIS: dict[int, tuple[str, range, int, _Layout]] = {
 }
 
 
-def _declare() -> dict[tuple[int, int], tuple[type[Any], type[Any]]]:
-    declared: dict[tuple[int, int], tuple[type[Any], type[Any]]] = {}
+def _declare() -> dict[tuple[int, int], tuple[type[Struct], type[Struct]]]:
+    declared: dict[tuple[int, int], tuple[type[Struct], type[Struct]]] = {}
     for api_key, (name, versions, first_flexible, layout) in _APIS.items():
         for version in versions:
             request, response = layout(version)
@@ -478,7 +478,7 @@ def api_name(api_key: int) -> str:
 
 
 def request_class(api_key: int, version: int) -> type[Any]:
-    """The aiokafka ``RequestStruct`` subclass for one API version."""
+    """The request struct (:class:`~._wire.Struct`) of one API version."""
     try:
         return _DECLARED[api_key, version][0]
     except KeyError:
@@ -486,7 +486,7 @@ def request_class(api_key: int, version: int) -> type[Any]:
 
 
 def response_class(api_key: int, version: int) -> type[Any]:
-    """The aiokafka ``Response`` subclass for one API version (decode with ``.decode(bytes)``)."""
+    """The response struct of one API version (decode with ``.decode(bytes)``)."""
     try:
         return _DECLARED[api_key, version][1]
     except KeyError:

@@ -1,54 +1,44 @@
-"""Schema helpers over aiokafka's codec, and the request wrapper that pins an API version.
-
-We reuse aiokafka's ``Struct``/``Schema`` types (``aiokafka.protocol.types``) for the bytes; this
-module only adds what aiokafka 0.14 lacks for our messages:
+"""Messages over our field types (:mod:`._types`): structs, headers, the request we send.
 
 * :class:`Wire` picks the classic or the compact ("flexible", KIP-482) form of each type, and ends
   every flexible struct -- the message itself and each struct inside an array -- with a tagged-field
   section, as Kafka's generated code does. Arrays of primitives carry no tagged fields.
-* :func:`define` declares one request/response pair per API version. A request struct with
-  ``FLEXIBLE_VERSION = True`` makes aiokafka's connection write request header v2 (client id, then
-  tagged fields) and read response header v1 (correlation id, then tagged fields); this is the only
-  switch aiokafka 0.14 has (``RequestStruct.build_request_header`` / ``parse_response_header``).
-* :class:`PinnedRequest` is what ``AIOKafkaClient.send(node_id, request)`` accepts. aiokafka's own
-  ``Request.prepare`` picks the highest version of a request that the connection's broker supports;
-  ours sends exactly the version that :func:`~staticconsumer.protocol.negotiate` chose, and refuses
-  (instead of silently downgrading) when that connection's broker cannot take it.
+* :class:`Struct` is one message of one API version; :func:`define` declares the request and the
+  response struct of one version (``FLEXIBLE_VERSION``: request header v2 and response header v1,
+  :func:`request_header` / :func:`read_response_header`).
+* :class:`PinnedRequest` is a request of exactly the version
+  :func:`~staticconsumer.protocol.negotiate` chose; :meth:`PinnedRequest.check_broker` refuses
+  (instead of silently downgrading) a broker that cannot take it. Handing it to aiokafka's
+  connection is ``staticconsumer._compat``'s business, not this package's.
 """
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass
 from io import BytesIO
-from typing import Any
+from typing import Any, ClassVar
 
-from aiokafka.protocol import api as _aiokafka_api
-from aiokafka.protocol.api import Response
-from aiokafka.protocol.types import (
-    AbstractType,
+from staticconsumer.errors import ProtocolError, UnsupportedBrokerError
+from staticconsumer.protocol._types import (
     Array,
     Bytes,
     CompactArray,
     CompactBytes,
     CompactString,
-    Int8,
+    Field,
+    Int16,
+    Int32,
+    NullableStruct,
     Schema,
     String,
     TaggedFields,
+    Text,
+    WireType,
 )
-
-from staticconsumer.errors import ProtocolError, UnsupportedBrokerError
-
-#: The base of a request struct of one API version: aiokafka 0.13's ``RequestStruct``; in 0.12,
-#: ``Request`` is that struct (``staticconsumer._compat.features``: the releases we support).
-RequestStruct: Any = getattr(_aiokafka_api, "RequestStruct", _aiokafka_api.Request)
 
 #: Name of the tagged-field section that ends every flexible struct.
 TAGGED_FIELDS = "tagged_fields"
-
-Field = tuple[str, Any]
 
 
 @dataclass(frozen=True)
@@ -58,20 +48,20 @@ class Wire:
     flexible: bool
 
     @property
-    def string(self) -> String:
-        return CompactString("utf-8") if self.flexible else String("utf-8")
+    def string(self) -> Text:
+        return CompactString if self.flexible else String
 
     @property
-    def bytes(self) -> Any:
+    def bytes(self) -> WireType:
         return CompactBytes if self.flexible else Bytes
 
     def array(self, *fields: Field) -> Array:
         """An array of structs; in flexible versions each element ends with tagged fields."""
         if self.flexible:
-            return CompactArray(*fields, (TAGGED_FIELDS, TaggedFields))
-        return Array(*fields)
+            return CompactArray(Schema(*fields, (TAGGED_FIELDS, TaggedFields)))
+        return Array(Schema(*fields))
 
-    def array_of(self, item: Any) -> Array:
+    def array_of(self, item: WireType) -> Array:
         """An array of a primitive type (``[]string``, ``[]int32``)."""
         return CompactArray(item) if self.flexible else Array(item)
 
@@ -81,45 +71,84 @@ class Wire:
         return Schema(*fields)
 
 
-class Uuid(AbstractType[uuid.UUID]):  # type: ignore[misc]  # aiokafka is untyped
-    """Kafka's ``uuid`` field type: 16 bytes, most significant first (topic ids, KIP-516)."""
-
-    @classmethod
-    def encode(cls, value: uuid.UUID) -> bytes:
-        return value.bytes
-
-    @classmethod
-    def decode(cls, data: BytesIO) -> uuid.UUID:
-        raw = data.read(16)
-        if len(raw) != 16:
-            raise ValueError("a uuid field needs 16 bytes")
-        return uuid.UUID(bytes=raw)
-
-
-class NullableStruct:
-    """A struct field that may be null (``"nullableVersions"`` on a struct in the JSON specs):
-    int8 -1 for null, 1 then the struct. Values are tuples in schema order, as aiokafka's."""
-
-    def __init__(self, schema: Schema) -> None:
-        self.schema = schema
-
-    def encode(self, value: Any) -> bytes:
-        if value is None:
-            return bytes(Int8.encode(-1))
-        return bytes(Int8.encode(1)) + bytes(self.schema.encode(value))
-
-    def decode(self, data: BytesIO) -> Any:
-        return None if Int8.decode(data) < 0 else self.schema.decode(data)
-
-    def repr(self, value: Any) -> str:
-        """aiokafka's field types all have it: its connection logs each response at DEBUG with
-        ``repr(response)``, and a field without it raised there, which closed the connection."""
-        return "None" if value is None else str(self.schema.repr(value))
-
-
 def since(version: int, first: int, *fields: Field) -> tuple[Field, ...]:
     """``fields`` when ``version >= first`` (a JSON spec's ``"versions": "<first>+"``)."""
     return fields if version >= first else ()
+
+
+class Struct:
+    """One message of one API version: its fields as attributes, in ``SCHEMA`` order. Built from
+    every value in order, or by field name (a field not named is None); struct-array items and
+    nullable structs are tuples in their schema's order."""
+
+    SCHEMA: ClassVar[Schema] = Schema()
+    API_KEY: ClassVar[int] = -1
+    API_VERSION: ClassVar[int] = -1
+    FLEXIBLE_VERSION: ClassVar[bool] = False
+
+    def __init__(self, *values: Any, **fields: Any) -> None:
+        names = self.SCHEMA.names
+        if values:
+            if fields or len(values) != len(names):
+                raise ValueError(f"{type(self).__name__} takes {len(names)} values in order")
+            self.__dict__.update(zip(names, values, strict=True))
+            return
+        unknown = set(fields) - set(names)
+        if unknown:
+            raise ValueError(f"{type(self).__name__} has no field {', '.join(sorted(unknown))}")
+        self.__dict__.update((name, fields.get(name)) for name in names)
+
+    def values(self) -> tuple[Any, ...]:
+        return tuple(self.__dict__[name] for name in self.SCHEMA.names)
+
+    def encode(self) -> bytes:
+        return self.SCHEMA.encode(self.values())
+
+    @classmethod
+    def decode(cls, data: bytes | BytesIO) -> Any:
+        buffer = BytesIO(data) if isinstance(data, bytes) else data
+        return cls(*cls.SCHEMA.decode(buffer))
+
+    def to_object(self) -> dict[str, Any]:
+        """The fields by name; a struct (in an array, or nullable) as a dict of its fields."""
+        return _to_object(self.SCHEMA, self.values())
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Struct):
+            return NotImplemented
+        return type(self) is type(other) and self.values() == other.values()
+
+    __hash__ = None  # type: ignore[assignment]  # equal by value, and mutable
+
+    def __repr__(self) -> str:
+        return type(self).__name__ + self.SCHEMA.repr(self.values())
+
+
+class RequestStruct(Struct):
+    """A request's body."""
+
+
+class ResponseStruct(Struct):
+    """A response's body."""
+
+
+def _to_object(schema: Schema, values: tuple[Any, ...]) -> dict[str, Any]:
+    return {
+        name: _object_value(kind, value)
+        for name, kind, value in zip(schema.names, schema.fields, values, strict=True)
+    }
+
+
+def _object_value(kind: WireType, value: Any) -> Any:
+    if value is None:
+        return None
+    if isinstance(kind, NullableStruct):
+        return _to_object(kind.schema, value)
+    if isinstance(kind, Schema):
+        return _to_object(kind, value)
+    if isinstance(kind, Array) and isinstance(kind.array_of, Schema):
+        return [_to_object(kind.array_of, item) for item in value]
+    return value
 
 
 def define(
@@ -130,24 +159,15 @@ def define(
     flexible: bool,
     request: Schema,
     response: Schema,
-) -> tuple[type[Any], type[Any]]:
-    """Declare the aiokafka request struct and response struct of one API version."""
-
-    class _Response(Response):  # type: ignore[misc]  # aiokafka is untyped
-        API_KEY = api_key
-        API_VERSION = version
-        SCHEMA = response
-
-    class _Request(RequestStruct):  # type: ignore[misc]  # aiokafka is untyped
-        API_KEY = api_key
-        API_VERSION = version
-        FLEXIBLE_VERSION = flexible
-        RESPONSE_TYPE = _Response
-        SCHEMA = request
-
-    for cls, kind in ((_Request, "Request"), (_Response, "Response")):
-        cls.__name__ = cls.__qualname__ = f"{name}{kind}_v{version}"
-    return _Request, _Response
+) -> tuple[type[Struct], type[Struct]]:
+    """Declare the request struct and the response struct of one API version."""
+    made: list[type[Struct]] = []
+    for base, schema in ((RequestStruct, request), (ResponseStruct, response)):
+        attributes = {"SCHEMA": schema, "API_KEY": api_key, "API_VERSION": version,
+                      "FLEXIBLE_VERSION": flexible, "__module__": __name__}  # fmt: skip
+        kind = base.__name__.removesuffix("Struct")
+        made.append(type(f"{name}{kind}_v{version}", (base,), attributes))
+    return made[0], made[1]
 
 
 def to_values(schema: Schema, obj: Mapping[str, Any]) -> list[Any]:
@@ -171,69 +191,79 @@ def to_values(schema: Schema, obj: Mapping[str, Any]) -> list[Any]:
     return values
 
 
+def request_header(
+    api_key: int, version: int, correlation_id: int, client_id: str | None, *, flexible: bool
+) -> bytes:
+    """Request header v1 (api key, version, correlation id, client id: a classic nullable
+    string even in v2), or v2 for a flexible version (then empty tagged fields)."""
+    header = Int16.encode(api_key) + Int16.encode(version) + Int32.encode(correlation_id)
+    header += String.encode(client_id)
+    return header + TaggedFields.encode({}) if flexible else header
+
+
+@dataclass(frozen=True)
+class ResponseHeader:
+    """Response header v0 (the correlation id), or v1 for a flexible version (then tagged
+    fields)."""
+
+    correlation_id: int
+    tags: Mapping[int, bytes]
+
+
+def read_response_header(data: BytesIO, *, flexible: bool) -> ResponseHeader:
+    correlation_id = Int32.decode(data)
+    return ResponseHeader(correlation_id, TaggedFields.decode(data) if flexible else {})
+
+
 class PinnedRequest:
-    """A request of one fixed API version, sendable with ``AIOKafkaClient.send(node_id, request)``.
+    """A request of one fixed API version: ``struct`` goes on the wire as it is."""
 
-    ``struct`` is the aiokafka ``RequestStruct`` that goes on the wire; :meth:`encode` gives its
-    body bytes (no size prefix, no header). aiokafka 0.13 and 0.14's connection calls
-    :meth:`prepare`; 0.12's takes the request as the struct itself (its header, its response
-    type), which the members below the constructor give it.
-    """
-
-    def __init__(self, struct: Any) -> None:
-        self.API_KEY = struct.API_KEY
-        self.API_VERSION = struct.API_VERSION
-        self.RESPONSE_TYPE = struct.RESPONSE_TYPE
+    def __init__(self, struct: Struct) -> None:
         self.struct = struct
-
-    def build_request_header(self, correlation_id: int, client_id: str) -> Any:
-        return self.struct.build_request_header(correlation_id=correlation_id, client_id=client_id)
-
-    def parse_response_header(self, read_buffer: Any) -> Any:
-        return self.struct.parse_response_header(read_buffer)
 
     @property
     def api_key(self) -> int:
-        return int(self.struct.API_KEY)
+        return self.struct.API_KEY
 
     @property
     def api_version(self) -> int:
-        return int(self.struct.API_VERSION)
+        return self.struct.API_VERSION
 
     @property
     def flexible(self) -> bool:
-        return bool(self.struct.FLEXIBLE_VERSION)
+        return self.struct.FLEXIBLE_VERSION
+
+    @property
+    def name(self) -> str:
+        """Kafka's name of the API, e.g. ``JoinGroup``."""
+        return type(self.struct).__name__.split("Request_v")[0]
 
     def encode(self) -> bytes:
-        return bytes(self.struct.encode())
+        """The body: no size prefix, no header."""
+        return self.struct.encode()
 
-    def build(self, request_struct_class: Any) -> Any:
-        return self.struct
-
-    def prepare(self, versions: Mapping[int, tuple[int, int]]) -> Any:
-        """Called by aiokafka's connection with the ranges its broker announced in ApiVersions."""
-        name = type(self.struct).__name__.split("Request_v")[0]
-        supported = versions.get(self.api_key)
+    def check_broker(self, versions: Mapping[int, tuple[int, int]]) -> None:
+        """Refuse a connection whose broker announced (ApiVersions) no range holding this
+        version: :class:`~staticconsumer.errors.UnsupportedBrokerError`."""
+        name, api_key, version = self.name, self.api_key, self.api_version
+        supported = versions.get(api_key)
         if supported is None:
             raise UnsupportedBrokerError(
-                f"{name} v{self.api_version}: the broker does not support {name} "
-                f"(api key {self.api_key}) at all"
+                f"{name} v{version}: the broker does not support {name} (api key {api_key}) at all"
             )
         low, high = supported
-        if not low <= self.api_version <= high:
+        if not low <= version <= high:
             raise UnsupportedBrokerError(
-                f"{name} v{self.api_version}: this broker supports v{low}-v{high} "
-                f"(api key {self.api_key}); negotiate versions per broker before sending"
+                f"{name} v{version}: this broker supports v{low}-v{high} (api key {api_key}); "
+                "negotiate versions per broker before sending"
             )
-        return self.struct
 
     def __repr__(self) -> str:
         return f"PinnedRequest({self.struct!r})"
 
 
 def response_object(response: Any, api_key: int, what: str) -> dict[str, Any]:
-    """The fields of a decoded aiokafka response as a dict, after checking it is ``what``."""
-    if not isinstance(response, Response) or response.API_KEY != api_key:
+    """The fields of a decoded response as a dict, after checking it is ``what``."""
+    if not isinstance(response, ResponseStruct) or response.API_KEY != api_key:
         raise ProtocolError(f"expected a {what} response (api key {api_key}), got {response!r}")
-    obj: dict[str, Any] = response.to_object()
-    return obj
+    return response.to_object()

@@ -94,12 +94,12 @@ def build_consumer_group_heartbeat(
 def parse_consumer_group_heartbeat(response: Any) -> ConsumerGroupHeartbeatResult:
     """Read a ConsumerGroupHeartbeat response of any implemented version."""
     obj = response_object(response, ApiKey.CONSUMER_GROUP_HEARTBEAT, "ConsumerGroupHeartbeat")
-    raw = obj["assignment"]  # a nullable struct: None, or (topic_partitions, tagged_fields)
+    raw = obj["assignment"]  # a nullable struct: None, or {"topic_partitions": [...], ...}
     assignment = None
     if raw is not None:
         assignment = tuple(
-            TopicIdPartitions(topic_id, tuple(partitions))
-            for topic_id, partitions, *_tagged in raw[0] or ()
+            TopicIdPartitions(row["topic_id"], tuple(row["partitions"]))
+            for row in raw["topic_partitions"] or ()
         )
     return ConsumerGroupHeartbeatResult(
         error_code=obj["error_code"],

@@ -22,9 +22,8 @@ from dataclasses import dataclass
 from io import BytesIO
 from typing import Any
 
-from aiokafka.protocol.types import Array, Bytes, Int16, Int32, Schema, String
-
 from staticconsumer.errors import ProtocolError
+from staticconsumer.protocol._types import Array, Bytes, Int16, Int32, Schema, String
 from staticconsumer.protocol._wire import since
 
 #: JoinGroup ``protocol_type`` of consumer groups.
@@ -36,8 +35,7 @@ ASSIGNMENT_VERSION = 3
 #: ``generation_id`` of a subscription that carries none (v0-v1, or a member that never joined).
 NO_GENERATION = -1
 
-_STRING = String("utf-8")
-_TOPIC_PARTITIONS = Array(("topic", _STRING), ("partitions", Array(Int32)))
+_TOPIC_PARTITIONS = Array(Schema(("topic", String), ("partitions", Array(Int32))))
 
 
 @dataclass(frozen=True)
@@ -70,10 +68,16 @@ class Subscription:
 
 @dataclass(frozen=True)
 class Assignment:
-    """A member's ConsumerProtocolAssignment, as the leader sends it through SyncGroup."""
+    """A member's ConsumerProtocolAssignment, as the leader sends it through SyncGroup.
+
+    ``user_data`` is the leader's assignor's opaque bytes for this one member (each member may
+    get its own). ``version`` is what :func:`decode_assignment` read (a newer version than we
+    know included); :func:`encode_assignment` writes it unless told another.
+    """
 
     partitions: tuple[TopicPartitions, ...]
     user_data: bytes | None = None
+    version: int = ASSIGNMENT_VERSION
 
     @property
     def topic_partitions(self) -> tuple[tuple[str, int], ...]:
@@ -89,17 +93,28 @@ def group_partitions(pairs: Iterable[tuple[str, int]]) -> tuple[TopicPartitions,
     return tuple(TopicPartitions(t, tuple(sorted(by_topic[t]))) for t in sorted(by_topic))
 
 
+def group_partitions_as_listed(pairs: Iterable[tuple[str, int]]) -> tuple[TopicPartitions, ...]:
+    """``(topic, partition)`` pairs grouped per topic as they are listed: topics in the order
+    they first come, each topic's partitions in the order they come, repeats dropped. A leader
+    writes its assignor's plan so (Java's ``ConsumerProtocol`` keeps the plan's order too), and a
+    member's assignor reads its partitions back in its leader's order (faust's does compare)."""
+    by_topic: dict[str, dict[int, None]] = {}
+    for topic, partition in pairs:
+        by_topic.setdefault(topic, {})[partition] = None
+    return tuple(TopicPartitions(t, tuple(ps)) for t, ps in by_topic.items())
+
+
 def _flatten(groups: tuple[TopicPartitions, ...]) -> tuple[tuple[str, int], ...]:
     return tuple((g.topic, p) for g in groups for p in g.partitions)
 
 
 def _subscription_schema(v: int) -> Schema:
     return Schema(
-        ("topics", Array(_STRING)),
+        ("topics", Array(String)),
         ("user_data", Bytes),
         *since(v, 1, ("owned_partitions", _TOPIC_PARTITIONS)),
         *since(v, 2, ("generation_id", Int32)),
-        *since(v, 3, ("rack_id", _STRING)),
+        *since(v, 3, ("rack_id", String)),
     )
 
 
@@ -128,8 +143,10 @@ def encode_subscription(subscription: Subscription, version: int = SUBSCRIPTION_
     return bytes(Int16.encode(version)) + body
 
 
-def encode_assignment(assignment: Assignment, version: int = ASSIGNMENT_VERSION) -> bytes:
-    """Version-prefixed ConsumerProtocolAssignment bytes (v0-v3 share one layout)."""
+def encode_assignment(assignment: Assignment, version: int | None = None) -> bytes:
+    """Version-prefixed ConsumerProtocolAssignment bytes (v0-v3 share one layout), of
+    ``version``, else of ``assignment.version``."""
+    version = assignment.version if version is None else version
     _check_version(version, ASSIGNMENT_VERSION, "ConsumerProtocolAssignment")
     partitions = [(g.topic, list(g.partitions)) for g in assignment.partitions]
     body: bytes = _ASSIGNMENT_SCHEMA.encode([partitions, assignment.user_data])
@@ -180,11 +197,13 @@ def decode_subscription(data: bytes) -> Subscription:
 
 
 def decode_assignment(data: bytes) -> Assignment:
-    """Read ConsumerProtocolAssignment bytes of any version >= 0. Raises
+    """Read ConsumerProtocolAssignment bytes of any version >= 0 (the version read is kept in
+    ``Assignment.version``, a newer one included). Raises
     :class:`~staticconsumer.errors.ProtocolError` on malformed bytes."""
     what = "ConsumerProtocolAssignment"
-    _, fields = _decode(data, ASSIGNMENT_VERSION, lambda _v: _ASSIGNMENT_SCHEMA, what)
+    version, fields = _decode(data, ASSIGNMENT_VERSION, lambda _v: _ASSIGNMENT_SCHEMA, what)
     return Assignment(
         partitions=_groups(fields["assigned_partitions"], what),
         user_data=fields["user_data"],
+        version=version,
     )

@@ -230,10 +230,9 @@ def _optional(
 
 
 def api_versions_from_response(response: Any) -> dict[int, tuple[int, int]]:
-    """``{api_key: (min_version, max_version)}`` from an aiokafka ``ApiVersionResponse_v*``.
-
-    Get one with ``await client.send(node_id, aiokafka.protocol.admin.ApiVersionRequest())``.
-    """
+    """``{api_key: (min_version, max_version)}`` from an ApiVersions response: any object
+    with ``error_code`` and ``api_versions`` rows ``(api key, min, max)`` (the seam sends
+    aiokafka's ApiVersions request: ``staticconsumer._compat.negotiate_versions``)."""
     error_code = getattr(response, "error_code", None)
     rows = getattr(response, "api_versions", None)
     if error_code != 0 or rows is None:

@@ -19,7 +19,8 @@ event: the consumer handed out a revoked partition's records, which it must not)
 Signals: SIGTERM is a clean stop (the batch in hand is written and committed, then ``stop()``,
 staying in the group when static); SIGUSR1 is a scale-down (the same, then ``stop(leave_group=True,
 reason=...)``; plain aiokafka's dynamic member leaves on any stop). FencedInstanceIdError prints
-``fenced`` and exits with status 4 (``stop()`` after it commits nothing). Events added to the
+``fenced`` and exits with status 4 (``stop()`` after it commits nothing), wherever it is met:
+in ``start()`` too (a member frozen while it starts and replaced meanwhile). Events added to the
 reliability member's: ``signals`` (the handlers are in place: the nemesis waits for it before it
 sends SIGTERM or SIGUSR1), ``produced`` (count per batch), ``commit_failed``, ``stale``,
 ``fenced``.
@@ -37,7 +38,7 @@ from typing import Any
 
 from aiokafka import AIOKafkaProducer, ConsumerRebalanceListener, TopicPartition
 
-from tests.reliability._member import emit, make_consumer, member_parser
+from tests.reliability._member import emit, make_consumer, member_parser, start_failure
 
 #: How long one batch may take to be written and committed before the member says so (a
 #: deadlock between the listener's lock and the commit would show here, not as a hang).
@@ -141,10 +142,11 @@ async def run(args: argparse.Namespace) -> int:
     try:
         await producer.start()
         await consumer.start()
-    except Exception as exc:
-        emit("start_failed", error=type(exc).__name__, detail=repr(exc)[:300])
+    except Exception as exc:  # a fence met while starting is a fence (exit 4), not a failure
+        event, status = start_failure(exc)
+        emit(event, where="start", error=type(exc).__name__, detail=repr(exc)[:300])
         await producer.stop()
-        return 3
+        return status
     import staticconsumer
 
     emit("started", seconds=time.monotonic() - began, code=staticconsumer.__file__)

@@ -9,7 +9,9 @@ kills connections and adds and removes members):
 * ``freeze`` -- SIGSTOP for ``hold_s`` (shorter than the session), then SIGCONT;
 * ``freeze_replace`` -- SIGSTOP, a replacement started with the same group_instance_id takes the
   partitions, then SIGCONT: the frozen one must be fenced (exit status 4) and commit nothing
-  more. A dynamic member (plain aiokafka) cannot be fenced: it is stopped after ``hold_s``;
+  more, even when the freeze landed inside its ``start()`` (it is frozen once its first join is
+  done: before that the broker does not know it by its id). A dynamic member (plain aiokafka)
+  cannot be fenced: it is stopped after ``hold_s``;
 * ``conn_kill`` -- every TCP connection of one member to the brokers is reset (``ss -K``: needs
   root and a kernel with ``CONFIG_INET_DIAG_DESTROY``; a kill that resets nothing fails the run);
 * ``scale_up`` -- a member with a new group_instance_id is added (at most ``MAX_MEMBERS``);
@@ -203,6 +205,11 @@ class Nemesis:
             raise ValueError(f"unknown fault kind {fault.kind!r}")
 
     async def _freeze_replace(self, fault: Fault, victim: EtlMember, applied: Applied) -> None:
+        if self.static:
+            # Until its first join is done the broker does not know the victim by its instance
+            # id: a replacement would then be the older holder, and the thawed victim's join
+            # would fence it. A victim frozen later, even inside start(), must be fenced.
+            await victim.wait_for(lambda e: e["ev"] == "joined", 60)
         victim.signal(signal.SIGSTOP, "frozen", fault="freeze_replace")
         replacement = await self.group.spawn(victim.name)  # now group.running[name]
         try:

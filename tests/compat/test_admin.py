@@ -52,13 +52,14 @@ def connects(monkeypatch: pytest.MonkeyPatch) -> Connects:
     return scripted
 
 
-def client(servers: list[str], **security: Any) -> AIOKafkaClient:
-    return AIOKafkaClient(bootstrap_servers=servers, client_id="cid", request_timeout_ms=5000,
-                          **security)  # fmt: skip
+def client(servers: list[str], **security: Any) -> tuple[AIOKafkaClient, dict[str, Any]]:
+    """A client and the arguments it was made with (what ``bootstrap_failure_cause`` takes)."""
+    settings = {"client_id": "cid", "request_timeout_ms": 5000, **security}
+    return AIOKafkaClient(bootstrap_servers=servers, **settings), settings
 
 
 async def test_a_plaintext_bootstrap_failure_is_the_network(connects: Connects) -> None:
-    assert await _compat.bootstrap_failure_cause(client(["127.0.0.1:1"])) is None
+    assert await _compat.bootstrap_failure_cause(*client(["127.0.0.1:1"])) is None
     assert connects.calls == [], "no connection tried"
 
 
@@ -66,7 +67,7 @@ async def test_the_login_failure_behind_a_failed_bootstrap_is_found(connects: Co
     refused = Errors.SaslAuthenticationFailed("bad credentials")
     connects.outcomes.update({1: ConnectionRefusedError("down"), 2: refused})
     probe = client(["127.0.0.1:1", "127.0.0.1:2"], **SASL)
-    assert await _compat.bootstrap_failure_cause(probe) is refused
+    assert await _compat.bootstrap_failure_cause(*probe) is refused
     *_, (host, port, settings) = connects.calls
     assert (host, port) == ("127.0.0.1", 2), "a refused connection is passed over"
     assert settings["client_id"] == "cid" and settings["security_protocol"] == "SASL_PLAINTEXT"
@@ -78,19 +79,19 @@ async def test_a_tls_failure_is_found(connects: Connects) -> None:
     connects.outcomes[1] = handshake
     tls = ssl.create_default_context()
     probe = client(["127.0.0.1:1"], security_protocol="SSL", ssl_context=tls)
-    assert await _compat.bootstrap_failure_cause(probe) is handshake
+    assert await _compat.bootstrap_failure_cause(*probe) is handshake
 
 
 async def test_a_broker_that_lets_the_client_in_was_not_the_cause(connects: Connects) -> None:
     conn = Conn()
     connects.outcomes.update({1: Errors.KafkaConnectionError("down"), 2: conn})
-    assert await _compat.bootstrap_failure_cause(client(["a:1", "b:2"], **SASL)) is None
+    assert await _compat.bootstrap_failure_cause(*client(["a:1", "b:2"], **SASL)) is None
     assert conn.closed and len(connects.calls) == 2
 
 
 async def test_the_principal_is_named_without_its_secret() -> None:
-    assert _compat.client_principal(client(["a:1"], **SASL)) == ("app", "SCRAM-SHA-512")
-    assert _compat.client_principal(client(["a:1"])) == (None, None)
+    assert _compat.client_principal(client(["a:1"], **SASL)[1]) == ("app", "SCRAM-SHA-512")
+    assert _compat.client_principal(client(["a:1"])[1]) == (None, None)
 
 
 async def test_open_admin_client_returns_a_bootstrapped_client(
@@ -105,7 +106,7 @@ async def test_open_admin_client_returns_a_bootstrapped_client(
     opened = await _compat.open_admin_client(["a:1"], request_timeout_ms=1000, client_id="adm",
                                              security=SASL)  # fmt: skip
     assert booted == [opened] and opened._client_id == "adm"
-    assert _compat.client_principal(opened) == ("app", "SCRAM-SHA-512")
+    assert (opened._sasl_plain_username, opened._sasl_mechanism) == ("app", "SCRAM-SHA-512")
     await _compat.close_client(opened)
 
 

@@ -6,6 +6,7 @@ real ``AIOKafkaConsumer`` whose client is scripted, and the settings read from t
 from __future__ import annotations
 
 import asyncio
+import inspect
 import re
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
@@ -20,7 +21,7 @@ from aiokafka.consumer.group_coordinator import NoGroupCoordinator
 from aiokafka.consumer.subscription_state import SubscriptionState
 from aiokafka.structs import TopicPartition
 
-from staticconsumer import _compat
+from staticconsumer import StaticConsumer, _compat
 from staticconsumer._compat import ClientSeam, CoordinatorSeam
 from staticconsumer._compat.requests import api_versions_request
 from staticconsumer.errors import (
@@ -300,11 +301,29 @@ async def consumer_parts() -> AsyncIterator[list[AIOKafkaConsumer]]:
         await consumer.stop()
 
 
-def scripted(made: list[AIOKafkaConsumer], *topics: str, **kwargs: Any) -> tuple[
-    AIOKafkaConsumer, FakeClient
-]:  # fmt: skip
-    """A real consumer whose client answers from a scripted client: no connection is made."""
-    consumer = AIOKafkaConsumer(*topics, bootstrap_servers=NOWHERE, **kwargs)
+#: The settings each scripted consumer starts with, by its id.
+_SETTINGS: dict[int, dict[str, Any]] = {}
+
+
+def settings_of(**given: Any) -> dict[str, Any]:
+    """An ``AIOKafkaConsumer``'s arguments as ``start_consumer`` takes them: given or defaulted."""
+    parameters = inspect.signature(AIOKafkaConsumer.__init__).parameters.items()
+    defaults = {n: p.default for n, p in parameters if p.default is not inspect.Parameter.empty}
+    return {**defaults, **given}
+
+
+async def start(consumer: AIOKafkaConsumer, make_driver: Any) -> None:
+    await _compat.start_consumer(consumer, _SETTINGS[id(consumer)], make_driver)
+
+
+def scripted(
+    made: list[AIOKafkaConsumer], *topics: str, cls: type[AIOKafkaConsumer] = AIOKafkaConsumer,
+    **kwargs: Any,
+) -> tuple[AIOKafkaConsumer, FakeClient]:  # fmt: skip
+    """A real consumer (of ``cls``) whose client answers from a scripted client: no connection
+    is made. :func:`start` starts it with its arguments as settings."""
+    consumer = cls(*topics, bootstrap_servers=NOWHERE, **kwargs)
+    _SETTINGS[id(consumer)] = settings_of(bootstrap_servers=NOWHERE, **kwargs)
     made.append(consumer)
     fake = FakeClient()
     client = consumer._client
@@ -325,7 +344,7 @@ async def test_start_consumer_puts_the_seam_between_aiokafka_and_the_driver(
 ) -> None:
     consumer, fake = scripted(consumer_parts, "t", group_id="g", group_instance_id="svc-0",
                               client_id="svc", session_timeout_ms=30000)  # fmt: skip
-    assert _compat.joins_group(consumer) and _compat.subscribes_topics(consumer)
+    assert _compat.joins_group(consumer, "g") and _compat.subscribes_topics(consumer)
     driver = RecordingDriver()
     made: list[tuple[ClientSeam, Any]] = []
 
@@ -334,7 +353,7 @@ async def test_start_consumer_puts_the_seam_between_aiokafka_and_the_driver(
         driver.seam = seam
         return driver
 
-    await _compat.start_consumer(consumer, make_driver)
+    await start(consumer, make_driver)
     [(seam, versions)] = made
     assert fake.apis() == ["API_VERSIONS"] and versions.join_group == 9
     assert isinstance(consumer._coordinator, CoordinatorSeam)
@@ -345,8 +364,7 @@ async def test_start_consumer_puts_the_seam_between_aiokafka_and_the_driver(
     seam.start_poll_timer()
     assert seam.idle_seconds() < 1.0
     with pytest.raises(StaticConsumerError, match="twice"):
-        await _compat.start_consumer(consumer, make_driver)
-    assert _compat.client_id_of(consumer) == "svc"
+        await start(consumer, make_driver)
 
 
 async def test_assigned_partitions_in_a_group_start_the_committed_offsets_refresh(
@@ -354,9 +372,9 @@ async def test_assigned_partitions_in_a_group_start_the_committed_offsets_refres
 ) -> None:
     consumer, _ = scripted(consumer_parts, group_id="g")
     consumer.assign([TopicPartition("t", 0)])
-    assert not _compat.joins_group(consumer)
+    assert not _compat.joins_group(consumer, "g")
     driver = RecordingDriver()
-    await _compat.start_consumer(consumer, lambda seam, versions: driver)
+    await start(consumer, lambda seam, versions: driver)
     assert [name for name, _ in driver.calls] == ["refresh", "start"]
 
 
@@ -368,7 +386,7 @@ async def test_without_a_group_a_subscriber_gets_every_partition_at_start(
     def no_driver(seam: ClientSeam, versions: Any) -> Any:
         raise AssertionError("no group, no driver")
 
-    await _compat.start_consumer(consumer, no_driver)
+    await start(consumer, no_driver)
     assert isinstance(consumer._coordinator, NoGroupCoordinator)
     assert fake.apis() == [] and fake.metadata_updates == 1
     assert consumer.assignment() == {TopicPartition("t", 0), TopicPartition("t", 1)}
@@ -401,7 +419,7 @@ async def test_start_consumer_downgrades_a_member_without_instance_id_on_kafka_2
 
     dynamic, fake = scripted(consumer_parts, "t", group_id="g")
     fake.answers[ApiKey.API_VERSIONS] = [api_versions(KAFKA_2_2)]
-    await _compat.start_consumer(dynamic, make_driver)
+    await start(dynamic, make_driver)
     [versions] = made
     assert (versions.join_group, versions.sync_group, versions.offset_commit) == (4, 2, 6)
 
@@ -409,5 +427,125 @@ async def test_start_consumer_downgrades_a_member_without_instance_id_on_kafka_2
     fake.answers[ApiKey.API_VERSIONS] = [api_versions(KAFKA_2_2)]
     with pytest.raises(UnsupportedBrokerError, match=r"JoinGroup \(api key 11\): the broker "
                        r"supports v0-v4; static membership needs v5"):  # fmt: skip
-        await _compat.start_consumer(static, make_driver)
+        await start(static, make_driver)
     assert len(made) == 1 and fake.apis() == ["API_VERSIONS"]
+
+
+# -- stop: ours, never aiokafka's (issue 42) -----------------------------------------------------
+
+
+class ExitStackConsumer(AIOKafkaConsumer):  # type: ignore[misc]  # aiokafka is untyped
+    """aiokafka PR #1131's shape of ``AIOKafkaConsumer``: ``_closed`` stays unset (None) until
+    aiokafka's own ``start()`` ends, and ``stop()`` closes through the exit stack that only that
+    ``start()`` fills. A consumer started by ``start_consumer`` has no such stack."""
+
+    def __init__(self, *topics: str, **kwargs: Any) -> None:
+        super().__init__(*topics, **kwargs)
+        self._closed = None
+
+    async def stop(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        await self._exit_stack.aclose()
+
+
+class StaticOnExitStack(StaticConsumer, ExitStackConsumer):
+    """StaticConsumer over that shape (the MRO puts it between StaticConsumer and aiokafka's)."""
+
+
+async def test_stop_consumer_closes_what_start_consumer_made_without_aiokafkas_stop(
+    consumer_parts: list[AIOKafkaConsumer],
+) -> None:
+    consumer, _ = scripted(consumer_parts, "t", cls=ExitStackConsumer, group_id="g",
+                           group_instance_id="svc-0")  # fmt: skip
+    driver = RecordingDriver()
+    await start(consumer, lambda seam, versions: driver)
+    fetcher = consumer._fetcher
+    await _compat.stop_consumer(consumer)
+    assert ("close", None) in driver.calls, "the coordinator seam closed the driver"
+    assert fetcher._closed and consumer._closed is True
+    with pytest.raises(Errors.ConsumerStoppedError):
+        await consumer.getmany()
+    calls = len(driver.calls)
+    await _compat.stop_consumer(consumer)
+    assert len(driver.calls) == calls, "a second stop does nothing"
+
+
+async def test_a_static_consumer_stops_without_aiokafkas_start_bookkeeping(
+    consumer_parts: list[AIOKafkaConsumer],
+) -> None:
+    """Before: ``StaticConsumer.stop`` ended in aiokafka's ``stop()``, which on #1131's shape
+    raised AttributeError (no exit stack: aiokafka's ``start()`` never ran)."""
+    never_started = StaticOnExitStack("t", bootstrap_servers=NOWHERE)
+    await never_started.stop()
+    assert never_started._closed is True
+    consumer, _ = scripted(consumer_parts, "t", cls=StaticOnExitStack)
+    await consumer.start()  # no group: every partition, through start_consumer
+    assert consumer.assignment() == {TopicPartition("t", 0), TopicPartition("t", 1)}
+    await asyncio.sleep(0)  # aiokafka's NoGroupCoordinator task runs once (its close awaits it)
+    await consumer.stop()
+    assert consumer._closed is True and consumer._fetcher._closed
+    with pytest.raises(Errors.ConsumerStoppedError):
+        await consumer.getone()
+
+
+async def test_a_failed_start_on_that_shape_raises_its_own_error() -> None:
+    """The failed start's cleanup is ours too: the bootstrap failure is raised, not the
+    AttributeError of aiokafka's ``stop()`` on #1131's shape."""
+    consumer = StaticOnExitStack("t", bootstrap_servers=NOWHERE, request_timeout_ms=1000)
+    with pytest.raises(ClusterUnavailableError):
+        await consumer.start()
+    assert consumer._closed is True
+
+
+# -- the settings the seam starts a consumer with (not aiokafka's private attributes) ---------
+
+
+def _upper(raw: bytes) -> bytes:
+    return raw.upper()
+
+
+@pytest.mark.parametrize(
+    "given",
+    [
+        {},
+        {"fetch_max_bytes": 1000, "fetch_min_bytes": 7, "fetch_max_wait_ms": 90,
+         "max_partition_fetch_bytes": 4096, "check_crcs": False, "consumer_timeout_ms": 50,
+         "retry_backoff_ms": 30, "auto_offset_reset": "earliest", "request_timeout_ms": 9000,
+         "isolation_level": "read_committed", "key_deserializer": _upper,
+         "value_deserializer": _upper, "client_rack": "rack-a",
+         "exclude_internal_topics": False},
+    ],
+    ids=["defaults", "given"],
+)  # fmt: skip
+async def test_the_settings_the_seam_starts_with_are_what_aiokafka_starts_with(
+    given: dict[str, Any],
+) -> None:
+    """The seam builds the fetcher and the group from the consumer's own record of its
+    arguments; aiokafka's ``start()`` builds them from the private attributes its constructor
+    set. On the installed aiokafka the two agree, defaults included (issue 42)."""
+    consumer = StaticConsumer("t", bootstrap_servers=NOWHERE, group_id="g",
+                              group_instance_id="i-0", **given)  # fmt: skip
+    settings = consumer._aiokafka_settings
+    fetcher = _compat.lifecycle._fetcher_settings(settings)
+    aiokafkas = {
+        "key_deserializer": consumer._key_deserializer,
+        "value_deserializer": consumer._value_deserializer,
+        "fetch_min_bytes": consumer._fetch_min_bytes,
+        "fetch_max_bytes": consumer._fetch_max_bytes,
+        "fetch_max_wait_ms": consumer._fetch_max_wait_ms,
+        "max_partition_fetch_bytes": consumer._max_partition_fetch_bytes,
+        "check_crcs": consumer._check_crcs, "fetcher_timeout": consumer._consumer_timeout,
+        "retry_backoff_ms": consumer._retry_backoff_ms,
+        "auto_offset_reset": consumer._auto_offset_reset,
+        "isolation_level": consumer._isolation_level,
+    }  # fmt: skip
+    if consumer._client_rack is not None:
+        aiokafkas["client_rack"] = consumer._client_rack
+    assert fetcher == aiokafkas
+    group = {"group_id": consumer._group_id, "group_instance_id": consumer._group_instance_id,
+             "exclude_internal_topics": consumer._exclude_internal_topics,
+             "request_timeout_ms": consumer._request_timeout_ms,
+             "security_protocol": consumer._client._security_protocol}  # fmt: skip
+    assert {name: settings[name] for name in group} == group

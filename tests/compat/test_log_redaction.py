@@ -69,13 +69,12 @@ async def test_a_sasl_consumer_installs_the_filter_before_it_connects() -> None:
     seen: list[int] = []
 
     class Client:
-        _security_protocol = "SASL_SSL"
-
         async def bootstrap(self) -> None:
             seen.append(len(_installed()))
             raise ConnectionError("no broker here")
 
-    consumer = SimpleNamespace(_fetcher=None, _client=Client())
+    consumer = SimpleNamespace(_fetcher=None, _client=Client(), _subscription=None)
     with pytest.raises(ConnectionError):
-        await start_consumer(consumer, lambda seam, versions: None)  # type: ignore[arg-type,return-value]
+        await start_consumer(consumer, {"security_protocol": "SASL_SSL"},
+                             lambda seam, versions: None)  # type: ignore[arg-type,return-value]  # fmt: skip
     assert seen == [1]

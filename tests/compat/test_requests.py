@@ -12,6 +12,7 @@ from aiokafka.protocol import admin, fetch, metadata, offset
 from aiokafka.protocol.types import Array, Schema
 
 from staticconsumer._compat import requests
+from staticconsumer._compat.wire import AiokafkaRequest
 from staticconsumer.protocol import PinnedRequest
 
 
@@ -46,17 +47,20 @@ CASES = {
     "DescribeConfigs v2": (requests.describe_configs_request([(4, "1", ["k"])]), 32, 2,
                            struct.pack(">ib", 1, 4) + _string("1") + struct.pack(">i", 1)
                            + _string("k") + b"\x00"),
+    "CreateAcls v1": (requests.create_acls_request((2, "t", 3, "User:a", "*", 3, 3)), 30, 1,
+                      struct.pack(">ib", 1, 2) + _string("t") + struct.pack(">b", 3)
+                      + _string("User:a") + _string("*") + struct.pack(">bb", 3, 3)),
 }  # fmt: skip
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_each_request_is_one_pinned_version_with_the_same_bytes(name: str) -> None:
     request, api_key, version, body = CASES[name]
-    assert isinstance(request, PinnedRequest)
-    assert (request.api_key, request.api_version) == (api_key, version)
+    assert isinstance(request, AiokafkaRequest) and isinstance(request.pinned, PinnedRequest)
+    assert (request.API_KEY, request.API_VERSION) == (api_key, version)
     assert request.encode() == body
     # what aiokafka 0.12's connection reads off the request itself
-    assert request.RESPONSE_TYPE is request.struct.RESPONSE_TYPE
+    assert request.RESPONSE_TYPE is request.pinned.struct.RESPONSE_TYPE
     assert request.build_request_header(3, "c").encode() == struct.pack(
         ">hhih", api_key, version, 3, 1) + b"c"  # fmt: skip
 
@@ -78,6 +82,8 @@ RESPONSES = {
     "first_offset:Int64}],preferred_read_replica:Int32,message_set:Bytes}]}]}",
     admin.CreateTopicsResponse_v3: "{throttle_time_ms:Int32,topic_errors:[{topic:String,"
     "error_code:Int16,error_message:String}]}",
+    admin.CreateAclsResponse_v1: "{throttle_time_ms:Int32,creation_responses:[{error_code:Int16,"
+    "error_message:String}]}",
     admin.DescribeConfigsResponse_v2: "{throttle_time_ms:Int32,resources:[{error_code:Int16,"
     "error_message:String,resource_type:Int8,resource_name:String,config_entries:["
     "{config_names:String,config_value:String,read_only:Boolean,config_source:Int8,"

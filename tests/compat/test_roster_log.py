@@ -51,7 +51,7 @@ class FakeBroker:
         return 1
 
     async def send(self, node_id: int, request: Any, *, group: Any = None) -> Any:
-        struct = request.struct  # a PinnedRequest: one version, the same on every aiokafka
+        struct = request.pinned.struct  # aiokafka's struct of one version (_compat.requests)
         kind = type(struct).__name__
         self.sent.append((node_id, kind, group))
         if kind == "MetadataRequest_v5":

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from assignors import RangeAssignor
+from assignors import MemberAssignment, RangeAssignor
 from staticconsumer import ConfigurationError, StaticConsumer, UnreleasedInstanceIdError
 from staticconsumer._error_map import kafka_error
 from staticconsumer.protocol import ErrorCode
@@ -39,6 +39,21 @@ async def test_classic_only_options_are_refused_under_the_consumer_protocol(
         make(group_protocol="consumer", **{field: value})
     message = str(caught.value)
     assert field in message and java_key in message and "KIP-848" in message
+
+
+class _ReadsUserData(RangeAssignor):
+    def on_assignment(self, assignment: MemberAssignment, generation: int) -> None:
+        pass
+
+
+async def test_an_assignor_that_reads_assignment_user_data_is_refused_naming_why() -> None:
+    """KIP-848 assignments carry no user data: an assignor with on_assignment cannot get any."""
+    with pytest.raises(ConfigurationError) as caught:
+        make(group_protocol="consumer", partition_assignment_strategy=(_ReadsUserData(),))
+    message = str(caught.value)
+    for words in ("partition_assignment_strategy", "KIP-848", "_ReadsUserData",
+                  "on_assignment", "no user data", "group_protocol='classic'"):  # fmt: skip
+        assert words in message
 
 
 @pytest.mark.parametrize(("kwargs", "words"), [

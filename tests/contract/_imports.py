@@ -5,7 +5,8 @@ README's "Layout" and ``staticconsumer/__init__.py`` draw the same order)::
 
     tooling (localkafka, analytics, _demo, streams_app, testing, cli, __main__, faststream)
         public names only: staticconsumer, .errors, .events, .admin, .security, .protocol,
-        .membership, assignors (and each other's public modules)
+        .membership, assignors (and each other's public modules); aiokafka's internals only
+        through the seam's tooling module, staticconsumer._compat.tooling
     ─────────────────────────────── the wall ───────────────────────────────
     public face     staticconsumer (its __init__), admin
     consumer        _consumer/ (StaticConsumer)
@@ -18,7 +19,7 @@ README's "Layout" and ``staticconsumer/__init__.py`` draw the same order)::
     error map       _error_map
     membership      membership/ (sans-IO engines: no asyncio, no aiokafka)
     options         options (the consumer's options, one frozen value)
-    protocol        protocol/ (wire structs: staticconsumer.errors and aiokafka.protocol only)
+    protocol        protocol/ (wire types and structs: staticconsumer.errors only; no aiokafka)
     vocabulary      errors, events, security, _instance_id, _java_properties, _version,
                     _roster_status
     assignors       pure: the standard library only (aiokafka_adapter.py may use aiokafka)
@@ -53,8 +54,11 @@ TOOLING = tuple(
         "faststream",
     )  # the FastStream integration: public names only, never imported
 )
-#: What a protocol module may import besides the standard library and protocol itself.
-PROTOCOL_MAY_IMPORT = ("staticconsumer.errors", "aiokafka.protocol")
+#: What a protocol module may import besides the standard library and protocol itself: the wire
+#: is ours (issue 42), no aiokafka.
+PROTOCOL_MAY_IMPORT = ("staticconsumer.errors",)
+#: The one SDK private module tooling may import: aiokafka internals it needs, in the seam.
+TOOLING_SEAM = "staticconsumer._compat.tooling"
 #: What a membership module may never import (it is sans-IO: the drivers do the I/O).
 MEMBERSHIP_MAY_NOT_IMPORT = (
     "asyncio", "aiokafka", "staticconsumer.drivers", "staticconsumer._compat",
@@ -265,7 +269,7 @@ def _rule(imp: Import) -> str | None:
     if not is_tooling(source) and first_party and not is_tooling(target):
         if why := _layer_rule(source, target):
             return why
-    if is_tooling(source) and first_party and not is_tooling(target):
+    if is_tooling(source) and first_party and not is_tooling(target) and target != TOOLING_SEAM:
         if _is_private(target, "") or _within(target, "staticconsumer.drivers"):
             return "tooling imports an SDK private module or name (use the public ones)"
     if is_tooling(source) and is_tooling(target):

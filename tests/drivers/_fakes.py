@@ -84,6 +84,9 @@ class FakeSeam:
         self.pattern_topics: frozenset[str] | None = None
         #: The topics subscribed when each refresh was asked for.
         self.refreshes: list[frozenset[str]] = []
+        #: Each request sent: its API and how long it waits for an answer at least (None: the
+        #: connection's request_timeout_ms).
+        self.timeouts: list[tuple[str, int | None]] = []
 
     def subscribed_by_pattern(self) -> bool:
         return self.pattern_topics is not None
@@ -95,7 +98,10 @@ class FakeSeam:
             self.subscription = Subscription(self.pattern_topics)  # aiokafka: a new object
         return True
 
-    async def send(self, node_id: int, request: Any) -> Any:
+    async def send(
+        self, node_id: int, request: Any, *, timeout_at_least_ms: int | None = None
+    ) -> Any:
+        self.timeouts.append((ApiKey(request.api_key).name, timeout_at_least_ms))
         return await self.group_coordinator.answer(request)
 
     async def lookup_coordinator(self, group_id: str) -> int | None:
@@ -184,7 +190,7 @@ class FakeCoordinator:
     #: re-joined a stable group: this (former) member id as leader, and no members (KIP-814).
     former_leader: str | None = None
     #: The versions this coordinator announces (ApiVersions); a request of another version is
-    #: refused as aiokafka's connection refuses it (``PinnedRequest.prepare``). None: any.
+    #: refused as aiokafka's connection refuses it (``PinnedRequest.check_broker``). None: any.
     announced: Mapping[int, tuple[int, int]] | None = None
 
     def sent(self, api: str) -> list[dict[str, Any]]:
@@ -194,7 +200,7 @@ class FakeCoordinator:
         fields: dict[str, Any] = request.struct.to_object()
         key, version = request.api_key, request.api_version
         if self.announced is not None:
-            request.prepare(self.announced)
+            request.check_broker(self.announced)
         name = ApiKey(key).name
         fields["version"] = version
         self.requests.append((name, fields))

@@ -129,3 +129,32 @@ async def test_enforce_without_a_reason_sends_kip_800s_default(
                 await consumer.enforce_rebalance(blank)
     finally:
         await h.driver.close()
+
+
+@pytest.mark.parametrize(("options", "join_wait_ms"), [
+    ({}, 305_000),  # Java's default rebalance timeout, max.poll.interval.ms (300 s), + 5 s
+    ({"max_poll_interval_ms": 15_000}, 20_000),
+    ({"rebalance_timeout_ms": 60_000}, 65_000),
+])  # fmt: skip
+async def test_join_group_waits_the_rebalance_timeout_plus_5_s_as_java_does(
+    options: dict[str, object], join_wait_ms: int
+) -> None:
+    """Issue 42: the coordinator holds a JoinGroup until every known member re-joined or the
+    rebalance timeout passed (a stopped static member holds it for its session). With only the
+    connection's request_timeout_ms (40 s), a longer wait timed out, read as a dead coordinator.
+    Java's JoinGroup waits ``max(request.timeout.ms, rebalance timeout + 5 s)``
+    (``AbstractCoordinator.sendJoinGroupRequest``); every other request its request timeout."""
+    consumer = StaticConsumer("t", bootstrap_servers="127.0.0.1:9", group_id="g",
+                              group_instance_id="i-0", **options)  # type: ignore[arg-type]  # fmt: skip
+    seam = FakeSeam(FakeCoordinator())
+    driver = make_driver(consumer.options, seam, VERSIONS, on_fatal=lambda e: None,
+                         owned=consumer._owned)  # fmt: skip
+    driver.start()
+    try:
+        await wait_for(lambda: any(api == "HEARTBEAT" for api, _ in seam.timeouts), "a heartbeat")
+    finally:
+        await driver.close()
+    waits = dict(seam.timeouts)
+    assert waits["JOIN_GROUP"] == join_wait_ms
+    assert {api: wait for api, wait in seam.timeouts if api != "JOIN_GROUP"} == {
+        "SYNC_GROUP": None, "HEARTBEAT": None}  # fmt: skip

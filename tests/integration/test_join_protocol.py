@@ -6,8 +6,11 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+import pytest
+
 from assignors import Member, MemberAssignment, RangeAssignor, RoundRobinAssignor, StickyAssignor
 from staticconsumer import StaticConsumer
+from staticconsumer._compat.consumer import ClientSeam
 from staticconsumer.protocol import parse_join_group
 
 from ._group import FAST, owned, start_member, wait_stable
@@ -16,8 +19,9 @@ JOIN_GROUP = 11
 
 
 async def test_one_join_group_per_attempt_with_every_assignor(
-    kafka_bootstrap: str, topic_factory: Callable[..., str], unique_group_id: Callable[..., str]
-) -> None:
+    kafka_bootstrap: str, topic_factory: Callable[..., str], unique_group_id: Callable[..., str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:  # fmt: skip
     consumer = StaticConsumer(
         topic_factory(partitions=2), bootstrap_servers=kafka_bootstrap,
         group_id=unique_group_id(), group_instance_id="one-join",
@@ -25,17 +29,19 @@ async def test_one_join_group_per_attempt_with_every_assignor(
         **FAST,
     )  # fmt: skip
     joins: list[tuple[list[str], int]] = []
-    client = consumer._client  # this instance only: nothing process-wide is patched
-    real_send = client.send
+    client = consumer._client
+    real_send = ClientSeam.send
 
-    async def spying_send(node_id: int, request: Any, **kw: Any) -> Any:
-        response = await real_send(node_id, request, **kw)
-        if getattr(request, "api_key", getattr(request, "API_KEY", None)) == JOIN_GROUP:
+    # Every group request goes through the consumer's ClientSeam.send (JoinGroup with its own,
+    # longer timeout, so not through AIOKafkaClient.send): spied there, for this consumer only.
+    async def spying_send(seam: ClientSeam, node_id: int, request: Any, **kw: Any) -> Any:
+        response = await real_send(seam, node_id, request, **kw)
+        if seam._client is client and request.api_key == JOIN_GROUP:
             names = [protocol[0] for protocol in request.struct.protocols]
             joins.append((names, parse_join_group(response).error_code))
         return response
 
-    client.send = spying_send
+    monkeypatch.setattr(ClientSeam, "send", spying_send)
     await consumer.start()
     try:
         assert joins, "the spy saw the JoinGroup"

@@ -1,7 +1,8 @@
 """Both record paths on the real broker (issue 37): the compiled reader and aiokafka's own hand
 out the same records through ``getmany(max_records)``, ``getone``, ``seek`` and ``pause`` in the
 middle of a batch, and ``async for``; each consumer says which path it runs. The batches are lz4,
-with keys, headers and null values; a deserializer runs on the keys."""
+with keys, headers and null values; a deserializer runs on the keys. ``kept``: the compiled
+reader over Fetch responses read into kept buffers on our own wire (issue 43)."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from aiokafka import AIOKafkaProducer, TopicPartition
 from staticconsumer import StaticConsumer
 from staticconsumer._compat import records as seam
 
-PATHS = ["compiled", "pure"] if seam.compiled_available() else ["pure"]
+PATHS = ["compiled", "kept", "pure"] if seam.compiled_available() else ["pure"]
 RECORDS = 60
 
 
@@ -48,6 +49,10 @@ async def _read(bootstrap: str, topic: str, path: str, monkeypatch: pytest.Monke
         monkeypatch.setenv(seam.PURE_RECORDS_ENV, "1")
     else:
         monkeypatch.delenv(seam.PURE_RECORDS_ENV, raising=False)
+    if path == "kept":
+        monkeypatch.setenv(seam.KEPT_FETCH_ENV, "1")
+    else:
+        monkeypatch.delenv(seam.KEPT_FETCH_ENV, raising=False)
     consumer = StaticConsumer(
         topic, bootstrap_servers=bootstrap, group_id=f"rp-{uuid.uuid4().hex[:8]}",
         group_instance_id="rp-0", auto_offset_reset="earliest", enable_auto_commit=False,
@@ -55,7 +60,7 @@ async def _read(bootstrap: str, topic: str, path: str, monkeypatch: pytest.Monke
     )  # fmt: skip
     await consumer.start()
     try:
-        assert consumer.record_path == path
+        assert consumer.record_path == ("compiled" if path == "kept" else path)
         tp0, tp1 = TopicPartition(topic, 0), TopicPartition(topic, 1)
         seen: list[Any] = []
         first = await consumer.getmany(tp0, timeout_ms=10_000, max_records=3)
@@ -74,6 +79,8 @@ async def _read(bootstrap: str, topic: str, path: str, monkeypatch: pytest.Monke
             if positions == [RECORDS // 2, RECORDS // 2]:
                 break
         seen.append(("async for", sorted(rest)))
+        buffers = seam.kept_buffers_of(consumer)
+        assert (buffers is not None and buffers.allocated > 0) == (path == "kept")
         return seen
     finally:
         await consumer.stop()
@@ -90,4 +97,5 @@ async def test_both_paths_hand_out_the_same_records(
     assert reference[1][1][2] == 10 and reference[1][1][5] == "k20"  # seek inside the batch
     assert reference[2] == ("paused", [1])
     assert seen.get("compiled", reference) == reference
-    assert len(PATHS) == 2, "the extension is not built: only aiokafka's path ran"
+    assert seen.get("kept", reference) == reference
+    assert len(PATHS) == 3, "the extension is not built: only aiokafka's path ran"

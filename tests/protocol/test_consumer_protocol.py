@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -11,6 +13,7 @@ from staticconsumer.protocol import (
     ASSIGNMENT_VERSION,
     NO_GENERATION,
     SUBSCRIPTION_VERSION,
+    ApiKey,
     Assignment,
     Subscription,
     TopicPartitions,
@@ -19,6 +22,9 @@ from staticconsumer.protocol import (
     encode_assignment,
     encode_subscription,
     group_partitions,
+    group_partitions_as_listed,
+    parse_sync_group,
+    response_class,
 )
 
 from . import golden
@@ -66,8 +72,30 @@ def test_subscription_decodes_from_golden(version: int) -> None:
 def test_assignment_golden_both_ways(version: int) -> None:
     assert encode_assignment(FULL_ASSIGNMENT, version) == golden.ASSIGNMENT[version]
     assert encode_assignment(EMPTY_ASSIGNMENT, version) == golden.ASSIGNMENT_EMPTY[version]
-    assert decode_assignment(golden.ASSIGNMENT[version]) == FULL_ASSIGNMENT
-    assert decode_assignment(golden.ASSIGNMENT_EMPTY[version]) == EMPTY_ASSIGNMENT
+    # The version read is kept (issue 41: a member's assignor gets it with its assignment).
+    assert decode_assignment(golden.ASSIGNMENT[version]) == replace(
+        FULL_ASSIGNMENT, version=version
+    )
+    assert decode_assignment(golden.ASSIGNMENT_EMPTY[version]) == replace(
+        EMPTY_ASSIGNMENT, version=version
+    )
+    assert (
+        encode_assignment(replace(FULL_ASSIGNMENT, version=version)) == golden.ASSIGNMENT[version]
+    )
+
+
+@pytest.mark.parametrize("version", sorted(golden.SYNC_GROUP_RESPONSE_USER_DATA))
+def test_a_java_leaders_assignment_with_user_data_reads_from_a_sync_group_answer(
+    version: int,
+) -> None:
+    """What a member gets from SyncGroup when the leader's assignor planned user data for it
+    (Java's ConsumerProtocol.serializeAssignment): its partitions, its own user data, v3."""
+    data = golden.SYNC_GROUP_RESPONSE_USER_DATA[version]
+    answer = parse_sync_group(response_class(ApiKey.SYNC_GROUP, version).decode(data))
+    assert answer.error_code == 0
+    assert decode_assignment(answer.assignment) == Assignment(
+        partitions=OWNED, user_data=b"for svc-1", version=ASSIGNMENT_VERSION
+    )
 
 
 def test_default_versions_are_the_newest() -> None:
@@ -80,7 +108,7 @@ def test_newer_version_is_read_as_the_newest_known_and_trailing_bytes_ignored() 
     future = b"\x00\x04" + golden.SUBSCRIPTION[3][2:] + b"\x00\x00\x00\x2a new field"
     assert decode_subscription(future) == FULL_SUBSCRIPTION
     future_assignment = b"\x00\x07" + golden.ASSIGNMENT[3][2:] + b"\xff\xff"
-    assert decode_assignment(future_assignment) == FULL_ASSIGNMENT
+    assert decode_assignment(future_assignment) == replace(FULL_ASSIGNMENT, version=7)
 
 
 def test_negative_version_is_refused() -> None:
@@ -110,6 +138,18 @@ def test_encoding_refuses_unknown_versions() -> None:
         encode_assignment(FULL_ASSIGNMENT, -1)
 
 
+def test_grouping_as_listed_keeps_the_plans_order_and_drops_repeats() -> None:
+    pairs = [("u", 3), ("t", 2), ("u", 0), ("t", 2), ("u", 1)]
+    assert group_partitions_as_listed(pairs) == (
+        TopicPartitions("u", (3, 0, 1)),
+        TopicPartitions("t", (2,)),
+    )
+    listed = Assignment(partitions=group_partitions_as_listed(pairs))
+    assert decode_assignment(encode_assignment(listed)).topic_partitions == (
+        ("u", 3), ("u", 0), ("u", 1), ("t", 2),
+    )  # fmt: skip
+
+
 def test_flat_views_and_grouping() -> None:
     pairs = (("orders", 0), ("orders", 1), ("payments", 2))
     assert FULL_SUBSCRIPTION.owned == pairs
@@ -133,6 +173,7 @@ assignments = st.builds(
     Assignment,
     partitions=st.lists(partitions, max_size=3).map(tuple),
     user_data=st.none() | st.binary(max_size=16),
+    version=st.integers(0, ASSIGNMENT_VERSION),
 )
 
 
@@ -143,4 +184,7 @@ def test_subscription_round_trips(subscription: Subscription) -> None:
 
 @given(assignments, st.integers(0, ASSIGNMENT_VERSION))
 def test_assignment_round_trips(assignment: Assignment, version: int) -> None:
-    assert decode_assignment(encode_assignment(assignment, version)) == assignment
+    assert decode_assignment(encode_assignment(assignment, version)) == replace(
+        assignment, version=version
+    )
+    assert decode_assignment(encode_assignment(assignment)) == assignment

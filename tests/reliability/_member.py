@@ -1,7 +1,12 @@
 """One group member in its own process, for the broker- and consumer-failure scenarios.
 
 The parent (``_harness.MemberProcess``) reads one JSON event per line on stdout: ``started``,
-``start_failed``, ``assigned``, ``revoked``, ``records``, ``commit``, ``stopping``, ``stopped``.
+``start_failed``, ``fenced``, ``joined``, ``assigned``, ``revoked``, ``records``, ``commit``,
+``stopping``, ``stopped``. A ``start()`` that raises the fence error (another process took the
+instance id while this one was starting: frozen, or simply slower) is a fenced member, not a
+failed start: ``fenced`` (where ``start``) and exit status 4, as a fence met later
+(:func:`start_failure`). ``joined`` is a StaticConsumer's first completed join (its
+``GroupJoined`` event): from then on the broker knows the member by its instance id.
 SIGTERM is a clean stop (the batch in hand is finished and committed, then ``stop()``); SIGKILL is a
 crash. With ``--pause-on-assign`` the first non-empty assignment blocks the whole process (the
 event loop included, so no request goes out) until the parent writes a line on stdin: that is how
@@ -22,6 +27,7 @@ import logging
 import signal
 import sys
 import time
+from collections.abc import Callable
 from typing import Any
 
 from aiokafka import AIOKafkaConsumer, ConsumerRebalanceListener, TopicPartition
@@ -49,6 +55,36 @@ class Listener(ConsumerRebalanceListener):  # type: ignore[misc]
             sys.stdin.readline()  # blocks the event loop on purpose (module docstring)
 
 
+#: Exit statuses of a member that ended on its own: start() failed, or it was fenced.
+START_FAILED, FENCED = 3, 4
+
+
+def start_failure(exc: BaseException) -> tuple[str, int]:
+    """The event and exit status for an exception raised by ``start()``: the fence error is a
+    fence (``fenced``, 4) wherever it is met; anything else is a failed start
+    (``start_failed``, 3)."""
+    from staticconsumer import FencedInstanceIdError
+
+    if isinstance(exc, FencedInstanceIdError):
+        return "fenced", FENCED
+    return "start_failed", START_FAILED
+
+
+def emit_joined_once() -> Callable[[Any], None]:
+    """An ``on_event`` callback that emits ``joined`` at the first ``GroupJoined``."""
+    from staticconsumer.events import GroupJoined
+
+    seen = False
+
+    def on_event(event: Any) -> None:
+        nonlocal seen
+        if isinstance(event, GroupJoined) and not seen:
+            seen = True
+            emit("joined", member_id=event.member_id, generation=event.generation_id)
+
+    return on_event
+
+
 def make_consumer(args: argparse.Namespace) -> Any:
     common: dict[str, Any] = dict(
         bootstrap_servers=args.bootstrap,
@@ -71,7 +107,8 @@ def make_consumer(args: argparse.Namespace) -> Any:
         if args.group_protocol == "consumer":  # KIP-848: the broker owns these two
             del common["session_timeout_ms"], common["heartbeat_interval_ms"]
             common["group_protocol"] = "consumer"
-        return StaticConsumer(group_instance_id=args.instance_id or None, **common)
+        return StaticConsumer(group_instance_id=args.instance_id or None,
+                              on_event=emit_joined_once(), **common)  # fmt: skip
     if strategy:  # aiokafka has no cooperative protocol: its eager range or roundrobin
         from aiokafka.coordinator.assignors.range import RangePartitionAssignor
         from aiokafka.coordinator.assignors.roundrobin import RoundRobinPartitionAssignor
@@ -92,8 +129,9 @@ async def consume(args: argparse.Namespace) -> int:
     try:
         await consumer.start()
     except Exception as exc:
-        emit("start_failed", error=type(exc).__name__, detail=repr(exc)[:300])
-        return 3
+        event, status = start_failure(exc)
+        emit(event, where="start", error=type(exc).__name__, detail=repr(exc)[:300])
+        return status
     emit("started", seconds=time.monotonic() - began)
     while not stopping.is_set():
         try:

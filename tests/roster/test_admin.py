@@ -44,7 +44,7 @@ class AdminBroker(FakeBroker):
         self.cluster.brokers = lambda: [1]
 
     async def send(self, node_id: int, request: Any, *, group: Any = None) -> Any:
-        if type(request.struct).__name__ == "CreateTopicsRequest_v3":
+        if type(request.pinned.struct).__name__ == "CreateTopicsRequest_v3":
             self.sent.append((node_id, "CreateTopicsRequest_v3", group))
             rows = [{"topic": TOPIC, "error_code": self.create_error, "error_message": None}]
             return SimpleNamespace(to_object=lambda: {"topic_errors": rows})

@@ -1,9 +1,10 @@
 """The compiled record path and aiokafka's hand out the same records, by difference: generated
 message sets, read through aiokafka's ``FetchResult`` (as the fetcher reads them) once with
-aiokafka's ``PartitionRecords`` and once with the compiled reader installed as the seam installs
-it, under the same sequence of ``getone``/``getall(max_records)``/``seek``/``pause`` calls. Every
-call's records (field by field, in the dataclass's attribute order), error, position and
-``has_more`` must be equal."""
+aiokafka's ``PartitionRecords``, once with the compiled reader installed as the seam installs
+it, and once with the compiled reader over a view of a larger frame (as the fetch path that
+keeps its response buffers hands it a partition's records, issue 43), under the same sequence
+of ``getone``/``getall(max_records)``/``seek``/``pause`` calls. Every call's records (field by
+field, in the dataclass's attribute order), error, position and ``has_more`` must be equal."""
 
 from __future__ import annotations
 
@@ -58,8 +59,19 @@ def _fails_on_ff(data: bytes | None) -> Any:
 DESERIALIZERS: list[Callable[[bytes | None], Any] | None] = [None, _reverse, _fails_on_ff]
 
 
+#: How a reader gets its message set: aiokafka's, the compiled reader over the bytes, the
+#: compiled reader over a memoryview of a frame holding other bytes around the set.
+PURE, COMPILED, VIEW = "pure", "compiled", "view"
+
+
+def framed(data: bytes) -> tuple[bytearray, memoryview]:
+    """``data`` inside a frame (other bytes before and after it) and the view of it there."""
+    frame = bytearray(b"\xaa" * 7 + data + b"\xbb" * 5)
+    return frame, memoryview(frame)[7 : 7 + len(data)]
+
+
 def _fetch_result(
-    compiled: bool, data: bytes, aborted: list[tuple[int, int]], fetch_offset: int,
+    compiled: bool | str, data: bytes, aborted: list[tuple[int, int]], fetch_offset: int,
     key_deserializer: Any, value_deserializer: Any, check_crcs: bool, isolation: int,
 ) -> tuple[FetchResult, Any]:  # fmt: skip
     async def assigned() -> SubscriptionState:  # aiokafka's futures want a running loop
@@ -81,7 +93,9 @@ def _fetch_result(
         isolation,
     )
     result = FetchResult(TP, assignment=assignment, partition_records=records, backoff=0)
-    if compiled:
+    if compiled == VIEW:
+        assert seam.install_reader(result, TP, framed(data)[1])
+    elif compiled:
         assert seam.install_reader(result, TP, data)
     return result, assignment
 
@@ -123,13 +137,14 @@ def _run_both(ms: MessageSet, data: bytes, plan: list[tuple[str, int | None]], *
               key_deserializer: Any = None, value_deserializer: Any = None,
               check_crcs: bool = True, isolation: int = READ_UNCOMMITTED) -> list[Any]:  # fmt: skip
     outcomes = []
-    for compiled in (False, True):
+    transactions = ms.transactions if aborted is None else aborted
+    for path in (PURE, COMPILED, VIEW):
         result, assignment = _fetch_result(
-            compiled, data, ms.transactions if aborted is None else aborted, fetch_offset,
+            path != PURE and path, data, transactions, fetch_offset,
             key_deserializer, value_deserializer, check_crcs, isolation,
         )  # fmt: skip
         outcomes.append([_outcome(result, assignment, step) for step in plan])
-    assert outcomes[0] == outcomes[1]
+    assert outcomes[0] == outcomes[1] == outcomes[2]
     return outcomes[0]
 
 
@@ -246,3 +261,44 @@ def test_mixed_formats_read_as_aiokafkas_python_reader_reads_them() -> None:
     # aiokafka's compiled reader (when this stops failing, drop the note in _batches.py)
     with pytest.raises((CorruptRecordException, SystemError)):
         _fetch_result(False, ms.data, [], 0, None, None, True, READ_UNCOMMITTED)[0].getall()
+
+
+def test_a_reader_over_a_frame_lets_go_of_it_once_done() -> None:
+    """The invariant the kept response buffers rest on: a reader holds its view of the frame
+    (the frame cannot be resized, so not reused) until it has handed out its last record or
+    failed, then releases it; the records it handed out are copies, untouched when the frame is
+    written again."""
+    ms = message_set([Batch(2, 0, tuple(Record(0, i, b"k", b"v%d" % i) for i in range(4))),
+                      Batch(2, 0, (Record(0, 9, None, b"last"),))])  # fmt: skip
+    frame, view = framed(ms.data)
+    result, _ = _fetch_result(False, ms.data, [], 0, None, None, True, READ_UNCOMMITTED)
+    assert seam.install_reader(result, TP, view)
+    reader = result._partition_records
+    del view
+    first = result.getall(3)
+    assert not reader.released
+    with pytest.raises(BufferError):
+        frame.append(0)
+    rest = result.getall(None)
+    assert reader.released and result._partition_records is None
+    frame[:] = b"\x00" * len(frame)  # the frame written again: the records do not change
+    assert [r.value for r in first + rest] == [b"v0", b"v1", b"v2", b"v3", b"last"]
+    assert [r.key for r in first + rest] == [b"k"] * 4 + [None]
+
+
+def test_a_failed_or_dropped_reader_lets_go_of_its_frame() -> None:
+    ms = message_set([Batch(2, 0, (Record(0, 1, None, b"a"),))])
+    corrupt = bytearray(ms.data)
+    corrupt[30] ^= 0xFF
+    frame, view = framed(bytes(corrupt))
+    result, _ = _fetch_result(False, ms.data, [], 0, None, None, True, READ_UNCOMMITTED)
+    assert seam.install_reader(result, TP, view)
+    del view
+    with pytest.raises(Exception, match="Invalid CRC"):
+        result.getall(None)
+    frame.append(0)  # released by the error
+    frame, view = framed(ms.data)
+    result, _ = _fetch_result(False, ms.data, [], 0, None, None, True, READ_UNCOMMITTED)
+    assert seam.install_reader(result, TP, view)
+    del view, result  # a result dropped unread (seek, pause, revocation)
+    frame.append(0)

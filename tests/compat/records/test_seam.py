@@ -18,6 +18,7 @@ from aiokafka.errors import RecordTooLargeError
 from aiokafka.protocol.fetch import FetchRequest_v4, FetchResponse_v4
 from aiokafka.structs import TopicPartition
 
+from staticconsumer._compat import features
 from staticconsumer._compat import records as seam
 
 from ._batches import Batch, Record, message_set
@@ -122,6 +123,31 @@ async def test_make_fetcher_logs_the_path_it_runs(
     finally:
         await pure.close()
         await default.close()
+
+
+@compiled_only
+async def test_kept_buffers_on_an_aiokafka_without_connection_versions_say_why_not(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """aiokafka 0.12's connections keep no ApiVersions (the kept path's Fetch version comes from
+    them): STATICCONSUMER_KEPT_FETCH=1 runs the compiled path there, and the start line says
+    why. On 0.13 and 0.14 it runs the kept path."""
+    caplog.set_level(logging.INFO, logger=seam.__name__)
+    monkeypatch.setenv(seam.KEPT_FETCH_ENV, "1")
+    assert seam.kept_fetch() is features.CONNECTION_PICKS_VERSIONS
+    monkeypatch.setattr(seam, "CONNECTION_PICKS_VERSIONS", False)
+    assert not seam.kept_fetch()
+    fetcher = seam.make_fetcher(_Client(None), SubscriptionState())
+    try:
+        assert type(fetcher) is seam.FetchSeam
+        [message] = [r.getMessage() for r in caplog.records]
+        assert message == (
+            f"record path: compiled ({seam.KEPT_FETCH_ENV} is set, but kept buffers need aiokafka "
+            "0.13 or newer, whose connections keep the broker's ApiVersions; aiokafka "
+            f"{features.AIOKAFKA_VERSION} is installed)"
+        )
+    finally:
+        await fetcher.close()
 
 
 @compiled_only

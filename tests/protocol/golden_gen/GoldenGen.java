@@ -10,6 +10,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
+import org.apache.kafka.clients.consumer.ConsumerPartitionAssignor;
+import org.apache.kafka.clients.consumer.internals.ConsumerProtocol;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.message.ConsumerProtocolAssignment;
 import org.apache.kafka.common.message.ConsumerProtocolSubscription;
 import org.apache.kafka.common.message.DescribeGroupsRequestData;
@@ -166,6 +169,30 @@ public final class GoldenGen {
                 .setAssignment(b(10, 11));
             if (v >= 5) {
                 data.setProtocolType("consumer").setProtocolName("range");
+            }
+            out.put(v, body(data, v));
+        }
+        return out;
+    }
+
+    // A member's SyncGroup answer carrying what a Java leader sends it: its assignment as
+    // ConsumerProtocol.serializeAssignment writes it (the newest version), with the user data
+    // the leader's assignor planned for this one member.
+    private static Map<Integer, byte[]> syncGroupResponseWithUserData() {
+        ByteBuffer planned = ConsumerProtocol.serializeAssignment(
+            new ConsumerPartitionAssignor.Assignment(
+                List.of(new TopicPartition("orders", 0), new TopicPartition("orders", 1),
+                        new TopicPartition("payments", 2)),
+                ByteBuffer.wrap("for svc-1".getBytes(StandardCharsets.UTF_8))));
+        byte[] assignment = MessageUtil.byteBufferToArray(planned);
+        Map<Integer, byte[]> out = new TreeMap<>();
+        for (int v = 3; v <= 5; v++) {
+            SyncGroupResponseData data = new SyncGroupResponseData()
+                .setThrottleTimeMs(0)
+                .setErrorCode((short) 0)
+                .setAssignment(assignment);
+            if (v >= 5) {
+                data.setProtocolType("consumer").setProtocolName("tables");
             }
             out.put(v, body(data, v));
         }
@@ -644,6 +671,7 @@ public final class GoldenGen {
         table("JOIN_GROUP_RESPONSE", joinGroupResponse());
         table("SYNC_GROUP_REQUEST", syncGroupRequest());
         table("SYNC_GROUP_RESPONSE", syncGroupResponse());
+        table("SYNC_GROUP_RESPONSE_USER_DATA", syncGroupResponseWithUserData());
         table("HEARTBEAT_REQUEST", heartbeatRequest());
         table("HEARTBEAT_RESPONSE", heartbeatResponse());
         table("LEAVE_GROUP_REQUEST", leaveGroupRequest());
