@@ -28,7 +28,7 @@ from ..protocol import (
 )
 from .broker_config import session_timeout_bounds
 from .features import CONNECTION_PICKS_VERSIONS
-from .helpers import replica_racks
+from .helpers import open_coordination_to, replica_racks
 from .requests import api_versions_request
 from .roster import PartitionLog, read_partition_log
 from .wire import aiokafka_request
@@ -178,6 +178,8 @@ class ClientSeam:
         reads no ApiVersions and would send it, and the broker would close the connection,
         retried forever. On 0.12 the seam asks the node's ApiVersions once (again after its
         connection broke: it may be another broker version by then) and refuses the same way."""
+        # aiokafka 0.12/0.13: a node found otherwise than by lookup_coordinator is registered
+        open_coordination_to(self._client, node_id)
         try:
             if not CONNECTION_PICKS_VERSIONS and isinstance(request, PinnedRequest):
                 request.check_broker(await self._node_api_versions(node_id))

@@ -77,6 +77,11 @@ CLIENT_RACK: bool = "client_rack" in CONSUMER_ARGUMENTS and "client_rack" in _pa
     Fetcher.__init__
 )
 
+#: Whether the kept-buffer fetch path (``fetch.KeptFetcher``, opt-in) can run: it mirrors aiokafka
+#: 0.14's fetcher (KIP-392's preferred replica, PR #1159) and picks its Fetch version from the
+#: ApiVersions aiokafka's connection keeps (PR #1136).
+KEPT_FETCH_AVAILABLE: bool = CLIENT_RACK and CONNECTION_PICKS_VERSIONS
+
 #: Whether a coordination connection opens only to a node aiokafka's own FindCoordinator
 #: registered (``ClusterMetadata.add_coordinator``: 0.12 and 0.13; aiokafka PR #1153 removed it
 #: in 0.14, and any broker the metadata knows will do).

@@ -19,8 +19,8 @@ client) whose reading side is then taken over: aiokafka's reader task is cancell
 transport's protocol becomes a :class:`_FrameReceiver`. Only Fetch requests go on it, one at a
 time (aiokafka's fetcher keeps one fetch in flight per node).
 
-aiokafka internals used (private; aiokafka 0.13 and 0.14: 0.12's connections keep no
-ApiVersions, ``records.kept_fetch``): ``AIOKafkaClient._get_conn``;
+aiokafka internals used (private, aiokafka 0.14's: ``features.KEPT_FETCH_AVAILABLE``, checked by
+``records.kept_fetch``): ``AIOKafkaClient._get_conn``;
 ``AIOKafkaConnection._read_task``, ``_writer``, ``_protocol``, ``_versions``, ``_client_id``,
 ``_request_timeout``, ``_last_action`` (kept fresh so its idle check does not drop a busy
 connection) and ``close``.
@@ -39,7 +39,6 @@ from aiokafka.conn import CloseReason
 
 from ..protocol import FETCH_VERSIONS, PinnedRequest
 from ..protocol._wire import request_header
-from .helpers import open_coordination_to
 
 #: aiokafka's ``ConnectionGroup`` has DEFAULT (0) and COORDINATION (1); fetches get their own.
 FETCH_GROUP = 2
@@ -204,7 +203,6 @@ class FetchConnection:
         over the first time it is seen (``opened``: by node, the last one taken over; a
         connection the client replaced is taken over anew). ``NodeNotReadyError`` when the
         client cannot connect."""
-        open_coordination_to(client, node_id)  # aiokafka 0.13: only to a registered node
         conn = await client._get_conn(node_id, group=FETCH_GROUP)
         if conn is None:
             raise Errors.NodeNotReadyError(f"cannot connect to node {node_id} to fetch")

@@ -33,7 +33,7 @@ from aiokafka.consumer.fetcher import READ_COMMITTED, Fetcher, FetchResult, Part
 from aiokafka.structs import TopicPartition
 from typing_extensions import override
 
-from .features import AIOKAFKA_VERSION, CONNECTION_PICKS_VERSIONS
+from .features import AIOKAFKA_VERSION, KEPT_FETCH_AVAILABLE
 
 try:
     from ._records import PartitionReader
@@ -73,9 +73,8 @@ def _kept_fetch_wanted() -> bool:
 
 def kept_fetch() -> bool:
     """Whether a consumer started now reads Fetch responses into kept buffers
-    (:data:`KEPT_FETCH_ENV`, on the compiled path, with aiokafka 0.13 or newer: the fetch
-    connection's Fetch version comes from the ApiVersions aiokafka's connection keeps)."""
-    return _kept_fetch_wanted() and record_path() == "compiled" and CONNECTION_PICKS_VERSIONS
+    (:data:`KEPT_FETCH_ENV`, on the compiled path, with aiokafka 0.14: ``features``)."""
+    return _kept_fetch_wanted() and record_path() == "compiled" and KEPT_FETCH_AVAILABLE
 
 
 def make_fetcher(client: Any, subscription: Any, **settings: Any) -> Any:
@@ -93,9 +92,9 @@ def make_fetcher(client: Any, subscription: Any, **settings: Any) -> Any:
         log.info("record path: compiled, Fetch responses read into kept buffers")
         return KeptFetcher(client, subscription, **settings)
     if _kept_fetch_wanted():
-        why = (f" ({KEPT_FETCH_ENV} is set, but kept buffers need aiokafka 0.13 or newer, whose "
-               f"connections keep the broker's ApiVersions; aiokafka {AIOKAFKA_VERSION} is "
-               "installed)")  # fmt: skip
+        why = (f" ({KEPT_FETCH_ENV} is set, but kept buffers need aiokafka 0.14, whose fetcher "
+               "they mirror and whose connections keep the broker's ApiVersions; aiokafka "
+               f"{AIOKAFKA_VERSION} is installed)")  # fmt: skip
     log.info("record path: %s%s", path, why)
     return FetchSeam(client, subscription, **settings)
 

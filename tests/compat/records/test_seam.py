@@ -129,13 +129,14 @@ async def test_make_fetcher_logs_the_path_it_runs(
 async def test_kept_buffers_on_an_aiokafka_without_connection_versions_say_why_not(
     monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
-    """aiokafka 0.12's connections keep no ApiVersions (the kept path's Fetch version comes from
-    them): STATICCONSUMER_KEPT_FETCH=1 runs the compiled path there, and the start line says
-    why. On 0.13 and 0.14 it runs the kept path."""
+    """The kept path mirrors aiokafka 0.14's fetcher and reads its connections' ApiVersions:
+    with 0.12 or 0.13, STATICCONSUMER_KEPT_FETCH=1 runs the compiled path, and the start line
+    says why."""
     caplog.set_level(logging.INFO, logger=seam.__name__)
     monkeypatch.setenv(seam.KEPT_FETCH_ENV, "1")
-    assert seam.kept_fetch() is features.CONNECTION_PICKS_VERSIONS
-    monkeypatch.setattr(seam, "CONNECTION_PICKS_VERSIONS", False)
+    assert seam.kept_fetch() is features.KEPT_FETCH_AVAILABLE
+    assert features.KEPT_FETCH_AVAILABLE is (features.release(features.AIOKAFKA_VERSION) >= (0, 14))
+    monkeypatch.setattr(seam, "KEPT_FETCH_AVAILABLE", False)
     assert not seam.kept_fetch()
     fetcher = seam.make_fetcher(_Client(None), SubscriptionState())
     try:
@@ -143,8 +144,8 @@ async def test_kept_buffers_on_an_aiokafka_without_connection_versions_say_why_n
         [message] = [r.getMessage() for r in caplog.records]
         assert message == (
             f"record path: compiled ({seam.KEPT_FETCH_ENV} is set, but kept buffers need aiokafka "
-            "0.13 or newer, whose connections keep the broker's ApiVersions; aiokafka "
-            f"{features.AIOKAFKA_VERSION} is installed)"
+            "0.14, whose fetcher they mirror and whose connections keep the broker's ApiVersions; "
+            f"aiokafka {features.AIOKAFKA_VERSION} is installed)"
         )
     finally:
         await fetcher.close()
