@@ -8,6 +8,7 @@ entry for every member given; the output does not depend on input order::
     assign_sticky(members, partitions_per_topic)
     assign_cooperative_sticky(members, partitions_per_topic)
     assign_roster(members, partitions_per_topic)
+    assign_tables(members, partitions_per_topic, standby_replicas=1, remembered=roster)
 
 Members are ordered as Java orders them (``AbstractPartitionAssignor.MemberInfo``): static members
 by ``group_instance_id``, before dynamic members by ``member_id`` (KIP-345 "future work" item 4);
@@ -62,6 +63,11 @@ argument and ``RosterAssignor.with_roster([...])`` are deprecated (validated, th
 ``DeprecationWarning``): register the ids with ``staticconsumer.admin.register_members``.
 Mixing this package's assignors with aiokafka's built-in ones in one group is not supported.
 
+``assign_tables`` is the table-aware plan a faust-style app needs (module :mod:`assignors._tables`):
+actives, standbys never on the active's member, copartitioned topics planned together, homes that
+follow instance ids through the roster the group remembers (it returns a :class:`TablePlan`, not
+a ``Plan``; ``staticconsumer.faust`` speaks faust's assignment bytes around it).
+
 Errors: invalid input (duplicate member ids, negative partition counts, bad roster entries or
 instance ids) raises ``ValueError`` naming the problem.
 """
@@ -83,6 +89,7 @@ from ._range import assign_range
 from ._roster import assign_roster
 from ._roundrobin import assign_roundrobin
 from ._sticky import assign_sticky
+from ._tables import TablePlan, assign_tables
 from ._userdata import (
     Envelope,
     StickyUserData,
@@ -108,11 +115,13 @@ __all__ = [
     "RoundRobinAssignor",
     "StickyAssignor",
     "StickyUserData",
+    "TablePlan",
     "assign_cooperative_sticky",
     "assign_range",
     "assign_roster",
     "assign_roundrobin",
     "assign_sticky",
+    "assign_tables",
     "decode_envelope",
     "decode_sticky_user_data",
     "encode_envelope",

@@ -6,7 +6,7 @@ import asyncio
 import inspect
 import logging
 import ssl
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any, TypeAlias, TypeVar
 
 from aiokafka import AIOKafkaConsumer
@@ -26,7 +26,7 @@ from ..errors import (
     UnreleasedInstanceIdError,
 )
 from ..membership import Lifecycle, LogIdentity
-from ..options import MembershipOperation
+from ..options import ConsumerOptions, MembershipOperation
 from ..protocol import GroupApiVersions
 from ..roster import JoinBarrier
 from ..security import SecuritySettings
@@ -153,6 +153,12 @@ class StaticConsumer(Observability, AIOKafkaConsumer):  # type: ignore[misc]  # 
                                      built.options.client_id, lambda: self.member_id)  # fmt: skip
         self._on_fatal = fatal_notice(on_fatal, self._identity)  # the driver calls it once
         self._owned = OwnedServices(built, self._identity, membership=lambda: self.membership)
+
+    @staticmethod
+    def check_options(**kwargs: Any) -> ConsumerOptions:
+        """The constructor's checks of its keyword arguments, and the options it would build,
+        without a consumer (no event loop, no client): for a framework's declarations."""
+        return check_options(kwargs)
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -281,6 +287,13 @@ class StaticConsumer(Observability, AIOKafkaConsumer):  # type: ignore[misc]  # 
             self._raise_woken()
             raise
 
+    def check_errors(self) -> None:
+        """Raise what ``getone()`` and ``getmany()`` raise before they hand out records: the
+        fatal error (fenced, say), or an error the group holds for the application (an
+        assignor's ``on_assignment`` that raised). For frameworks that read records through the
+        fetcher themselves (faust)."""
+        self._raise_woken()
+
     def _raise_woken(self) -> None:
         """The driver woke a waiter: raise the fatal error, or the error pending for us."""
         self._raise_if_fatal()
@@ -368,3 +381,17 @@ AIOKAFKA_DEFAULTS = {
     if name in _compat.aiokafka_consumer_parameters()
     and name not in ("self", "topics", "group_instance_id")
 }
+#: Every keyword argument of the constructor with its default.
+_ARGUMENTS = {
+    name: parameter.default
+    for name, parameter in inspect.signature(StaticConsumer.__init__).parameters.items()
+    if parameter.kind is parameter.KEYWORD_ONLY
+}
+
+
+def check_options(kwargs: Mapping[str, Any]) -> ConsumerOptions:
+    """:meth:`StaticConsumer.check_options`."""
+    unknown = sorted(set(kwargs) - set(_ARGUMENTS))
+    if unknown:
+        raise TypeError(f"StaticConsumer() got unexpected keyword arguments: {', '.join(unknown)}")
+    return check_construction({**_ARGUMENTS, **kwargs}, AIOKAFKA_DEFAULTS).options

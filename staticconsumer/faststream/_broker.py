@@ -9,7 +9,7 @@ import inspect
 import logging
 from collections.abc import Callable, Mapping, Sequence
 from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from faststream.kafka import KafkaBroker
 
@@ -22,8 +22,9 @@ from ..errors import (
 )
 from ..events import MembershipEvent
 from . import _seam
-from ._consumer import ServiceConsumer
-from ._ids import Declared, Member, mapping_line, plan_members
+from ._consumer import ServiceConsumer, WorkerStop
+from ._identities import Identities, Planned, WorkerIds
+from ._ids import UNKNOWN_BASE, Member
 
 log = logging.getLogger(__name__)
 
@@ -74,7 +75,10 @@ class StaticKafkaBroker(_seam.ConnectSeam):
 
     * ``instance_id``: the process's base id (default ``InstanceId.from_env()`` at start: a
       StatefulSet pod name). Each subscriber with a group is ``<base>-<key>``
-      (``staticconsumer.faststream._ids`` and ``docs/faststream.md``: the scheme).
+      (``staticconsumer.faststream._ids`` and ``docs/faststream.md``: the scheme); a
+      subscriber with ``max_workers=N`` one consumer per worker, ``<base>-<key>-<n>``. Ids and
+      consumer options are checked when a subscriber is declared, when the broker connects
+      (``TestKafkaBroker`` too) and at start.
     * ``group_protocol`` (Java ``group.protocol``, KIP-848), ``group_remote_assignor``,
       ``instance_takeover`` (None: on under the consumer protocol when the base id is this
       pod's StatefulSet name) and ``partition_assignment_strategy`` (default: StaticConsumer's
@@ -125,7 +129,6 @@ class StaticKafkaBroker(_seam.ConnectSeam):
                 f"UNRELEASED_INSTANCE_ID) must be an int > 0, got {unreleased_wait_ms!r}"
             )
         super().__init__(bootstrap_servers, **kwargs)
-        self._instance_id = instance_id
         self._static: dict[str, Any] = {
             "group_protocol": group_protocol, "on_event": on_event, **(consumer_options or {}),
         }  # fmt: skip
@@ -137,19 +140,18 @@ class StaticKafkaBroker(_seam.ConnectSeam):
         self._takeover = instance_takeover
         self._strategy = partition_assignment_strategy
         self._unreleased_wait_s = unreleased_wait_ms / 1000
-        self._declared: dict[int, str | None] = {}
-        self._members: dict[str, Member] = {}
+        self._ids = Identities(instance_id)
         self._consumers: dict[str, ServiceConsumer] = {}
-        self._base = ""
         self._fatal: StaticConsumerError | None = None
         self._stopping: asyncio.Task[None] | None = None
+        self._checks_on = True  # KafkaBroker's __init__ includes its routers= before this
 
     # -- identity ---------------------------------------------------------------------------
 
     @property
     def static_members(self) -> Mapping[str, str]:
         """``{group_instance_id: subscriber}`` of the last start (the mapping logged)."""
-        return {iid: m.declared.label for iid, m in self._members.items()}
+        return {iid: m.label for iid, m in self._ids.members.items()}
 
     @property
     def fatal_error(self) -> StaticConsumerError | None:
@@ -160,42 +162,76 @@ class StaticKafkaBroker(_seam.ConnectSeam):
     def health_address(self) -> tuple[str, int] | None:
         return self._health_server.address if self._health_server is not None else None
 
-    def _plan(self) -> tuple[Member, ...]:
-        """Each subscriber's instance id, written into its aiokafka arguments; logged once."""
-        self._base = base = self._instance_id or InstanceId.from_env()
-        declared = []
-        for subscriber in self.subscribers:
-            args = _seam.connection_args(subscriber)
-            given = self._declared.setdefault(id(subscriber), args.get("group_instance_id"))
-            group, topics = _seam.group_id(subscriber), tuple(_seam.topic_names(subscriber))
-            label = f"{group or '-'}/{','.join(topics)}"
-            if group is not None and _seam.builds_several_consumers(subscriber):
-                raise ConfigurationError(
-                    f"subscriber {label}: max_workers > 1 without AckPolicy.ACK_FIRST runs one "
-                    "consumer per worker; StaticKafkaBroker gives each subscriber one instance "
-                    "id (declare one subscriber per worker instead)"
-                )
-            declared.append(Declared(label, group, topics, given))
-        members = plan_members(base, declared)
-        for subscriber, item in zip(self.subscribers, declared, strict=True):
-            member = next((m for m in members if m.declared is item), None)
-            _seam.connection_args(subscriber)["group_instance_id"] = (
-                member.group_instance_id if member is not None else None)  # fmt: skip
-        self._members = {m.group_instance_id: m for m in members}
-        log.info("%s", mapping_line(base, members))
-        return members
+    # -- checks: when declared, when connected (TestKafkaBroker too), at start -----------------
+
+    if not TYPE_CHECKING:  # type checkers keep KafkaBroker's own signatures and overloads
+
+        def subscriber(self, *args, **kwargs):
+            subscriber = super().subscriber(*args, **kwargs)
+            self._declared(subscriber)
+            return subscriber
+
+        def include_router(self, *args, **kwargs):
+            super().include_router(*args, **kwargs)
+            self._declared(None)
+
+    def _declared(self, subscriber: Any) -> None:
+        """A subscriber (None: a router's) was declared: checked now; on a running broker,
+        planned now (its start builds its consumers from the planned ids)."""
+        if not getattr(self, "_checks_on", False):
+            return
+        if self.running:
+            self._register(self._plan(fresh=False, only=subscriber), fresh=False)
+        else:
+            self._check(self._ids.known_base(), only=subscriber)
+
+    async def connect(self) -> Any:
+        self._check(self._ids.known_base())  # before anything connects; TestKafkaBroker too
+        return await super().connect()
+
+    def _check(self, base: str | None, only: Any = None) -> list[Planned]:
+        """The id scheme over every subscriber, and the options of each subscriber's consumers
+        (of ``only``, when given) as StaticConsumer checks them when it is built."""
+        planned = self._ids.check(self.subscribers, base)
+        for item in planned:
+            if only is None or item.subscriber is only:
+                self._check_options(item)
+        return planned
+
+    def _check_options(self, item: Planned) -> None:
+        iid = item.members[0].group_instance_id if item.members else None
+        if iid is not None and iid.startswith(UNKNOWN_BASE):
+            iid = "base-id"  # a valid id: what the options checks ask is whether there is one
+        args = {**_seam.connection_args(item.subscriber), "group_id": item.declared.group_id,
+                "group_instance_id": iid}  # fmt: skip
+        ServiceConsumer.check_options(**self._consumer_kwargs(args))
+
+    def _plan(self, *, fresh: bool, only: Any = None) -> tuple[Member, ...]:
+        """The ids, checked on the base id, written into the subscribers' arguments."""
+        base = self._ids.required_base(self.subscribers)
+        return self._ids.plan(self._check(base, only), base, fresh=fresh)
+
+    def _register(self, members: Sequence[Member], *, fresh: bool) -> None:
+        """The consumers to be built, one row each on the health endpoint."""
+        health = self._health_server
+        if health is None:
+            return
+        if fresh:
+            for registered in health.consumers:
+                health.unregister(registered)
+        known = {row.membership.group_instance_id for row in health.consumers}
+        for member in members:
+            iid = member.group_instance_id
+            if iid not in self._ids.unbuilt and iid not in known:
+                health.register(_SubscriberHealth(self._consumers, member))
 
     # -- lifecycle ---------------------------------------------------------------------------
 
     async def start(self) -> None:
         self._fatal, self._stopping = None, None
-        members = self._plan()
+        self._register(self._plan(fresh=True), fresh=True)
         health = self._health_server
         if health is not None:
-            for registered in health.consumers:
-                health.unregister(registered)
-            for member in members:
-                health.register(_SubscriberHealth(self._consumers, member))
             await health.start()
         try:
             await super().start()
@@ -226,28 +262,36 @@ class StaticKafkaBroker(_seam.ConnectSeam):
 
     def _build(self, options: dict[str, Any], **kwargs: Any) -> ServiceConsumer:
         args = {**options, **kwargs}
-        defaults = _faststream_defaults()
-        for name in _DEFAULTED:
-            if name in args and args[name] == defaults[name]:
-                del args[name]
-        consumer_protocol = self._static["group_protocol"] == "consumer"
-        if self._strategy is not None:  # StaticConsumer refuses it with the consumer protocol
-            args.setdefault("partition_assignment_strategy", self._strategy)
         iid = args.get("group_instance_id")
-        static = dict(self._static)
-        if consumer_protocol:
-            takeover = self._takeover
-            if takeover is None:
-                takeover = iid is not None and InstanceId.is_statefulset_identity(self._base)
-            static["instance_takeover"] = takeover
+        worker = None
+        if isinstance(iid, WorkerIds):
+            iid = args["group_instance_id"] = self._ids.take_worker(iid)
+            worker = WorkerStop(_seam.graceful_timeout(self),
+                                functools.partial(self._ids.release, iid))  # fmt: skip
+        consumer_protocol = self._static["group_protocol"] == "consumer"
         consumer = ServiceConsumer(
             report=functools.partial(self._on_fatal, iid),
             start_wait_s=self._unreleased_wait_s if consumer_protocol and iid else None,
-            **static, **args,
+            worker=worker, **self._consumer_kwargs(args),
         )  # fmt: skip
         if iid is not None:
             self._consumers[iid] = consumer
         return consumer
+
+    def _consumer_kwargs(self, args: dict[str, Any]) -> dict[str, Any]:
+        """StaticConsumer's keywords for a consumer FastStream builds with ``args``: FastStream's
+        defaults left out (module docstring), the broker's own options added."""
+        defaults = _faststream_defaults()
+        args = {k: v for k, v in args.items() if k not in defaults or v != defaults[k]}
+        if self._strategy is not None:  # StaticConsumer refuses it with the consumer protocol
+            args.setdefault("partition_assignment_strategy", self._strategy)
+        static = dict(self._static)
+        if static["group_protocol"] == "consumer":
+            takeover = self._takeover
+            if takeover is None:
+                takeover = self._ids.is_pod_identity(args.get("group_instance_id"))
+            static["instance_takeover"] = takeover
+        return {**static, **args}
 
     # -- the fatal end ---------------------------------------------------------------------------
 
@@ -269,19 +313,21 @@ class StaticKafkaBroker(_seam.ConnectSeam):
             await subscriber.stop()
 
     def _fatal_line(self, group_instance_id: str | None, error: StaticConsumerError) -> str:
-        member = self._members.get(group_instance_id or "")
-        who = (f"subscriber {member.declared.label}, group.instance.id {group_instance_id}"
+        member = self._ids.members.get(group_instance_id or "")
+        who = (f"subscriber {member.label}, group.instance.id {group_instance_id}"
                if member is not None else f"group.instance.id {group_instance_id}")  # fmt: skip
+        base = self._ids.base if member is None or member.how != "given" else None
+        twin = (f"a second pod with base id {base}" if base else
+                f"a second process with group.instance.id {group_instance_id}")  # fmt: skip
         if isinstance(error, FencedInstanceIdError):
             holder = f" (now held by {error.holder})" if error.holder else ""
             what = (f"fenced (FENCED_INSTANCE_ID, KIP-345): another process took the id"
-                    f"{holder}; check that no second pod runs with base id {self._base} (a "
-                    "StatefulSet glitch, a copied manifest, one STATICCONSUMER_INSTANCE_ID/"
-                    "POD_NAME for two pods)")  # fmt: skip
+                    f"{holder}; check for {twin} (a StatefulSet glitch, a copied manifest, "
+                    "one STATICCONSUMER_INSTANCE_ID/POD_NAME for two pods)")  # fmt: skip
         elif isinstance(error, UnreleasedInstanceIdError):
             what = (f"refused (UNRELEASED_INSTANCE_ID, KIP-848): another member still holds "
-                    f"the id; check for a second pod with base id {self._base}, or pass "
-                    "instance_takeover=True if its previous process is gone")  # fmt: skip
+                    f"the id; check for {twin}, or pass instance_takeover=True if its "
+                    "previous process is gone")  # fmt: skip
         else:
             what = f"failed fatally: {error}"
         return f"{who} {what}; stopping the FastStream app (non-zero exit status)"

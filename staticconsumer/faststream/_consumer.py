@@ -6,40 +6,123 @@ seconds and polls again, forever. Here a poll that meets a fatal error (``fatal`
 FENCED_INSTANCE_ID and the rest of the tree's fatal classes) or UNRELEASED_INSTANCE_ID past
 its wait reports it once and then waits, until the subscriber stops (the broker is stopping
 the application by then): no retry loop, no second log line.
+
+A worker's consumer (``max_workers=N`` without ``AckPolicy.ACK_FIRST``) is stopped by
+FastStream before its graceful wait for the handlers in flight, so a handler's ack would meet a
+stopped consumer, its commit would be lost and its record handled again after the restart.
+Such a consumer's :meth:`~ServiceConsumer.stop` first waits (up to the broker's
+``graceful_timeout``) for the record it handed out last to be done with (FastStream's loop asks
+for the next one after the handler and its ack), and hands out no record once stopping: not
+one asked for afterwards, nor one that arrives for a poll made before (it is not committed,
+auto-commit is off for workers, so the next start reads it again).
 """
 
 from __future__ import annotations
 
 import asyncio
-import inspect
 import logging
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
-from aiokafka.abc import ConsumerRebalanceListener
+from aiokafka.errors import ConsumerStoppedError
 from aiokafka.structs import ConsumerRecord, TopicPartition
 
-from .. import StaticConsumer
+from .. import ConsumerOptions, StaticConsumer
 from ..errors import StaticConsumerError, UnreleasedInstanceIdError
 from . import _seam
+from ._assignment_log import AssignmentLog
 
 log = logging.getLogger(__name__)
 
 FatalReport = Callable[[StaticConsumerError], None]
+#: Checked when the consumer is built only (:meth:`ServiceConsumer.check_options`).
+_BUILT_ONLY = frozenset({"security"})
+
+
+@dataclass(frozen=True)
+class WorkerStop:
+    """A worker's consumer: :meth:`ServiceConsumer.stop` waits up to ``wait_s`` (None: not at
+    all, as FastStream without a ``graceful_timeout``) for the record in hand, then calls
+    ``stopped()`` once stopped (the broker frees the worker's id)."""
+
+    wait_s: float | None
+    stopped: Callable[[], object]
+
+
+class _InHand:
+    """The record a worker's consumer handed out last, until its loop asks for the next."""
+
+    def __init__(self, stop: WorkerStop) -> None:
+        self.stop = stop
+        self._held = False
+        self._done = asyncio.Event()
+        self._stopping = False
+
+    def asked(self) -> None:
+        """The loop asks for another record: the one in hand is done with (handled, acked)."""
+        if self._held:
+            self._held = False
+            self._done.set()
+        if self._stopping:
+            raise ConsumerStoppedError()
+
+    def handed(self) -> None:
+        """A record is handed out; none once stopping (module docstring)."""
+        if self._stopping:
+            raise ConsumerStoppedError()
+        self._held = True
+        self._done.clear()
+
+    async def settle(self, group_instance_id: str | None) -> None:
+        self._stopping = True
+        if not (self._held and self.stop.wait_s):
+            return
+        try:
+            async with asyncio.timeout(self.stop.wait_s):
+                await self._done.wait()
+        except TimeoutError:
+            log.warning("%s: stopping with a record still in its handler after %g s "
+                        "(graceful_timeout)", group_instance_id, self.stop.wait_s)  # fmt: skip
 
 
 class ServiceConsumer(StaticConsumer):
     """A ``StaticConsumer`` for one subscriber. ``report(error)``: the broker's fatal handler
     (idempotent); ``start_wait_s``: under ``group_protocol="consumer"``, how long ``start()``
-    may go without an assignment before the instance id counts as unreleased (None: no bound)."""
+    may go without an assignment before the instance id counts as unreleased (None: no bound);
+    ``worker``: set for a worker's consumer (:class:`WorkerStop`, module docstring)."""
 
     def __init__(
-        self, *topics: str, report: FatalReport, start_wait_s: float | None, **kwargs: Any
-    ) -> None:
+        self, *topics: str, report: FatalReport, start_wait_s: float | None,
+        worker: WorkerStop | None = None, **kwargs: Any,
+    ) -> None:  # fmt: skip
         super().__init__(*topics, on_fatal=report, **kwargs)
         self._report = report
         self._start_wait_s = start_wait_s
         self._service_group: str = kwargs.get("group_id") or ""
+        self._in_hand = _InHand(worker) if worker is not None else None
+        self._assignment_log: AssignmentLog | None = None
+
+    @staticmethod
+    def check_options(**kwargs: Any) -> ConsumerOptions:
+        """:meth:`StaticConsumer.check_options` of what the broker would build this with, but
+        ``security`` (checked when built: it may read a CA bundle the machine running a
+        declaration or a ``TestKafkaBroker`` test has not got)."""
+        return StaticConsumer.check_options(
+            **{k: v for k, v in kwargs.items() if k not in _BUILT_ONLY}
+        )
+
+    async def stop(self, *args: Any, **kwargs: Any) -> None:
+        if self._assignment_log is not None:
+            self._assignment_log.close()
+        in_hand = self._in_hand
+        if in_hand is not None:
+            await in_hand.settle(self.group_instance_id)
+        try:
+            await super().stop(*args, **kwargs)
+        finally:
+            if in_hand is not None:
+                in_hand.stop.stopped()
 
     async def start(self) -> None:
         if self._start_wait_s is None:
@@ -59,18 +142,24 @@ class ServiceConsumer(StaticConsumer):
 
     def subscribe(self, topics: Any = (), pattern: Any = None, listener: Any = None) -> None:
         """FastStream's logging listener reads aiokafka's private coordinator: it is replaced by
-        :class:`AssignmentLog` (the user's listener, if any, still runs)."""
-        logging_listener, user = _seam.split_listener(listener)
-        if logging_listener:
-            listener = AssignmentLog(self, user)
+        :class:`AssignmentLog`, which logs the same lines where it did (the user's listener, if
+        any, still runs)."""
+        where, user = _seam.split_listener(listener)
+        if where is not None:
+            listener = self._assignment_log = AssignmentLog(self, user, where)
         super().subscribe(topics, pattern=pattern, listener=listener)
 
     async def getone(self, *partitions: TopicPartition) -> ConsumerRecord[Any, Any]:
+        if self._in_hand is not None:
+            self._in_hand.asked()
         try:
-            return await super().getone(*partitions)
+            record = await super().getone(*partitions)
         except StaticConsumerError as exc:
             await self._end(exc)
             raise
+        if self._in_hand is not None:
+            self._in_hand.handed()
+        return record
 
     async def getmany(
         self, *partitions: TopicPartition, timeout_ms: int = 0, max_records: int | None = None
@@ -89,33 +178,3 @@ class ServiceConsumer(StaticConsumer):
             return
         self._report(error)
         await asyncio.Event().wait()
-
-
-class AssignmentLog(ConsumerRebalanceListener):  # type: ignore[misc]  # aiokafka is untyped
-    """Logs each assignment (as FastStream's logging listener does, from public names), then
-    calls the user's listener; ``on_partitions_lost`` goes to the user's, or to its
-    ``on_partitions_revoked`` when it has none (as a StaticConsumer does)."""
-
-    def __init__(self, consumer: StaticConsumer, user: Any) -> None:
-        self._consumer = consumer
-        self._user = user
-
-    async def on_partitions_revoked(self, revoked: Any) -> None:
-        await self._call("on_partitions_revoked", revoked)
-
-    async def on_partitions_lost(self, lost: Any) -> None:
-        has_lost = callable(getattr(self._user, "on_partitions_lost", None))
-        await self._call("on_partitions_lost" if has_lost else "on_partitions_revoked", lost)
-
-    async def on_partitions_assigned(self, assigned: Any) -> None:
-        log.info("Consumer %s (group.instance.id %s) assigned to partitions: (%s)",
-                 self._consumer.member_id, self._consumer.group_instance_id,
-                 ", ".join(str(tp) for tp in sorted(assigned)))  # fmt: skip
-        await self._call("on_partitions_assigned", assigned)
-
-    async def _call(self, method: str, partitions: Any) -> None:
-        if self._user is None:
-            return
-        result = getattr(self._user, method)(partitions)
-        if inspect.isawaitable(result):
-            await result

@@ -16,12 +16,21 @@ instead of quietly building plain aiokafka consumers:
   topics (or pattern, or partitions) in ``topic_names``.
 * Each subscriber subscribes its consumer with a rebalance listener from
   ``make_logging_listener``: FastStream's ``_LoggingListener`` alone, or a
-  ``_LoggingListenerFacade`` whose ``listener`` is the user's. The logging part reads aiokafka's
-  private ``consumer._coordinator.member_id`` (a StaticConsumer's coordinator seam answers it
-  too), and logs without the instance id, so :func:`split_listener` takes the user's listener
-  out and the consumer logs the assignment itself, naming the subscriber's instance id.
-* ``ConcurrentBetweenPartitionsSubscriber`` (``max_workers > 1`` without ``ACK_FIRST``) builds
-  ``max_workers`` consumers from the same arguments.
+  ``_LoggingListenerFacade`` whose ``logging_listener`` is FastStream's and ``listener`` the
+  user's. The logging part reads aiokafka's private ``consumer._coordinator.member_id`` (a
+  StaticConsumer's coordinator seam answers it too) and ``_subscription``, and logs without the
+  instance id, so :func:`split_listener` takes the user's listener out, and where FastStream's
+  logged (its ``logger``, ``log_extra`` and ``_log_unassigned_consumer_delay_seconds``), for the
+  consumer to log the same lines itself, naming the subscriber's instance id.
+* ``ConcurrentBetweenPartitionsSubscriber`` (``max_workers > 1`` without ``ACK_FIRST``) keeps
+  ``max_workers`` and, when it has handlers (``calls``), builds that many consumers from the
+  same arguments, in one list, before it starts any (without handlers: one, for
+  ``get_one()``); its ``stop()`` stops them before FastStream's graceful wait for handlers in
+  flight (``graceful_timeout``, a ``KafkaBroker`` argument, read from ``broker.config``).
+  ``max_workers > 1`` with ``ACK_FIRST`` is one consumer whose records N tasks handle.
+* ``TestKafkaBroker`` replaces a broker's ``start``, ``_connect`` and ``stop``, and enters it
+  (``connect()``, public): the broker's checks run in ``connect()`` (``tests/faststream/
+  test_checks.py`` fails if a FastStream stops calling it).
 """
 
 from __future__ import annotations
@@ -29,6 +38,7 @@ from __future__ import annotations
 import functools
 import importlib.metadata
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from faststream.kafka import KafkaBroker
@@ -106,15 +116,49 @@ def builds_several_consumers(subscriber: Any) -> bool:
     return isinstance(subscriber, ConcurrentBetweenPartitionsSubscriber)
 
 
+def consumer_count(subscriber: Any) -> int:
+    """How many consumers the subscriber runs when it has handlers: ``max_workers`` for one
+    that builds one per worker, else 1."""
+    return int(subscriber.max_workers) if builds_several_consumers(subscriber) else 1
+
+
+def has_handlers(subscriber: Any) -> bool:
+    """Whether handlers are attached (``@broker.subscriber(...)`` applied to a function)."""
+    return bool(subscriber.calls)
+
+
+def graceful_timeout(broker: KafkaBroker) -> float | None:
+    """``KafkaBroker(graceful_timeout=...)``: how long a stop waits for handlers in flight."""
+    value = broker.config.graceful_timeout
+    return None if value is None else float(value)
+
+
 def application(broker: KafkaBroker) -> Any:
     """The ``FastStream`` application running ``broker``, or None (a broker run by hand)."""
     return broker.context.get("app")
 
 
-def split_listener(listener: Any) -> tuple[bool, Any]:
-    """``(FastStream's logging listener was there, the user's listener or None)``."""
+@dataclass(frozen=True)
+class ListenerLog:
+    """Where FastStream's logging listener logs: its logger (``.log(level, msg, extra=)``), the
+    subscriber's log context, and how long a consumer may hold no partition before the second
+    warning."""
+
+    logger: Any
+    extra: dict[str, Any]
+    unassigned_delay_s: float
+
+
+def split_listener(listener: Any) -> tuple[ListenerLog | None, Any]:
+    """``(where FastStream's logging listener logs, or None without one; the user's listener
+    or None)``."""
     if isinstance(listener, _LoggingListenerFacade):
-        return True, listener.listener
+        return _where(listener.logging_listener), listener.listener
     if isinstance(listener, _LoggingListener):
-        return True, None
-    return False, listener
+        return _where(listener), None
+    return None, listener
+
+
+def _where(listener: _LoggingListener) -> ListenerLog:
+    delay = listener._log_unassigned_consumer_delay_seconds
+    return ListenerLog(listener.logger, dict(listener.log_extra), float(delay))

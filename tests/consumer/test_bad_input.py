@@ -63,6 +63,17 @@ async def test_bad_input_is_refused_at_construction_naming_the_field(
     assert isinstance(caught.value, ValueError)
     for word in words:
         assert word in str(caught.value), (word, str(caught.value))
+    with pytest.raises(ConfigurationError) as checked:  # the same, without making a consumer
+        StaticConsumer.check_options(bootstrap_servers="127.0.0.1:1", group_id="g", **kwargs)
+    assert str(checked.value) == str(caught.value)
+
+
+def test_check_options_returns_the_options_and_refuses_an_unknown_keyword() -> None:
+    options = StaticConsumer.check_options(group_id="g", group_instance_id="svc-0")
+    assert options.group_id == "g" and options.group_instance_id == "svc-0"
+    assert options.session_timeout_ms == 45_000  # a static member's default (KIP-735)
+    with pytest.raises(TypeError, match="unexpected keyword arguments: group_instnace_id"):
+        StaticConsumer.check_options(group_id="g", group_instnace_id="svc-0")
 
 
 async def test_good_values_at_the_edges_are_accepted() -> None:

@@ -3,7 +3,8 @@
 Layers, top first; a module imports only its own layer and those below it (:data:`LAYERS`; the
 README's "Layout" and ``staticconsumer/__init__.py`` draw the same order)::
 
-    tooling (localkafka, analytics, _demo, streams_app, testing, cli, __main__, faststream)
+    tooling (localkafka, analytics, _demo, streams_app, testing, cli, __main__, faststream,
+             faust)
         public names only: staticconsumer, .errors, .events, .admin, .security, .protocol,
         .membership, assignors (and each other's public modules); aiokafka's internals only
         through the seam's tooling module, staticconsumer._compat.tooling
@@ -52,7 +53,8 @@ TOOLING = tuple(
         "cli",
         "__main__",
         "faststream",
-    )  # the FastStream integration: public names only, never imported
+        "faust",
+    )  # the FastStream and faust integrations: public names only, never imported
 )
 #: What a protocol module may import besides the standard library and protocol itself: the wire
 #: is ours (issue 42), no aiokafka.

@@ -130,3 +130,14 @@ def test_faststream_service_keeps_ids_and_partitions_across_a_restart(kafka_boot
     assert all(parts == "0, 1, 2" and state == "stable" for parts, state in first.values())
     assert "handled 36, 0 twice" in stdout
     assert "OK: same instance ids and partitions after the restart" in stdout
+
+
+def test_faust_app_keeps_its_instance_id_and_partitions_across_a_restart(
+    kafka_bootstrap: str,
+) -> None:
+    stdout = run_example("faust_app.py", kafka_bootstrap)
+    runs = stdout.split("after the restart (exit")
+    assert len(runs) == 2, stdout
+    assert "first run (exit status 0):\n  orders-0  partitions [0, 1, 2]" in runs[0], stdout
+    assert runs[1].startswith(" status 0):\n  orders-0  partitions [0, 1, 2]\n"), stdout
+    assert "OK: same instance id and partitions after the restart" in stdout

@@ -10,11 +10,13 @@ from unittest import mock
 
 import pytest
 from aiokafka import AIOKafkaConsumer
+from aiokafka.errors import ConsumerStoppedError
 from faststream import AckPolicy, BaseMiddleware, FastStream
 from faststream.kafka import KafkaBroker, KafkaRouter, TestKafkaBroker
 
 from staticconsumer import StaticConsumer
 from staticconsumer.errors import (
+    ClusterUnavailableError,
     ConfigurationError,
     FencedInstanceIdError,
     InvalidInstanceIdError,
@@ -22,6 +24,7 @@ from staticconsumer.errors import (
     UnreleasedInstanceIdError,
 )
 from staticconsumer.faststream import ServiceConsumer, StaticKafkaBroker, SubscriberKey, _seam
+from staticconsumer.faststream._consumer import WorkerStop
 
 
 def _service(broker: KafkaBroker) -> tuple[list[Any], list[str]]:
@@ -73,8 +76,10 @@ def test_our_options_are_checked_at_construction() -> None:
 
 async def test_ids_are_validated_at_start_before_any_connection() -> None:
     broker = StaticKafkaBroker("localhost:1", instance_id="svc-0")
-    broker.subscriber("a", group_id="g", group_instance_id=SubscriberKey("k"))
-    broker.subscriber("b", group_id="g", group_instance_id=SubscriberKey("k"))
+    router = KafkaRouter()
+    broker.include_router(router)  # its subscribers come later: only the start sees them
+    router.subscriber("a", group_id="g", group_instance_id=SubscriberKey("k"))
+    router.subscriber("b", group_id="g", group_instance_id=SubscriberKey("k"))
     with pytest.raises(ConfigurationError, match=r"would share group\.instance\.id 'svc-0-k'"):
         await broker.start()
 
@@ -87,27 +92,209 @@ async def test_the_base_id_comes_from_the_environment(monkeypatch: pytest.Monkey
     with pytest.raises(InvalidInstanceIdError, match="no group instance id in the environment"):
         await broker.start()
     monkeypatch.setenv("POD_NAME", "orders-2")
-    broker._plan()
+    broker._plan(fresh=True)
     assert broker.static_members == {"orders-2-g-a": "g/a"}
 
 
-async def test_several_consumers_per_subscriber_are_refused_at_start() -> None:
-    broker = StaticKafkaBroker("localhost:1", instance_id="svc-0")
-    broker.subscriber("a", group_id="g", max_workers=2, ack_policy=AckPolicy.ACK)
-    with pytest.raises(ConfigurationError, match="one subscriber per worker"):
+def _no_base_in_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("STATICCONSUMER_INSTANCE_ID", "POD_NAME", "HOSTNAME"):
+        monkeypatch.delenv(name, raising=False)
+
+
+async def test_whole_ids_need_no_base_id(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    _no_base_in_the_environment(monkeypatch)  # a laptop: no pod name anywhere
+    broker = StaticKafkaBroker("localhost:1", consumer_only=True)
+    broker.subscriber("orders", group_id="billing", group_instance_id="billing-a")(_handler)
+    broker.subscriber("raw", partitions=[])(_handler)  # no group: no id, no base needed
+    with caplog.at_level(logging.INFO):
+        consumers = await _built(broker)
+    assert sorted(str(c.group_instance_id) for c in consumers) == ["None", "billing-a"]
+    assert "static members of base id (none): billing-a <- billing/orders (given)" in caplog.text
+    for consumer in consumers:
+        await consumer.stop()
+    with pytest.raises(StaticConsumerError) as raised:  # past the ids, on to the connection
         await broker.start()
+    assert not isinstance(raised.value, InvalidInstanceIdError), raised.value
+
+
+async def test_a_derived_id_still_needs_the_base_and_the_error_names_its_subscriber(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:  # fmt: skip
+    _no_base_in_the_environment(monkeypatch)
+    broker = StaticKafkaBroker("localhost:1")
+    broker.subscriber("orders", group_id="billing", group_instance_id="billing-a")
+    broker.subscriber("orders", group_id="mail")
+    with pytest.raises(InvalidInstanceIdError) as raised:
+        await broker.start()
+    assert "no group instance id in the environment" in str(raised.value)
+    assert "subscribers mail/orders are built on the base id" in str(raised.value)
+
+
+@pytest.mark.parametrize(
+    ("pod", "given", "takeover"),
+    [
+        ("orders-0", None, True),  # <pod>-<key>: this pod's own
+        ("orders-0", "orders-0", True),  # the pod name itself, given whole
+        ("orders-0", "billing-consumer", False),  # a whole id any pod could give
+        (None, "billing-consumer", False),
+    ],
+)  # fmt: skip
+async def test_takeover_is_on_by_default_for_an_id_that_is_this_pods_own(
+    monkeypatch: pytest.MonkeyPatch, pod: str | None, given: str | None, takeover: bool,
+) -> None:  # fmt: skip
+    _no_base_in_the_environment(monkeypatch)
+    if pod is not None:
+        monkeypatch.setenv("POD_NAME", pod)
+    broker = StaticKafkaBroker("localhost:1", consumer_only=True, group_protocol="consumer")
+    broker.subscriber("orders", group_id="billing", group_instance_id=given)(_handler)
+    (consumer,) = await _built(broker)
+    assert consumer.options.instance_takeover is takeover
+    await consumer.stop()
 
 
 async def _built(broker: StaticKafkaBroker) -> list[ServiceConsumer]:
-    """What each subscriber's start() would build (no I/O: consumer_only, nothing started)."""
-    broker._plan()
+    """What each subscriber's start() would build (no I/O: consumer_only, nothing started):
+    one consumer, or one per worker for a subscriber that runs several (FastStream builds
+    them in one list, from the same arguments)."""
+    broker._plan(fresh=True)
     await broker.connect()
     consumers = []
     for subscriber in broker.subscribers:
-        consumer = subscriber.builder(group_id=subscriber.group_id, client_id="c",
-                                      **_seam.connection_args(subscriber))  # fmt: skip
-        consumers.append(consumer)
+        for _ in range(_seam.consumer_count(subscriber)):
+            consumer = subscriber.builder(group_id=subscriber.group_id, client_id="c",
+                                          **_seam.connection_args(subscriber))  # fmt: skip
+            consumers.append(consumer)
     return consumers
+
+
+def _handler(body: Any) -> None:
+    pass
+
+
+@pytest.mark.parametrize(
+    "policy", [AckPolicy.ACK, AckPolicy.REJECT_ON_ERROR, AckPolicy.NACK_ON_ERROR, AckPolicy.MANUAL]
+)
+async def test_each_worker_of_a_subscriber_is_a_static_member_of_its_own(
+    policy: AckPolicy,
+) -> None:  # fmt: skip
+    broker = StaticKafkaBroker("localhost:1", instance_id="svc-0", consumer_only=True)
+    broker.subscriber("orders", group_id="ship", max_workers=3, ack_policy=policy)(_handler)
+    broker.subscriber("orders", group_id="bill")(_handler)
+    consumers = await _built(broker)
+    ids = [c.group_instance_id for c in consumers]
+    workers = [f"svc-0-ship-orders-{n}" for n in (1, 2, 3)]  # in the order FastStream builds
+    assert ids == [*workers, "svc-0-bill-orders"] or ids == ["svc-0-bill-orders", *workers]
+    assert broker.static_members == {
+        **{w: f"ship/orders worker {n}/3" for n, w in enumerate(workers, 1)},
+        "svc-0-bill-orders": "bill/orders",
+    }  # fmt: skip
+    ship = next(s for s in broker.subscribers if s.group_id == "ship")
+    assert _seam.connection_args(ship)["enable_auto_commit"] is False  # commits after handling
+    second = next(c for c in consumers if c.group_instance_id == workers[1])
+    await second.stop()  # worker 2's consumer stops: the next one built takes its id back
+    (again,) = [ship.builder(group_id="ship", client_id="c", **_seam.connection_args(ship))]
+    assert again.group_instance_id == workers[1]
+    with pytest.raises(StaticConsumerError, match="more consumers than its max_workers"):
+        ship.builder(group_id="ship", client_id="c", **_seam.connection_args(ship))
+    for consumer in [*consumers, again]:
+        await consumer.stop()
+
+
+async def test_workers_get_the_same_ids_in_every_start() -> None:
+    broker = StaticKafkaBroker("localhost:1", instance_id="svc-0", consumer_only=True)
+    subscriber = broker.subscriber("orders", group_id="ship", max_workers=2,
+                                   ack_policy=AckPolicy.ACK)  # fmt: skip
+    subscriber(_handler)
+    for _ in range(2):
+        consumers = await _built(broker)
+        assert [c.group_instance_id for c in consumers] == [
+            "svc-0-ship-orders-1", "svc-0-ship-orders-2"]  # fmt: skip
+        for consumer in consumers:
+            await consumer.stop()
+
+
+async def test_ack_first_workers_share_one_consumer_and_its_one_id() -> None:
+    broker = StaticKafkaBroker("localhost:1", instance_id="svc-0", consumer_only=True)
+    broker.subscriber("orders", group_id="ship", max_workers=3)(_handler)  # ACK_FIRST default
+    (consumer,) = await _built(broker)
+    assert consumer.group_instance_id == "svc-0-ship-orders"
+    await consumer.stop()
+
+
+async def test_a_worker_subscriber_without_handlers_is_worker_one_alone_on_the_endpoint() -> None:
+    broker = StaticKafkaBroker("localhost:1", instance_id="svc-0", consumer_only=True,
+                               health_port=0)  # fmt: skip
+    broker.subscriber("orders", group_id="ship", max_workers=3, ack_policy=AckPolicy.ACK)
+    with pytest.raises(ExceptionGroup) as raised:  # get_one() mode: FastStream builds one
+        await broker.start()  # consumer (which finds no broker at localhost:1)
+    assert raised.group_contains(ClusterUnavailableError)
+    assert broker._health_server is not None
+    registered = [c.membership.group_instance_id for c in broker._health_server.consumers]
+    assert registered == ["svc-0-ship-orders-1"]
+
+
+async def test_a_workers_consumer_stops_once_its_record_in_hand_is_done_with(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:  # fmt: skip
+    stopped: list[str] = []
+    consumer = ServiceConsumer("t", group_id="g", group_instance_id="svc-0-g-t-1",
+                               report=lambda error: None, start_wait_s=None,
+                               worker=WorkerStop(5, lambda: stopped.append("w1")))  # fmt: skip
+
+    async def getone(self: Any, *partitions: Any) -> Any:
+        return "record"
+
+    monkeypatch.setattr(StaticConsumer, "getone", getone)
+    assert await consumer.getone() == "record"  # FastStream's loop: handler, ack, next getone
+    stopping = asyncio.ensure_future(consumer.stop())
+    await asyncio.sleep(0.05)
+    assert not stopping.done() and stopped == []  # waits for the handler of the record in hand
+    with pytest.raises(ConsumerStoppedError):  # the loop asks for more: done, and no new one
+        await consumer.getone()
+    await asyncio.wait_for(stopping, 5)
+    assert stopped == ["w1"]
+
+
+async def test_a_record_arriving_for_a_poll_made_before_the_stop_is_not_handed_out(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:  # fmt: skip
+    consumer = ServiceConsumer("t", group_id="g", group_instance_id="svc-0-g-t-1",
+                               report=lambda error: None, start_wait_s=None,
+                               worker=WorkerStop(5, lambda: None))  # fmt: skip
+    arrives = asyncio.Event()
+
+    async def getone(self: Any, *partitions: Any) -> Any:
+        await arrives.wait()
+        return "record"
+
+    monkeypatch.setattr(StaticConsumer, "getone", getone)
+    polling = asyncio.ensure_future(consumer.getone())  # FastStream's loop, waiting for records
+    await asyncio.sleep(0)
+    stopping = asyncio.ensure_future(consumer.stop())
+    await asyncio.sleep(0)
+    arrives.set()  # fetched before the consumer closed: its handler would ack a closing member
+    with pytest.raises(ConsumerStoppedError):
+        await polling
+    await asyncio.wait_for(stopping, 5)
+
+
+async def test_a_workers_stop_waits_no_longer_than_the_graceful_timeout(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture,
+) -> None:  # fmt: skip
+    consumer = ServiceConsumer("t", group_id="g", group_instance_id="svc-0-g-t-1",
+                               report=lambda error: None, start_wait_s=None,
+                               worker=WorkerStop(0.1, lambda: None))  # fmt: skip
+
+    async def getone(self: Any, *partitions: Any) -> Any:
+        return "record"
+
+    monkeypatch.setattr(StaticConsumer, "getone", getone)
+    await consumer.getone()
+    with caplog.at_level(logging.WARNING):
+        await asyncio.wait_for(consumer.stop(), 5)  # the handler never finished
+    assert "still in its handler after 0.1 s" in caplog.text
 
 
 @pytest.mark.parametrize("protocol", ["classic", "consumer"])
@@ -129,12 +316,18 @@ async def test_each_subscriber_gets_a_static_consumer_with_its_id(protocol: str)
 
 
 async def test_an_option_the_consumer_protocol_refuses_is_still_refused() -> None:
-    broker = StaticKafkaBroker("localhost:1", instance_id="svc-0", consumer_only=True,
-                               group_protocol="consumer")  # fmt: skip
-    broker.subscriber("orders", group_id="billing", session_timeout_ms=60000)
+    def broker_() -> StaticKafkaBroker:
+        return StaticKafkaBroker("localhost:1", instance_id="svc-0", consumer_only=True,
+                                 group_protocol="consumer")  # fmt: skip
+
     refused = r"session_timeout_ms .* group_protocol='consumer'"
-    with pytest.raises(ConfigurationError, match=refused):
-        await _built(broker)
+    with pytest.raises(ConfigurationError, match=refused):  # when declared
+        broker_().subscriber("orders", group_id="billing", session_timeout_ms=60000)
+    broker, router = broker_(), KafkaRouter()
+    broker.include_router(router)
+    router.subscriber("orders", group_id="mail", session_timeout_ms=60000)
+    with pytest.raises(ConfigurationError, match=refused):  # a router's, at start
+        await broker.start()
 
 
 async def test_a_fatal_subscriber_logs_one_line_exits_the_app_and_stop_raises(
@@ -222,6 +415,5 @@ async def test_a_broker_wide_strategy_is_refused_with_the_consumer_protocol() ->
     broker = StaticKafkaBroker("localhost:1", instance_id="svc-0", consumer_only=True,
                                group_protocol="consumer",
                                partition_assignment_strategy="cooperative-sticky")  # fmt: skip
-    broker.subscriber("orders", group_id="billing")
     with pytest.raises(ConfigurationError, match="partition_assignment_strategy"):
-        await _built(broker)
+        broker.subscriber("orders", group_id="billing")

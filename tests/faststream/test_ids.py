@@ -9,8 +9,8 @@ from staticconsumer.faststream import SubscriberKey, derive_key
 from staticconsumer.faststream._ids import MAX_LENGTH, Declared, mapping_line, plan_members
 
 
-def _d(group: str | None, *topics: str, given: str | None = None) -> Declared:
-    return Declared(f"{group}/{','.join(topics)}", group, topics, given)
+def _d(group: str | None, *topics: str, given: str | None = None, workers: int = 1) -> Declared:
+    return Declared(f"{group}/{','.join(topics)}", group, topics, given, workers)
 
 
 @pytest.mark.parametrize(
@@ -25,6 +25,35 @@ def _d(group: str | None, *topics: str, given: str | None = None) -> Declared:
 def test_each_subscriber_gets_its_id(declared: Declared, want: str, how: str) -> None:
     (member,) = plan_members("orders-0", [declared])
     assert (member.group_instance_id, member.how) == (want, how)
+
+
+@pytest.mark.parametrize(
+    ("declared", "want", "how"),
+    [
+        (_d("ship", "orders", workers=3), ["orders-0-ship-orders-1", "orders-0-ship-orders-2",
+                                           "orders-0-ship-orders-3"], "derived"),
+        (_d("ship", "o", given=SubscriberKey("k"), workers=2), ["orders-0-k-1", "orders-0-k-2"],
+         "key"),
+        (_d("ship", "o", given="whole", workers=2), ["whole-1", "whole-2"], "given"),
+    ],
+)  # fmt: skip
+def test_each_worker_gets_its_id(declared: Declared, want: list[str], how: str) -> None:
+    members = plan_members("orders-0", [declared])
+    assert [m.group_instance_id for m in members] == want
+    assert [m.worker for m in members] == list(range(1, len(want) + 1))
+    assert {m.how for m in members} == {how}
+
+
+def test_a_worker_id_taken_by_another_subscriber_is_refused_naming_both() -> None:
+    with pytest.raises(ConfigurationError, match=r"g/t worker 1/2 and g/t-1 would share"):
+        plan_members("svc-0", [_d("g", "t", workers=2), _d("g", "t-1")])
+
+
+def test_a_long_worker_id_is_cut_with_room_for_its_number() -> None:
+    members = plan_members("b" * 200, [_d("g" * 60, "t", workers=12)])
+    assert all(len(m.group_instance_id) <= MAX_LENGTH for m in members)
+    assert len({m.group_instance_id for m in members}) == 12
+    assert members[11].group_instance_id.endswith("-12")
 
 
 def test_a_group_with_characters_kafka_refuses_gets_a_stable_digest() -> None:

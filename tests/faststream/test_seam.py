@@ -80,19 +80,47 @@ def test_several_consumers_per_subscriber_are_told_apart() -> None:
     assert not _seam.builds_several_consumers(single)
 
 
+def test_a_worker_subscriber_builds_its_consumers_from_one_set_of_arguments() -> None:
+    broker = KafkaBroker()
+    shared = broker.subscriber("a", group_id="g", max_workers=3, ack_policy=AckPolicy.ACK)
+    assert _seam.consumer_count(shared) == 3
+    assert _seam.consumer_count(broker.subscriber("b", group_id="g", max_workers=3)) == 1
+    assert not _seam.has_handlers(shared)
+    shared(lambda body: None)
+    assert _seam.has_handlers(shared)
+    start = inspect.getsource(usecase.ConcurrentBetweenPartitionsSubscriber.start)
+    # all built (in worker order) before any starts; one for get_one() without handlers
+    assert "for _ in range(self.max_workers)" in start and "if self.calls:" in start
+    assert start.index("self.builder(") < start.index("tg.start_soon(c.start)")
+    stop = inspect.getsource(usecase.ConcurrentBetweenPartitionsSubscriber.stop)
+    # its consumers stop before FastStream's graceful wait (in the base class's stop)
+    assert stop.index("consumer.stop") < stop.index("await super().stop()")
+    get_msg = inspect.getsource(usecase.ConcurrentBetweenPartitionsSubscriber.get_msg)
+    assert "message.consumer = consumer" in get_msg  # an ack commits on its own consumer
+
+
+def test_the_graceful_timeout_is_read_from_the_broker_config() -> None:
+    assert _seam.graceful_timeout(KafkaBroker(graceful_timeout=7)) == 7.0
+    assert _seam.graceful_timeout(KafkaBroker(graceful_timeout=None)) is None
+
+
 def test_the_logging_listener_is_taken_apart() -> None:
-    user = object()
+    user, logger, extra = object(), logging.getLogger("x"), {"topic": "t", "group_id": "g"}
     facade = rebalance_listener.make_logging_listener(
-        consumer=None, logger=logging.getLogger("x"), log_extra={}, listener=user,
+        consumer=None, logger=logger, log_extra=extra, listener=user,
     )  # fmt: skip
     alone = rebalance_listener.make_logging_listener(
-        consumer=None, logger=logging.getLogger("x"), log_extra={}, listener=None,
+        consumer=None, logger=logger, log_extra=extra, listener=None,
     )  # fmt: skip
-    assert _seam.split_listener(facade) == (True, user)
-    assert _seam.split_listener(alone) == (True, None)
-    assert _seam.split_listener(user) == (False, user)
+    where = _seam.ListenerLog(logger, extra, 120.0)  # FastStream waits 2 minutes to warn again
+    assert _seam.split_listener(facade) == (where, user)
+    assert _seam.split_listener(alone) == (where, None)
+    assert _seam.split_listener(user) == (None, user)
     # What it replaces reads aiokafka's private coordinator (a StaticConsumer has its own).
-    assert "_coordinator.member_id" in inspect.getsource(rebalance_listener._LoggingListener)
+    source = inspect.getsource(rebalance_listener._LoggingListener)
+    assert "_coordinator.member_id" in source and "_subscription.topics" in source
+    # ... and warns, through the logger it was given, of a consumer with no partitions
+    assert "has no partition assignments" in source and "self.logger.log(" in source
 
 
 def test_the_application_is_found_in_the_broker_context() -> None:

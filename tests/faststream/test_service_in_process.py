@@ -101,3 +101,28 @@ async def test_one_service_health_metrics_events_and_a_graceful_stop(
     members = (await describe_group(kafka_bootstrap, group)).members
     assert {m.group_instance_id for m in members} == ids  # no LeaveGroup: still members
     await asyncio.sleep(0)
+
+
+async def test_a_service_of_whole_ids_runs_with_no_base_id_anywhere(
+    kafka_bootstrap: str, topic_factory: Callable[..., str],
+    unique_group_id: Callable[..., str], monkeypatch: pytest.MonkeyPatch,
+) -> None:  # fmt: skip
+    for name in ("STATICCONSUMER_INSTANCE_ID", "POD_NAME", "HOSTNAME"):
+        monkeypatch.delenv(name, raising=False)  # a laptop: no pod name anywhere
+    topic, group = topic_factory(partitions=2), unique_group_id()
+    await produce(kafka_bootstrap, topic, 0, range(PER_PARTITION))
+    broker, handled = StaticKafkaBroker(kafka_bootstrap), []
+
+    @broker.subscriber(topic, group_id=group, group_instance_id=f"{group}-billing",
+                       auto_offset_reset="earliest")  # fmt: skip
+    async def bill(body: Any, msg: KafkaMessage) -> None:
+        handled.append(msg.raw_message.offset)
+
+    await broker.start()
+    try:
+        await wait_until(lambda: len(handled) == PER_PARTITION, 30, "every record handled")
+        members = (await describe_group(kafka_bootstrap, group)).members
+    finally:
+        await broker.stop()
+    assert [m.group_instance_id for m in members] == [f"{group}-billing"]
+    assert broker.static_members == {f"{group}-billing": f"{group}/{topic}"}

@@ -162,10 +162,13 @@ class MemberProcess:
 
 
 class Producer:
-    """An idempotent ``acks=all`` producer writing to every partition in turn, all along."""
+    """An idempotent ``acks=all`` producer writing to every partition in turn, all along;
+    ``key(sequence)`` gives each record a key (none by default)."""
 
-    def __init__(self, bootstrap: str, topic: str, rate_per_s: float = 200.0) -> None:
+    def __init__(self, bootstrap: str, topic: str, rate_per_s: float = 200.0,
+                 key: Callable[[int], bytes] | None = None) -> None:  # fmt: skip
         self.bootstrap, self.topic, self.interval = bootstrap, topic, 1.0 / rate_per_s
+        self.key = key
         self.acked: set[tuple[int, int]] = set()
         self.failed = 0
         self._task: asyncio.Task[None] | None = None
@@ -187,8 +190,10 @@ class Producer:
         while not self._stop.is_set():
             partition = sequence % PARTITIONS
             try:
-                future = await self._producer.send(self.topic, str(sequence).encode(),
-                                                   partition=partition)  # fmt: skip
+                future = await self._producer.send(
+                    self.topic, str(sequence).encode(), partition=partition,
+                    key=None if self.key is None else self.key(sequence),
+                )  # fmt: skip
             except KafkaError as exc:  # not accepted: counted, never acknowledged
                 log.info("produce failed: %r", exc)
                 self.failed += 1
@@ -209,6 +214,9 @@ class Producer:
         self.acked.add((metadata.partition, metadata.offset))
 
     async def stop(self) -> None:
+        """Idempotent: waits for what was sent, then closes the producer."""
+        if self._stop.is_set():
+            return
         self._stop.set()
         if self._task is not None:
             await self._task

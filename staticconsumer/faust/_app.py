@@ -1,0 +1,251 @@
+"""``StaticApp``: a ``faust.App`` whose worker consumer is a :class:`~staticconsumer.StaticConsumer`
+(``docs/faust.md``).
+
+faust runs its worker consumer in a thread of its own (``AIOKafkaConsumerThread``, its own event
+loop). :class:`StaticThread` builds a StaticConsumer there instead of an ``AIOKafkaConsumer``,
+with every faust setting faust would pass, our instance id, and :class:`TableAssignor` (faust's
+assignment format, planned by instance id) when faust would use its own assignor; else
+``roundrobin`` ordered by instance id. Fatal errors (FENCED_INSTANCE_ID; UNRELEASED_INSTANCE_ID
+past its wait) log one line and crash the app, so the worker process exits with status 1.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any
+
+from assignors import RoundRobinAssignor
+
+from .. import InstanceId, StaticConsumer
+from ..errors import (
+    ConfigurationError,
+    FencedInstanceIdError,
+    StaticConsumerError,
+    UnreleasedInstanceIdError,
+)
+from ..options import CLASSIC, CONSUMER, check_group_protocol
+from . import _seam
+from ._assignor import TableAssignor
+
+log = logging.getLogger(__name__)
+
+#: staticconsumer raises UNRELEASED_INSTANCE_ID to the application after 45 s; a worker under
+#: the consumer protocol without an assignment by then stops a little later.
+UNRELEASED_WAIT_MS = 60_000
+
+
+class StaticApp(_seam.App):
+    """``faust.App`` whose workers are static group members (KIP-345). Every ``faust.App``
+    argument and setting works; our own keywords:
+
+    * ``instance_id``: this worker's ``group.instance.id``. Default: faust's
+      ``consumer_group_instance_id`` setting, else ``InstanceId.from_env()`` (a StatefulSet pod
+      name from ``$POD_NAME``/``$HOSTNAME``, or ``$STATICCONSUMER_INSTANCE_ID``), read when the
+      worker starts; validated, and logged once.
+    * ``group_protocol`` (Java ``group.protocol``, KIP-848): ``"classic"`` (default) or
+      ``"consumer"``; with ``"consumer"`` the broker assigns partitions, so an app with tables
+      (faust's actives and standbys are assigned by the client) is refused.
+    * ``consumer_options``: other StaticConsumer keywords (``on_event``, ``health_port``,
+      ``instance_takeover``...). Under ``"consumer"``, ``instance_takeover`` defaults to on when
+      the id is this pod's StatefulSet name (as ``StaticKafkaBroker``'s).
+    * ``unreleased_wait_ms``: under ``"consumer"``, how long the worker's start may wait for an
+      instance id another member still holds (UNRELEASED_INSTANCE_ID, KIP-848) before the
+      worker stops as on a fence (default 60 000).
+    """
+
+    def __init__(
+        self,
+        id: str,
+        *,
+        instance_id: str | None = None,
+        group_protocol: str = CLASSIC,
+        consumer_options: dict[str, Any] | None = None,
+        unreleased_wait_ms: int = UNRELEASED_WAIT_MS,
+        **options: Any,
+    ) -> None:
+        _seam.check_version()
+        if isinstance(unreleased_wait_ms, bool) or not isinstance(unreleased_wait_ms, int) or (
+                unreleased_wait_ms <= 0):  # fmt: skip
+            raise ConfigurationError(
+                "unreleased_wait_ms (staticconsumer option, no Java key; KIP-848's "
+                f"UNRELEASED_INSTANCE_ID) must be an int > 0, got {unreleased_wait_ms!r}"
+            )
+        if instance_id is not None:
+            InstanceId.validate(instance_id, field="StaticApp(instance_id=...)")
+        check_group_protocol(group_protocol)
+        owned = sorted(set(consumer_options or {}) & _OWNED)
+        if owned:
+            raise ConfigurationError(
+                f"consumer_options may not set {', '.join(owned)}: StaticApp sets them"
+            )
+        super().__init__(id, **options)
+        configured = _seam.configured_instance_id(self)
+        if configured is not None:
+            InstanceId.validate(configured, field="faust setting consumer_group_instance_id")
+        self._given_instance_id = instance_id
+        self._group_protocol = group_protocol
+        self._consumer_options = dict(consumer_options or {})
+        self._unreleased_wait_s = unreleased_wait_ms / 1000
+        self._static_id: str | None = None
+        self._fatal: StaticConsumerError | None = None
+
+    @property
+    def static_instance_id(self) -> str:
+        """This worker's ``group.instance.id``, fixed (and logged) the first time it is read."""
+        if self._static_id is None:
+            given, source = self._given_instance_id, "StaticApp(instance_id=...)"
+            if given is None:
+                given, source = _seam.configured_instance_id(self), "consumer_group_instance_id"
+            if given is None:
+                given, source = InstanceId.from_env(), "the environment"
+            self._static_id = InstanceId.validate(given, field=source)
+            log.info("faust app %s: this worker is static member group.instance.id %s (from "
+                     "%s)", self.conf.id, self._static_id, source)  # fmt: skip
+        return self._static_id
+
+    @property
+    def fatal_error(self) -> StaticConsumerError | None:
+        """The error that stopped the worker, if one did."""
+        return self._fatal
+
+    def _new_transport(self) -> Any:
+        return StaticTransport(self.conf.broker_consumer, self)
+
+    # -- the consumer thread calls these -----------------------------------------------------
+
+    def static_consumer(self, options: dict[str, Any]) -> StaticConsumer:
+        """The worker's consumer (in the consumer thread, with faust's options)."""
+        instance_id = self.static_instance_id
+        tables = _seam.uses_table_assignor(self)
+        static: dict[str, Any] = {"group_protocol": self._group_protocol,
+                                  **self._consumer_options}  # fmt: skip
+        if self._group_protocol == CONSUMER:
+            if tables:
+                raise ConfigurationError(_NO_TABLES_ON_CONSUMER_PROTOCOL.format(app=self.conf.id))
+            for name in ("rebalance_timeout_ms", "session_timeout_ms", "heartbeat_interval_ms"):
+                options.pop(name, None)  # the coordinator's, under KIP-848
+            static.setdefault("instance_takeover", InstanceId.is_statefulset_identity(instance_id))
+        else:
+            static["partition_assignment_strategy"] = [
+                TableAssignor(self, instance_id) if tables
+                else RoundRobinAssignor.for_instance(instance_id)
+            ]  # fmt: skip
+        return StaticConsumer(group_instance_id=instance_id, on_fatal=self.report_fatal,
+                              **static, **options)  # fmt: skip
+
+    @property
+    def start_wait_s(self) -> float | None:
+        """How long the worker consumer's start may take (None: no bound, the classic
+        protocol's)."""
+        return self._unreleased_wait_s if self._group_protocol == CONSUMER else None
+
+    def report_fatal(self, error: StaticConsumerError) -> None:
+        """Once: one log line, then the app crashes (the worker exits with status 1)."""
+        if self._fatal is not None:
+            return
+        self._fatal = error
+        log.critical("%s", fatal_line(self.conf.id, self._static_id, error))
+        asyncio.run_coroutine_threadsafe(self.crash(error), self.loop)
+
+
+_OWNED = frozenset({"group_instance_id", "on_fatal", "partition_assignment_strategy",
+                    "group_protocol"})  # fmt: skip
+
+_NO_TABLES_ON_CONSUMER_PROTOCOL = (
+    "faust app {app}: group_protocol='consumer' (KIP-848) has the broker assign partitions, "
+    "so faust's table assignment (actives and standby replicas, planned by the client and "
+    "carried in the assignment's user data) cannot run: an app with tables or "
+    "table_standby_replicas > 0 needs group_protocol='classic'. Without tables the consumer "
+    "protocol works: actives from the broker, fencing of a duplicated worker (docs/faust.md)"
+)
+
+
+def fatal_line(app_id: str, instance_id: str | None, error: StaticConsumerError) -> str:
+    """The one line a fatal worker logs: its id, what happened, what to check."""
+    who = f"faust worker of app {app_id} (group.instance.id {instance_id})"
+    if isinstance(error, FencedInstanceIdError):
+        holder = f" (now held by {error.holder})" if error.holder else ""
+        what = (
+            f"was fenced (FENCED_INSTANCE_ID, KIP-345): another worker took its id{holder}; "
+            "check that no second worker runs with this id (a copied manifest, a "
+            "StatefulSet glitch, one POD_NAME or consumer_group_instance_id for two)"
+        )
+    elif isinstance(error, UnreleasedInstanceIdError):
+        what = (
+            "was refused its id (UNRELEASED_INSTANCE_ID, KIP-848): another member still "
+            "holds it; check for a second worker with this id"
+        )
+    else:
+        what = f"failed fatally: {error}"
+    return f"{who} {what}; the worker stops (exit status 1)"  # fmt: skip
+
+
+class StaticThread(_seam.ConsumerThread):
+    """faust's consumer thread, with a StaticConsumer as the worker consumer."""
+
+    async def on_start(self) -> None:
+        """faust's start (the consumer made and started); under the consumer protocol bounded
+        by ``unreleased_wait_ms``: an instance id still held elsewhere past it is fatal."""
+        app = self.app
+        assert isinstance(app, StaticApp)  # StaticTransport is made by StaticApp alone
+        wait_s = app.start_wait_s
+        if wait_s is None:
+            await super().on_start()
+            return
+        try:
+            async with asyncio.timeout(wait_s):
+                await super().on_start()
+        except TimeoutError:
+            error = UnreleasedInstanceIdError(
+                f"no assignment {wait_s:g} s after start: the coordinator still gives "
+                f"group.instance.id {app.static_instance_id} to another member "
+                "(UNRELEASED_INSTANCE_ID, KIP-848)", group_id=app.conf.id,
+            )  # fmt: skip
+            app.report_fatal(error)
+            raise error from None
+
+    def _create_worker_consumer(self, transport: Any) -> StaticConsumer:
+        options = _seam.consumer_options(self, transport)
+        app = self.app
+        assert isinstance(app, StaticApp)  # StaticTransport is made by StaticApp alone
+        return app.static_consumer(options)
+
+    async def _fetch_records(  # faust's signature (its timeout is the fetch's)
+        self,
+        consumer: Any,
+        active_partitions: Any,
+        timeout: Any = None,  # noqa: ASYNC109
+        max_records: Any = None,
+    ) -> Any:
+        """faust's fetch reads the fetcher directly: check the consumer's errors first, as
+        ``getmany`` does (the fatal error; an error the consumer holds for the application,
+        such as an ``on_assignment`` that raised), and raise the fatal error when the consumer
+        woke the fetch for it."""
+        if consumer.fatal_error is not None:
+            raise consumer.fatal_error
+        _seam.check_errors(consumer)
+        try:
+            return await super()._fetch_records(consumer, active_partitions, timeout=timeout,
+                                                max_records=max_records)  # fmt: skip
+        except Exception:
+            if consumer.fatal_error is not None:  # the consumer woke the fetch for it
+                raise consumer.fatal_error from None
+            raise
+
+
+class StaticFaustConsumer(_seam.Consumer):
+    def _new_consumer_thread(self) -> StaticThread:
+        return StaticThread(self, loop=self.loop, beacon=self.beacon)
+
+    async def on_stop(self) -> None:
+        """faust's stop commits once more, after its streams are done; but a commit it makes
+        while another is in flight waits for that one and commits nothing, so a record the
+        agents finished meanwhile would be handled again by the next holder. Commit what is
+        acknowledged once the consumer's own stop has run (the consumer thread still runs)."""
+        await super().on_stop()
+        await _seam.final_commit(self)
+
+
+class StaticTransport(_seam.Transport):
+    Consumer = StaticFaustConsumer

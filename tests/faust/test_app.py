@@ -1,0 +1,293 @@
+"""``StaticApp`` without a broker: the instance id, the options, faust's assignment planned by
+instance id and handed to faust's tables, and the fatal error on faust's fetch path."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any
+
+import pytest
+
+from assignors import Member, RoundRobinAssignor, assign_tables
+from staticconsumer import StaticConsumer
+from staticconsumer.errors import (
+    ConfigurationError,
+    FencedInstanceIdError,
+    InvalidInstanceIdError,
+    UnreleasedInstanceIdError,
+)
+from staticconsumer.faust import StaticApp, TableAssignor, _seam
+from staticconsumer.faust._app import StaticThread, fatal_line
+from staticconsumer.faust._assignor import KEY, newest_roster
+
+
+def _app(url: str = "http://w0:6066", *, table: bool = True, **kwargs: Any) -> StaticApp:
+    app = StaticApp("orders", broker="kafka://host-a:9092", store="memory://",
+                    canonical_url=url, **kwargs)  # fmt: skip
+    app.topic("orders", partitions=6)
+    if table:
+        app.Table("counts", default=int, partitions=6)
+    return app
+
+
+# -- the instance id ---------------------------------------------------------------------------
+
+
+def test_the_instance_id_comes_from_the_argument_then_faust_then_the_environment(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    monkeypatch.setenv("STATICCONSUMER_INSTANCE_ID", "from-env")
+    caplog.set_level(logging.INFO, "staticconsumer.faust")
+    assert _app(instance_id="given").static_instance_id == "given"
+    assert _app(consumer_group_instance_id="setting").static_instance_id == "setting"
+    app = _app()
+    assert app.static_instance_id == "from-env" and app.static_instance_id == "from-env"
+    lines = [r.getMessage() for r in caplog.records if "static member" in r.getMessage()]
+    assert lines[-1] == ("faust app orders: this worker is static member group.instance.id "
+                         "from-env (from the environment)")  # fmt: skip
+    assert len(lines) == 3  # once per app
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "message"),
+    [
+        ({"instance_id": "a b"}, InvalidInstanceIdError, r"StaticApp\(instance_id=...\)"),
+        ({"consumer_group_instance_id": "a/b"}, InvalidInstanceIdError,
+         "faust setting consumer_group_instance_id"),
+        ({"group_protocol": "streams"}, ConfigurationError, "group_protocol"),
+        ({"consumer_options": {"on_fatal": print}}, ConfigurationError,
+         "consumer_options may not set on_fatal"),
+    ],
+)  # fmt: skip
+def test_bad_options_are_refused_when_the_app_is_made(
+    kwargs: dict[str, Any], error: type[Exception], message: str
+) -> None:
+    with pytest.raises(error, match=message):
+        _app(**kwargs)
+
+
+def test_no_id_anywhere_is_refused_when_the_worker_starts(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("STATICCONSUMER_INSTANCE_ID", "POD_NAME", "HOSTNAME"):
+        monkeypatch.delenv(name, raising=False)
+    app = _app()
+    with pytest.raises(InvalidInstanceIdError, match="no group instance id in the environment"):
+        app.static_consumer({"group_id": "orders"})
+
+
+# -- the consumer -------------------------------------------------------------------------------
+
+
+async def test_the_worker_consumer_is_a_static_consumer_with_the_table_assignor() -> None:
+    app = _app(instance_id="w-0")
+    consumer = app.static_consumer({"group_id": "orders", "bootstrap_servers": "host-a:9092"})
+    assert isinstance(consumer, StaticConsumer)
+    assert consumer.group_instance_id == "w-0"
+    (assignor,) = consumer._options.partition_assignment_strategy
+    assert isinstance(assignor, TableAssignor) and assignor.group_instance_id == "w-0"
+    bare = _app(instance_id="w-0", table=False, table_standby_replicas=0)
+    (plain,) = bare.static_consumer({"group_id": "o"})._options.partition_assignment_strategy
+    assert isinstance(plain, RoundRobinAssignor) and plain.group_instance_id == "w-0"
+
+
+async def test_the_consumer_protocol_refuses_tables_and_takes_an_app_without() -> None:
+    with pytest.raises(ConfigurationError, match="faust's table assignment"):
+        _app(instance_id="w-0", group_protocol="consumer").static_consumer({"group_id": "o"})
+    app = _app(instance_id="w-0", table=False, table_standby_replicas=0, group_protocol="consumer")
+    consumer = app.static_consumer({"group_id": "o", "session_timeout_ms": 60000})
+    assert consumer._options.group_protocol == "consumer"
+
+
+# -- faust's assignment ---------------------------------------------------------------------
+
+
+def _members(apps: dict[str, StaticApp], assignors: dict[str, TableAssignor],
+             topics: tuple[str, ...]) -> list[Member]:  # fmt: skip
+    return [Member(f"{iid}-{id(app)}", iid, topics,
+                   user_data=assignors[iid].subscription_user_data(topics, (), -1))
+            for iid, app in apps.items()]  # fmt: skip
+
+
+def test_faust_tables_get_the_plan_by_instance_id_and_the_roster_comes_back() -> None:
+    apps = {f"w-{n}": _app(f"http://w{n}:6066", instance_id=f"w-{n}") for n in range(3)}
+    assignors = {iid: TableAssignor(app, iid) for iid, app in apps.items()}
+    changelog = "orders-counts-changelog"
+    topics = ("orders", changelog)
+    members = _members(apps, assignors, topics)
+    plan = assignors["w-0"].assign_group(members, {"orders": 6, changelog: 6})
+    want = assign_tables(members, {"orders": 6, changelog: 6}, standby_replicas=1)
+    for member in members:
+        iid = member.group_instance_id
+        assert iid is not None
+        assignors[iid].on_assignment(plan[member.member_id], 1)
+        faust_assignor = apps[iid].assignor
+        actives = {(tp.topic, tp.partition) for tp in faust_assignor.assigned_actives()}
+        standbys = {(tp.topic, tp.partition) for tp in faust_assignor.assigned_standbys()}
+        assert actives == {(t, p) for t, ps in want.actives[member.member_id].items() for p in ps}
+        assert standbys == {(t, p) for t, ps in want.standbys[member.member_id].items()
+                            for p in ps}  # fmt: skip
+        assert set(plan[member.member_id].partitions) == (
+            actives | {tp for tp in standbys if tp[0] == changelog}
+        )  # consumed: faust's rule
+        assert assignors[iid].roster == ("w-0", "w-1", "w-2")
+    # A new leader, members restarted (new member ids): the roster they send back wins.
+    again = [Member(f"{m.group_instance_id}-new", m.group_instance_id, topics,
+                    user_data=assignors[str(m.group_instance_id)].subscription_user_data(
+                        topics, (), -1)) for m in reversed(members)]  # fmt: skip
+    replan = assignors["w-2"].assign_group(again, {"orders": 6, changelog: 6})
+    assert {m.group_instance_id: replan[m.member_id].partitions for m in again} == {
+        m.group_instance_id: plan[m.member_id].partitions for m in members
+    }
+
+
+def test_a_stored_assignment_naming_another_url_is_taken_with_ours(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A restarted static member gets its previous process's stored assignment (no
+    rebalance): faust would assert on the URL it names; the worker takes it, and says so."""
+    old = _app("http://old:6066", instance_id="w-0")
+    assignor = TableAssignor(old, "w-0")
+    topics = ("orders", "orders-counts-changelog")
+    member = Member(
+        "w-0-a", "w-0", topics, user_data=assignor.subscription_user_data(topics, (), -1)
+    )
+    stored = assignor.assign_group([member], {"orders": 2, "orders-counts-changelog": 2})
+    new = _app("http://new:6066", instance_id="w-0")
+    TableAssignor(new, "w-0").on_assignment(stored["w-0-a"], 3)
+    assert {tp.partition for tp in new.assignor.assigned_actives()} == {0, 1}
+    assert "took an assignment planned for http://old:6066" in caplog.text
+
+
+def test_a_global_tables_changelog_is_active_on_every_worker() -> None:
+    apps = {f"w-{n}": _app(f"http://w{n}:6066", instance_id=f"w-{n}") for n in range(2)}
+    for app in apps.values():
+        app.GlobalTable("rates", default=int, partitions=4)
+    assignors = {iid: TableAssignor(app, iid) for iid, app in apps.items()}
+    rates = "orders-rates-changelog"
+    topics = ("orders", "orders-counts-changelog", rates)
+    members = _members(apps, assignors, topics)
+    counts = {"orders": 6, "orders-counts-changelog": 6, rates: 4}
+    plan = assignors["w-0"].assign_group(members, counts)
+    planned = assign_tables(members, counts, standby_replicas=1)
+    for member in members:
+        assignors[str(member.group_instance_id)].on_assignment(plan[member.member_id], 1)
+        faust_assignor = apps[str(member.group_instance_id)].assignor
+        actives = {tp.partition for tp in faust_assignor.assigned_actives() if tp.topic == rates}
+        standbys = {tp.partition for tp in faust_assignor.assigned_standbys() if tp.topic == rates}
+        assert actives == {0, 1, 2, 3}  # recovered in full on every worker, as faust does
+        assert standbys == {0, 1, 2, 3} - set(planned.actives[member.member_id][rates])
+
+
+def test_the_newest_roster_wins() -> None:
+    assert newest_roster([]) == ((), 0)
+    assert newest_roster([{"roster": ["a"], "version": 2}, {"roster": ["b", "a"], "version": 3},
+                          {}]) == (("b", "a"), 3)  # fmt: skip
+    assert newest_roster([{"roster": ["b"], "version": 1}, {"roster": ["a"], "version": 1}]) == (
+        ("a",),
+        1,
+    )
+    assert KEY == "staticconsumer"
+
+
+# -- fatal ------------------------------------------------------------------------------------
+
+
+class _Fetcher:
+    _closed = False
+
+    def __init__(self, error: Exception | None) -> None:
+        self.error = error
+        self._subscriptions = self
+
+    def fetch_context(self) -> Any:
+        import contextlib
+
+        return contextlib.nullcontext()
+
+    async def fetched_records(self, *args: Any, **kwargs: Any) -> dict[Any, Any]:
+        if self.error is not None:
+            raise self.error
+        return {}
+
+
+class _Consumer:
+    _closed = False
+
+    def __init__(self, fatal: Exception | None, raises: Exception | None = None) -> None:
+        self.fatal_error = fatal
+        self._fetcher = _Fetcher(raises)
+        self.pending: Exception | None = None
+
+    def check_errors(self) -> None:
+        error, self.pending = self.pending, None
+        if error is not None:
+            raise error
+
+
+async def test_faust_fetch_path_raises_the_fatal_error() -> None:
+    app = _app(instance_id="w-0")
+    thread = app.consumer._thread
+    assert isinstance(thread, StaticThread)
+    app.consumer.flow_active = True
+    fenced = FencedInstanceIdError("fenced", group_id="orders", group_instance_id="w-0",
+                                   member_id="m", api="Heartbeat")  # fmt: skip
+    with pytest.raises(FencedInstanceIdError):
+        await thread._fetch_records(_Consumer(fenced), set(), timeout=0.1)
+    woken = _Consumer(None, raises=RuntimeError("woken"))
+    with pytest.raises(RuntimeError, match="woken"):  # not fatal: faust's own error
+        await thread._fetch_records(woken, set(), timeout=0.1)
+    woken.fatal_error = fenced  # the consumer woke the fetch for its fatal error
+    with pytest.raises(FencedInstanceIdError):
+        await thread._fetch_records(woken, set(), timeout=0.1)
+    assert await thread._fetch_records(_Consumer(None), set(), timeout=0.1) == {}
+    held = _Consumer(None)
+    held.pending = ValueError("on_assignment raised")  # held for the application's next poll
+    with pytest.raises(ValueError, match="on_assignment raised"):
+        await thread._fetch_records(held, set(), timeout=0.1)
+    assert await thread._fetch_records(held, set(), timeout=0.1) == {}  # raised once
+
+
+def test_the_fatal_line_names_the_id_and_what_to_check() -> None:
+    fenced = FencedInstanceIdError("x", group_id="g", group_instance_id="w-1", member_id="m",
+                                   api="Heartbeat")  # fmt: skip
+    fenced.holder = "member w-1-abc"
+    line = fatal_line("orders", "w-1", fenced)
+    assert line.startswith("faust worker of app orders (group.instance.id w-1) was fenced")
+    assert "now held by member w-1-abc" in line and "no second worker runs with this id" in line
+    assert line.endswith("the worker stops (exit status 1)")
+    unreleased = fatal_line("orders", "w-1", UnreleasedInstanceIdError("x", group_id="g"))
+    assert "UNRELEASED_INSTANCE_ID" in unreleased
+
+
+async def test_an_id_still_held_past_the_wait_stops_the_worker_under_the_consumer_protocol(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    app = _app(instance_id="w-0", table=False, table_standby_replicas=0,
+               group_protocol="consumer", unreleased_wait_ms=50)  # fmt: skip
+    crashed: list[BaseException] = []
+
+    async def crash(reason: BaseException) -> None:
+        crashed.append(reason)
+
+    async def never_assigned(self: Any) -> None:  # start() waiting for the held id
+        await asyncio.sleep(30)
+
+    monkeypatch.setattr(app, "crash", crash)
+    monkeypatch.setattr(_seam.ConsumerThread, "on_start", never_assigned)
+    thread = app.consumer._thread
+    with pytest.raises(UnreleasedInstanceIdError, match=r"still gives group\.instance\.id w-0"):
+        await thread.on_start()
+    await asyncio.sleep(0.05)
+    assert crashed == [app.fatal_error] and isinstance(app.fatal_error, UnreleasedInstanceIdError)
+    assert (
+        next(r for r in caplog.records if r.levelname == "CRITICAL")
+        .getMessage()
+        .startswith("faust worker of app orders (group.instance.id w-0) was refused its id")
+    )
+    classic = _app(instance_id="w-0")
+    assert classic.start_wait_s is None and app.start_wait_s == 0.05
+
+
+def test_the_unreleased_wait_is_checked() -> None:
+    with pytest.raises(ConfigurationError, match="unreleased_wait_ms"):
+        _app(unreleased_wait_ms=0)

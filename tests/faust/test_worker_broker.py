@@ -1,0 +1,75 @@
+"""faust's real worker (``faust worker`` through ``app.main()``, in subprocesses) with
+``StaticApp`` on a real broker (the scenarios of ``_scenario.py``): a duplicated worker stops
+the older holder; a rolling restart rebalances and restores nothing; a worker away past its
+session gets its own tables back."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from staticconsumer.localkafka import KafkaCluster, LocalKafkaCluster
+
+from ..reliability._harness import rebalance_reasons
+from ._harness import PARTITIONS, Settings
+from ._scenario import away_and_back, duplicated_worker, rolling_restart
+
+pytestmark = [pytest.mark.kafka, pytest.mark.timeout(400)]
+
+
+def _settings(
+    kafka_cluster: KafkaCluster, group: str, log_dir: Path, kind: str = "static"
+) -> Settings:
+    """``kind``: "static" (StaticApp) or "plain" (faust.App, for plain faust's figures)."""
+    topic = kafka_cluster.create_topic(f"{group}-orders", partitions=PARTITIONS)
+    return Settings(kind, kafka_cluster.bootstrap_servers, topic, group, log_dir)
+
+
+async def test_a_duplicated_worker_stops_the_older_and_the_rest_go_on(
+    kafka_cluster: KafkaCluster, unique_group_id: Callable[..., str], tmp_path: Path
+) -> None:
+    found = await duplicated_worker(_settings(kafka_cluster, unique_group_id("fdup"), tmp_path))
+    extra = found.extra
+    assert extra["older_rc"] not in (0, None), found
+    assert extra["older_exit_s"] < 15, found
+    assert len(extra["fatal_lines"]) == 1 and "group.instance.id w-1" in extra["fatal_lines"][0]
+    assert extra["others_rc"] == [0, 0, 0], found  # each stopped by SIGTERM at the end
+    assert extra["went_on"], found
+    assert found.lost == 0, found
+
+
+async def test_a_rolling_restart_rebalances_nothing_and_restores_nothing(
+    kafka_cluster: KafkaCluster, unique_group_id: Callable[..., str], tmp_path: Path
+) -> None:
+    settings = _settings(kafka_cluster, unique_group_id("froll"), tmp_path)
+    found = await rolling_restart(settings)
+    before, topic = found.extra["before"], settings.topic
+    actives = sorted(p for tables in before.values() for p in tables[topic]["actives"])
+    assert actives == list(range(PARTITIONS)), before
+    assert found.extra["after"] == before  # each worker's own actives and standbys
+    assert found.extra["stop_rc"] == [0, 0, 0], found
+    assert (found.rebalances, found.restored, found.duplicates, found.lost) == (0, 0, 0, 0), found
+    if isinstance(kafka_cluster, LocalKafkaCluster):  # its log is ours: no LeaveGroup, no join
+        logs, since = kafka_cluster.logs(), found.extra["since_epoch"]
+        assert rebalance_reasons(logs, settings.group, 0), "the first joins rebalanced: seen"
+        assert rebalance_reasons(logs, settings.group, since) == []
+
+
+async def test_a_worker_away_past_its_session_gets_its_own_tables_back(
+    kafka_cluster: KafkaCluster, unique_group_id: Callable[..., str], tmp_path: Path
+) -> None:
+    settings = _settings(kafka_cluster, unique_group_id("faway"), tmp_path)
+    settings.session_timeout_s = 8.0
+    found = await away_and_back(settings)
+    before, during, after = (found.extra[k] for k in ("before", "during", "after"))
+    topic = settings.topic
+    gone = before["w-1"][topic]["actives"]
+    assert gone, before
+    for name in ("w-0", "w-2"):  # while w-1 was away only its partitions moved, to them
+        assert before[name][topic]["actives"] <= during[name][topic]["actives"], found
+    assert during["w-0"][topic]["actives"] | during["w-2"][topic]["actives"] == set(
+        range(PARTITIONS)), found  # fmt: skip
+    assert after == before, found  # its own actives and standbys back to it, and theirs
+    assert found.lost == 0, found
