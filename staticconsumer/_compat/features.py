@@ -14,10 +14,12 @@ between them, for the names this package uses, and where the seam absorbs it::
     (issue #1151, PR #1153)         FindCoordinator registered           it knows
     create_conn(version_hint=)      SaslAuthenticate  always reads ApiVersions (PR #1136)
                                     only with a hint
+    Fetcher: KIP-392 bookkeeping    absent          absent          present (PR #1159)
 
-* Requests: everything we send is a :class:`~staticconsumer.protocol.PinnedRequest` of one fixed
-  version, which each release's connection sends as it is (0.12's takes it as the struct; 0.13
-  and 0.14 call its ``prepare``, which refuses a version the broker does not serve). 0.12's
+* Requests: everything we send is one fixed version (:class:`.wire.AiokafkaRequest` around a
+  :class:`~staticconsumer.protocol.PinnedRequest`; aiokafka's own structs in :mod:`.requests`),
+  which each release's connection sends as it is (0.12's takes it as the struct; 0.13 and 0.14
+  call its ``prepare``, which refuses a version the broker does not serve). 0.12's
   connection reads no ApiVersions: there :meth:`.consumer.ClientSeam.send` asks each node's
   before its first group request and refuses the same way.
 * Coordination connections: on 0.12 and 0.13 the seam registers a node it found itself (the
@@ -26,6 +28,8 @@ between them, for the names this package uses, and where the seam absorbs it::
 * SASL: aiokafka 0.12's connection logs in with SaslAuthenticate, whose error code says why a
   login failed, only when it knows the broker answers ApiVersions (``version_hint``); without,
   a wrong password is a closed connection. :func:`.admin.bootstrap_failure_cause` gives the hint.
+* The kept-buffer fetch path (opt-in) mirrors 0.14's fetcher: on 0.12 and 0.13 the compiled
+  path runs instead, the start line saying why (:data:`KEPT_FETCH_AVAILABLE`).
 * Arguments: a :class:`~staticconsumer.StaticConsumer` argument that the installed aiokafka lacks
   is refused at construction (:data:`LACKING_ARGUMENTS`); a default is aiokafka's own
   (:func:`consumer_default`).
