@@ -150,7 +150,8 @@ AIOKAFKA_INTERNALS: Mapping[str, str] = MappingProxyType({
     "AIOKafkaClient.send does (ClientSeam._send_waiting)",
     "aiokafka.conn.create_conn": "one connection per bootstrap address with the client's "
     "settings, to learn why bootstrap failed: aiokafka only logs a SASL or TLS refusal; "
-    "whether it takes 0.12's version_hint (features.py)",
+    "whether it takes 0.12's version_hint, gone with 0.13's per-connection ApiVersions "
+    "(features.py)",
     "aiokafka.consumer.fetcher.FetchResult": _RECORDS + "the result whose reader it replaces",
     "aiokafka.consumer.fetcher.Fetcher": _RECORDS + "FetchSeam is aiokafka's fetcher with a tap "
     "on its Fetch responses; the pure path runs it as it is; whether it takes client_rack "
@@ -181,8 +182,6 @@ AIOKAFKA_INTERNALS: Mapping[str, str] = MappingProxyType({
     "aiokafka.protocol.admin.CreateTopicsRequest_v3": "the roster topic's creation (roster.py)",
     "aiokafka.protocol.admin.DescribeConfigsRequest_v2": "the broker's group.min/max.session."
     "timeout.ms, named in the error for a session timeout it refused (broker_config.py)",
-    "aiokafka.protocol.api.Request": "features.py: whether the connection picks a request's "
-    "version (0.13's builders have prepare) or sends the struct it is given (0.12)",
     "aiokafka.protocol.fetch.FetchRequest_v11": _ROSTER + "its records",
     "aiokafka.protocol.metadata.MetadataRequest_v5": _ROSTER + "its leader; localkafka: each "
     "broker's view of a new topic (tooling.py)",

@@ -51,7 +51,6 @@ from aiokafka import AIOKafkaConsumer
 from aiokafka.cluster import ClusterMetadata
 from aiokafka.conn import create_conn
 from aiokafka.consumer.fetcher import Fetcher
-from aiokafka.protocol.api import Request
 
 from ..errors import StaticConsumerError
 
@@ -72,10 +71,14 @@ def _parameters(function: Any) -> Mapping[str, Any]:
 
 #: ``AIOKafkaConsumer.__init__``'s arguments and their defaults on the installed aiokafka.
 CONSUMER_ARGUMENTS = _parameters(AIOKafkaConsumer.__init__)
+#: Whether ``create_conn`` takes a broker version hint (aiokafka 0.12): with one of Kafka 0.10 or
+#: newer the connection reads ApiVersions and logs in with SaslAuthenticate; 0.13 always does.
+CONNECTION_VERSION_HINT: bool = "version_hint" in _parameters(create_conn)
 #: Whether aiokafka's connection picks a request's version from the broker's ApiVersions and
-#: asks the request object for it (``Request.prepare``, aiokafka 0.13, PR #1136). Without it
-#: (0.12) the connection sends the object it is given as the struct.
-CONNECTION_PICKS_VERSIONS: bool = callable(getattr(Request, "prepare", None))
+#: asks the request object for it (``prepare``); without (0.12) it sends the object it is given
+#: as the struct. One change of aiokafka 0.13 (PR #1136) with the hint's removal: the connection
+#: reads ApiVersions itself. (Read from create_conn, a name the seam touches already.)
+CONNECTION_PICKS_VERSIONS: bool = not CONNECTION_VERSION_HINT
 #: Whether the consumer and its fetcher take ``client_rack`` (KIP-392, aiokafka 0.14, PR #1159).
 CLIENT_RACK: bool = "client_rack" in CONSUMER_ARGUMENTS and "client_rack" in _parameters(
     Fetcher.__init__
@@ -91,9 +94,6 @@ KEPT_FETCH_AVAILABLE: bool = CLIENT_RACK and CONNECTION_PICKS_VERSIONS
 #: in 0.14, and any broker the metadata knows will do).
 COORDINATORS_REGISTERED: bool = callable(getattr(ClusterMetadata, "add_coordinator", None))
 
-#: Whether ``create_conn`` takes a broker version hint (aiokafka 0.12): with one of Kafka 0.10 or
-#: newer the connection reads ApiVersions and logs in with SaslAuthenticate; 0.13 always does.
-CONNECTION_VERSION_HINT: bool = "version_hint" in _parameters(create_conn)
 
 #: StaticConsumer's arguments that only some supported aiokafka releases have, and why.
 _VERSIONED_ARGUMENTS = {
