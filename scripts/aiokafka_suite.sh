@@ -5,9 +5,9 @@
 #   bash scripts/aiokafka_suite.sh PATH_TO_AIOKAFKA_CHECKOUT [--plain | --without-intended]
 #       [pytest args...]
 #
-# PATH_TO_AIOKAFKA_CHECKOUT: a checkout of aio-libs/aiokafka at the version pinned in
-# pyproject.toml (v0.14.0), or a git directory holding its tag v0.14.0 (the tests are taken
-# from the tag); its sdist does not ship the tests (.ci/run runs this when it finds one). Its
+# PATH_TO_AIOKAFKA_CHECKOUT: a checkout of aio-libs/aiokafka at the installed version, or a git
+# directory holding its tag (v0.14.0 for aiokafka 0.14.0: the tests are taken from the tag of
+# the aiokafka in $VENV, so VENV=.ci-venv-aiokafka-0.12-py3.12 runs v0.12.0's); its sdist does not ship the tests (.ci/run runs this when it finds one). Its
 # tests/ are copied to a temporary folder with our conftest.py (scripts/aiokafka_suite/
 # conftest.py) in place of theirs, which needs Docker.
 # --plain runs them on AIOKafkaConsumer itself, for the side-by-side count. --without-intended
@@ -47,8 +47,9 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 if [ -d "$checkout/tests" ]; then
   cp -r "$checkout/tests" "$work/tests"
-else  # a git directory (a bare mirror): the tests of the pinned tag
-  git --git-dir="$checkout" archive v0.14.0 tests | tar -x -C "$work"
+else  # a git directory (a bare mirror): the tests of the installed aiokafka's tag
+  tag=v$("$VENV/bin/python" -c 'import aiokafka; print(aiokafka.__version__)')
+  git --git-dir="$checkout" archive "$tag" tests | tar -x -C "$work"
 fi
 cp "$root/scripts/aiokafka_suite/conftest.py" "$work/tests/conftest.py"
 cd "$work"

@@ -17,8 +17,12 @@
   the admin code's client calls are in :mod:`.admin`, small struct and metadata helpers in
   :mod:`.helpers`.
 
+What differs between the aiokafka releases we support (0.12, 0.13, 0.14) is read once, at
+import, from aiokafka itself (:mod:`.features`, with the table of differences), and absorbed
+here; the requests the seam sends besides the group APIs are in :mod:`.requests`.
+
 Nothing is patched process-wide. An aiokafka upgrade that renames a base method fails mypy
-(``@override``) and ``check_aiokafka_version`` refuses versions we did not test.
+(``@override``) and ``check_aiokafka_version`` refuses releases we did not test.
 
 **The rule: where aiokafka ends.** A name is aiokafka's *public* API when one of its user-facing
 modules exports it -- ``aiokafka``, ``aiokafka.abc``, ``aiokafka.admin``, ``aiokafka.helpers`` and
@@ -50,15 +54,19 @@ from .admin import (
 )
 from .assignors import AiokafkaGroupAssignor, is_aiokafka_assignor, unusable_reason
 from .consumer import (
-    SUPPORTED_AIOKAFKA,
     ClientSeam,
     CoordinatorSeam,
     Driver,
     KafkaConnectionError,
     KafkaError,
     WakeMarker,
-    check_aiokafka_version,
     negotiate_versions,
+)
+from .features import (
+    LACKING_ARGUMENTS,
+    SUPPORTED_AIOKAFKA,
+    check_aiokafka_version,
+    consumer_default,
 )
 from .helpers import (
     abandon_producer,
@@ -84,6 +92,7 @@ __all__ = [
     "AIOKAFKA_CONSUMER_LOG",
     "AIOKAFKA_INTERNALS",
     "AIOKAFKA_PRIVATE",
+    "LACKING_ARGUMENTS",
     "SUPPORTED_AIOKAFKA",
     "AiokafkaGroupAssignor",
     "ClientSeam",
@@ -102,6 +111,7 @@ __all__ = [
     "client_principal",
     "close_client",
     "committed",
+    "consumer_default",
     "coordinator_of",
     "ensure_node_metadata",
     "is_aiokafka_assignor",
@@ -133,15 +143,19 @@ AIOKAFKA_INTERNALS: Mapping[str, str] = MappingProxyType({
     "(ClientSeam.lookup_coordinator)",
     "aiokafka.cluster.ClusterMetadata": "localkafka's readiness probe reads one broker's own "
     "Metadata answer as aiokafka reads it (tooling.py); an aiokafka-style assignor's assign "
-    "gets one built from the leader's partition counts (PlanCluster, assignors.py)",
+    "gets one built from the leader's partition counts (PlanCluster, assignors.py); whether "
+    "a coordination connection needs a registered coordinator (0.12, 0.13: features.py)",
     "aiokafka.codec": _RECORDS + "aiokafka's decompression of each batch",
     "aiokafka.conn.CloseReason": "a JoinGroup that timed out closes its connection as "
     "AIOKafkaClient.send does (ClientSeam._send_waiting)",
     "aiokafka.conn.create_conn": "one connection per bootstrap address with the client's "
-    "settings, to learn why bootstrap failed: aiokafka only logs a SASL or TLS refusal",
+    "settings, to learn why bootstrap failed: aiokafka only logs a SASL or TLS refusal; "
+    "whether it takes 0.12's version_hint, gone with 0.13's per-connection ApiVersions "
+    "(features.py)",
     "aiokafka.consumer.fetcher.FetchResult": _RECORDS + "the result whose reader it replaces",
     "aiokafka.consumer.fetcher.Fetcher": _RECORDS + "FetchSeam is aiokafka's fetcher with a tap "
-    "on its Fetch responses; the pure path runs it as it is",
+    "on its Fetch responses; the pure path runs it as it is; whether it takes client_rack "
+    "(0.14, features.py)",
     "aiokafka.consumer.fetcher.PartitionRecords": _RECORDS + "aiokafka's reader it replaces",
     "aiokafka.consumer.fetcher.READ_COMMITTED": _RECORDS + "PartitionRecords' isolation level",
     "aiokafka.consumer.fetcher.OffsetResetStrategy": _KEPT + "NONE: an out-of-range offset is "
@@ -159,17 +173,19 @@ AIOKAFKA_INTERNALS: Mapping[str, str] = MappingProxyType({
     "aiokafka.coordinator.protocol.ConsumerProtocolMemberMetadata": "the assignors' adapters "
     "hand plain aiokafka, and an aiokafka-style assignor's assign, the subscription struct "
     "aiokafka's GroupCoordinator encodes",
-    "aiokafka.protocol.admin.ApiVersionRequest": "a broker's ApiVersions, which our group API "
-    "versions are negotiated from (negotiate_versions)",
-    "aiokafka.protocol.admin.CreateAclsRequest": "localkafka grants ACLs on a secured local "
+    # requests.py: one pinned version each (aiokafka 0.12 has no builders), the same struct
+    # and schema in 0.12, 0.13 and 0.14
+    "aiokafka.protocol.admin.ApiVersionRequest_v2": "a broker's ApiVersions, which our group "
+    "API versions are negotiated from (negotiate_versions; aiokafka 0.12: ClientSeam.send)",
+    "aiokafka.protocol.admin.CreateAclsRequest_v1": "localkafka grants ACLs on a secured local "
     "cluster; aiokafka's admin client has no ACL call (tooling.py)",
-    "aiokafka.protocol.admin.CreateTopicsRequest": "the roster topic's creation (roster.py)",
-    "aiokafka.protocol.admin.DescribeConfigsRequest": "the broker's group.min/max.session."
+    "aiokafka.protocol.admin.CreateTopicsRequest_v3": "the roster topic's creation (roster.py)",
+    "aiokafka.protocol.admin.DescribeConfigsRequest_v2": "the broker's group.min/max.session."
     "timeout.ms, named in the error for a session timeout it refused (broker_config.py)",
-    "aiokafka.protocol.fetch.FetchRequest": _ROSTER + "its records",
-    "aiokafka.protocol.metadata.MetadataRequest": _ROSTER + "its leader; localkafka: each "
+    "aiokafka.protocol.fetch.FetchRequest_v11": _ROSTER + "its records",
+    "aiokafka.protocol.metadata.MetadataRequest_v5": _ROSTER + "its leader; localkafka: each "
     "broker's view of a new topic (tooling.py)",
-    "aiokafka.protocol.offset.OffsetRequest": _ROSTER + "its log start and end",
+    "aiokafka.protocol.offset.OffsetRequest_v3": _ROSTER + "its log start and end",
     "aiokafka.record.control_record.ABORT_MARKER": _RECORDS + "an aborted transaction's marker",
     "aiokafka.record.control_record.ControlRecord": _RECORDS + "a control batch's record",
     "aiokafka.record.legacy_records.LegacyRecordBatch": _RECORDS + "message formats 0 and 1",

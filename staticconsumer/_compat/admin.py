@@ -11,6 +11,8 @@ from typing import Any
 
 from aiokafka.client import ConnectionGroup
 
+from .features import CONNECTION_VERSION_HINT
+from .helpers import open_coordination_to
 from .log_redaction import redact_sasl_logs
 from .wire import aiokafka_request
 
@@ -62,6 +64,11 @@ async def bootstrap_failure_cause(client: Any, settings: Mapping[str, Any]) -> B
     if settings.get("security_protocol", "PLAINTEXT") == "PLAINTEXT":
         return None
     connection = {name: settings[name] for name in _CONNECTION_SETTINGS if name in settings}
+    if CONNECTION_VERSION_HINT:
+        # aiokafka 0.12 asks a broker's ApiVersions, and so logs in with SaslAuthenticate (an
+        # error code saying why a login failed) rather than bare SASL tokens (a closed
+        # connection), only when told the broker is Kafka 0.10 or newer
+        connection["version_hint"] = (0, 10)
     for host, port, _family in client.hosts:
         try:
             conn = await asyncio.wait_for(create_conn(host, port, **connection),
@@ -97,6 +104,8 @@ async def send_to_node(client: Any, node_id: int, request: Any, *, coordination:
     """Send ``request`` to ``node_id``; ``coordination=True`` uses the node's coordination
     connection, so a slow group request never queues behind fetches."""
     group = ConnectionGroup.COORDINATION if coordination else ConnectionGroup.DEFAULT
+    if coordination:
+        open_coordination_to(client, node_id)
     return await client.send(node_id, aiokafka_request(request), group=group)
 
 

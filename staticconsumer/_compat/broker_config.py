@@ -7,7 +7,7 @@ import contextlib
 import logging
 from typing import Any
 
-from aiokafka.protocol.admin import DescribeConfigsRequest
+from .requests import describe_configs_request
 
 log = logging.getLogger(__name__)
 
@@ -23,7 +23,7 @@ async def session_timeout_bounds(
     or None when they cannot be read (no permission, broker gone) within ``timeout_s``."""
     if node_id is None:
         return None
-    request = DescribeConfigsRequest([(_BROKER_RESOURCE, str(node_id), [MIN_KEY, MAX_KEY])])
+    request = describe_configs_request([(_BROKER_RESOURCE, str(node_id), [MIN_KEY, MAX_KEY])])
     with contextlib.suppress(Exception):
         response = await asyncio.wait_for(client.send(node_id, request), timeout_s)
         values: dict[str, int] = {}

@@ -10,30 +10,29 @@ import time
 from collections.abc import Awaitable, Callable, Iterable
 from typing import Any, Protocol
 
-import aiokafka
 import aiokafka.errors as Errors
 from aiokafka.client import ConnectionGroup, CoordinationType
 from aiokafka.conn import CloseReason
 from aiokafka.consumer.group_coordinator import BaseCoordinator
-from aiokafka.protocol.admin import ApiVersionRequest
 from aiokafka.structs import OffsetAndMetadata, TopicPartition
 from typing_extensions import override
 
-from ..errors import ClusterUnavailableError, StaticConsumerError
+from ..errors import ClusterUnavailableError
 from ..membership import LogIdentity
 from ..protocol import (
     NO_COMMITTED_OFFSET,
     GroupApiVersions,
+    PinnedRequest,
     api_versions_from_response,
     negotiate,
 )
 from .broker_config import session_timeout_bounds
-from .helpers import replica_racks
+from .features import CONNECTION_PICKS_VERSIONS
+from .helpers import open_coordination_to, replica_racks
+from .requests import api_versions_request
 from .roster import PartitionLog, read_partition_log
 from .wire import aiokafka_request
 
-#: aiokafka versions whose internals this module was written against (see pyproject.toml).
-SUPPORTED_AIOKAFKA = ("0.14.",)
 #: aiokafka's error base class, for the driver's "no answer" handling.
 KafkaError = Errors.KafkaError
 #: What aiokafka raises when bootstrap reached no server.
@@ -46,14 +45,6 @@ class WakeMarker(Errors.KafkaError):
     """Wakes a blocked ``start``/``getone``/``getmany`` (aiokafka's waiters) when the member
     turns fatal or has an error for the application; the consumer raises that error in its
     place. aiokafka's fetcher tolerates only ``KafkaError`` from those waiters."""
-
-
-def check_aiokafka_version() -> None:
-    if not aiokafka.__version__.startswith(SUPPORTED_AIOKAFKA):
-        raise StaticConsumerError(
-            f"staticconsumer supports aiokafka {', '.join(SUPPORTED_AIOKAFKA)}x; "
-            f"aiokafka {aiokafka.__version__} is installed"
-        )
 
 
 async def negotiate_versions(
@@ -74,7 +65,7 @@ async def negotiate_versions(
         brokers = sorted(client.cluster.brokers(), key=lambda b: (b.nodeId in failures, b.nodeId))
         for broker in brokers:
             try:
-                response = await client.send(broker.nodeId, ApiVersionRequest())
+                response = await client.send(broker.nodeId, api_versions_request())
             except Errors.KafkaError as exc:
                 if not (exc.retriable or isinstance(exc, Errors.KafkaTimeoutError)):
                     raise
@@ -168,6 +159,8 @@ class ClientSeam:
         self._pending_revocation: set[TopicPartition] = set()  # paused by us, not by the user
         self._all_revoked = False  # begin_reassignment: the next assignment keeps nothing
         self._polls_from: float | None = None  # when the application could first poll
+        #: aiokafka 0.12 only: each node's ApiVersions, asked before its first group request.
+        self._node_versions: dict[int, dict[int, tuple[int, int]]] = {}
 
     async def send(
         self, node_id: int, request: Any, *, timeout_at_least_ms: int | None = None
@@ -178,11 +171,34 @@ class ClientSeam:
         ``timeout_at_least_ms``: this request waits for its answer ``max(request_timeout_ms,
         timeout_at_least_ms)``, not the connection's ``request_timeout_ms`` alone (JoinGroup:
         the coordinator holds it for up to the rebalance timeout, Java's
-        ``AbstractCoordinator.sendJoinGroupRequest``)."""
-        sent = aiokafka_request(request)
-        if timeout_at_least_ms is None:
-            return await self._client.send(node_id, sent, group=ConnectionGroup.COORDINATION)
-        return await self._send_waiting(node_id, sent, timeout_at_least_ms / 1000)
+        ``AbstractCoordinator.sendJoinGroupRequest``).
+
+        aiokafka 0.13 and 0.14's connection refuses a :class:`PinnedRequest` whose version its
+        broker does not serve (``UnsupportedBrokerError``, before anything is sent); 0.12's
+        reads no ApiVersions and would send it, and the broker would close the connection,
+        retried forever. On 0.12 the seam asks the node's ApiVersions once (again after its
+        connection broke: it may be another broker version by then) and refuses the same way."""
+        # aiokafka 0.12/0.13: a node found otherwise than by lookup_coordinator is registered
+        open_coordination_to(self._client, node_id)
+        try:
+            if not CONNECTION_PICKS_VERSIONS and isinstance(request, PinnedRequest):
+                request.check_broker(await self._node_api_versions(node_id))
+            sent = aiokafka_request(request)
+            if timeout_at_least_ms is None:
+                return await self._client.send(node_id, sent, group=ConnectionGroup.COORDINATION)
+            return await self._send_waiting(node_id, sent, timeout_at_least_ms / 1000)
+        except Errors.KafkaConnectionError:
+            self._node_versions.pop(node_id, None)
+            raise
+
+    async def _node_api_versions(self, node_id: int) -> dict[int, tuple[int, int]]:
+        """aiokafka 0.12: the ApiVersions ``node_id`` answered on its coordination connection."""
+        versions = self._node_versions.get(node_id)
+        if versions is None:
+            answer = await self._client.send(node_id, api_versions_request(),
+                                             group=ConnectionGroup.COORDINATION)  # fmt: skip
+            versions = self._node_versions[node_id] = api_versions_from_response(answer)
+        return versions
 
     async def _send_waiting(self, node_id: int, request: Any, at_least_s: float) -> Any:
         """``AIOKafkaClient.send`` with a longer timeout for this one request. aiokafka's client

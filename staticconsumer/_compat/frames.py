@@ -19,7 +19,8 @@ client) whose reading side is then taken over: aiokafka's reader task is cancell
 transport's protocol becomes a :class:`_FrameReceiver`. Only Fetch requests go on it, one at a
 time (aiokafka's fetcher keeps one fetch in flight per node).
 
-aiokafka internals used (private, pinned to aiokafka 0.14): ``AIOKafkaClient._get_conn``;
+aiokafka internals used (private, aiokafka 0.14's: ``features.KEPT_FETCH_AVAILABLE``, checked by
+``records.kept_fetch``): ``AIOKafkaClient._get_conn``;
 ``AIOKafkaConnection._read_task``, ``_writer``, ``_protocol``, ``_versions``, ``_client_id``,
 ``_request_timeout``, ``_last_action`` (kept fresh so its idle check does not drop a busy
 connection) and ``close``.

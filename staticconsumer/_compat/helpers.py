@@ -2,13 +2,38 @@
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterable
 from typing import Any
 
 import aiokafka.errors as Errors
 from aiokafka.structs import OffsetAndMetadata, TopicPartition
 
+from .features import COORDINATORS_REGISTERED
+
 TP = tuple[str, int]
+#: A purpose of our own per registration (aiokafka drops a coordinator when another node is
+#: registered for the same purpose; ours never collide, with its nor with each other).
+_REGISTRATIONS = itertools.count()
+
+
+def open_coordination_to(client: Any, node_id: int) -> None:
+    """Before a request on ``node_id``'s coordination connection when aiokafka's own
+    FindCoordinator did not name that node (the admin's FindCoordinator is ours, the roster read
+    goes to a partition leader): aiokafka 0.12 and 0.13 open a coordination connection only to a
+    coordinator they registered and fail an assertion otherwise, so the node is registered here
+    from the client's metadata. A node the metadata does not know is not ready, as aiokafka 0.14
+    says of it (``NodeNotReadyError``). Nothing to do on 0.14."""
+    if not COORDINATORS_REGISTERED:
+        return
+    cluster = client.cluster
+    if cluster.coordinator_metadata(node_id) is not None:
+        return
+    broker = cluster.broker_metadata(node_id)
+    if broker is None:
+        raise Errors.NodeNotReadyError(f"node {node_id} is not in the client's metadata")
+    cluster.add_coordinator(node_id, broker.host, broker.port, broker.rack,
+                            purpose=("staticconsumer", next(_REGISTRATIONS)))  # fmt: skip
 
 
 def committed(offset: int, metadata: str) -> Any:

@@ -5,7 +5,6 @@
 from __future__ import annotations
 
 import contextlib
-import inspect
 import logging
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
@@ -16,13 +15,8 @@ from aiokafka.consumer.group_coordinator import NoGroupCoordinator
 from ..errors import StaticConsumerError
 from ..membership import LogIdentity
 from ..protocol import GroupApiVersions
-from .consumer import (
-    ClientSeam,
-    CoordinatorSeam,
-    Driver,
-    check_aiokafka_version,
-    negotiate_versions,
-)
+from .consumer import ClientSeam, CoordinatorSeam, Driver, negotiate_versions
+from .features import CONSUMER_ARGUMENTS, check_aiokafka_version
 from .log_redaction import redact_sasl_logs
 from .records import make_fetcher
 
@@ -40,7 +34,7 @@ def aiokafka_anext() -> Callable[[Any], Awaitable[Any]]:
 
 def aiokafka_consumer_parameters() -> frozenset[str]:
     """The names ``AIOKafkaConsumer.__init__`` of the installed aiokafka takes."""
-    return frozenset(inspect.signature(aiokafka.AIOKafkaConsumer.__init__).parameters)
+    return frozenset(CONSUMER_ARGUMENTS)
 
 
 #: The Fetcher's arguments that are the consumer's, by the same name.

@@ -33,6 +33,8 @@ from aiokafka.consumer.fetcher import READ_COMMITTED, Fetcher, FetchResult, Part
 from aiokafka.structs import TopicPartition
 from typing_extensions import override
 
+from .features import AIOKAFKA_VERSION, KEPT_FETCH_AVAILABLE
+
 try:
     from ._records import PartitionReader
     from ._records import Ready as CompiledReady
@@ -65,11 +67,14 @@ def record_path() -> RecordPath:
     return "compiled" if compiled_available() and not forced else "pure"
 
 
+def _kept_fetch_wanted() -> bool:
+    return os.environ.get(KEPT_FETCH_ENV, "").strip().lower() in _TRUE
+
+
 def kept_fetch() -> bool:
     """Whether a consumer started now reads Fetch responses into kept buffers
-    (:data:`KEPT_FETCH_ENV`, on the compiled path)."""
-    wanted = os.environ.get(KEPT_FETCH_ENV, "").strip().lower() in _TRUE
-    return wanted and record_path() == "compiled"
+    (:data:`KEPT_FETCH_ENV`, on the compiled path, with aiokafka 0.14: ``features``)."""
+    return _kept_fetch_wanted() and record_path() == "compiled" and KEPT_FETCH_AVAILABLE
 
 
 def make_fetcher(client: Any, subscription: Any, **settings: Any) -> Any:
@@ -86,6 +91,10 @@ def make_fetcher(client: Any, subscription: Any, **settings: Any) -> Any:
 
         log.info("record path: compiled, Fetch responses read into kept buffers")
         return KeptFetcher(client, subscription, **settings)
+    if _kept_fetch_wanted():
+        why = (f" ({KEPT_FETCH_ENV} is set, but kept buffers need aiokafka 0.14, whose fetcher "
+               "they mirror and whose connections keep the broker's ApiVersions; aiokafka "
+               f"{AIOKAFKA_VERSION} is installed)")  # fmt: skip
     log.info("record path: %s%s", path, why)
     return FetchSeam(client, subscription, **settings)
 

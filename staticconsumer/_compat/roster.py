@@ -15,13 +15,11 @@ from typing import Any
 
 import aiokafka.errors as Errors
 from aiokafka.client import ConnectionGroup
-from aiokafka.protocol.admin import CreateTopicsRequest
-from aiokafka.protocol.fetch import FetchRequest
-from aiokafka.protocol.metadata import MetadataRequest
-from aiokafka.protocol.offset import OffsetRequest
 from aiokafka.record.memory_records import MemoryRecords
 
+from .helpers import open_coordination_to
 from .log_redaction import redact_sasl_logs
+from .requests import create_topics_request, fetch_request, list_offsets_request, metadata_request
 
 #: Kafka's NOT_CONTROLLER: CreateTopics went to a broker that no longer is the controller.
 _NOT_CONTROLLER = 41
@@ -61,7 +59,7 @@ async def topic_error_code(client: Any, topic: str) -> int:
 async def _topic_metadata(client: Any, topic: str, *, coordination: bool) -> Any:
     """``topic``'s row of a Metadata answer that never creates it (None: not in the answer);
     ``coordination``: on the client's coordination connections (:func:`read_partition_log`)."""
-    request = MetadataRequest([topic], allow_auto_topic_creation=False)
+    request = metadata_request([topic])
     node_id = client.get_random_node()
     answer = await (_send(client, node_id, request) if coordination
                     else client.send(node_id, request))  # fmt: skip
@@ -78,9 +76,9 @@ async def create_topic(
 ) -> tuple[int, str | None]:  # fmt: skip
     """CreateTopics for one topic, sent to the controller (any broker forwards it on KRaft);
     ``(error code, error message)`` for the topic; NOT_CONTROLLER is retried once."""
-    request = CreateTopicsRequest(
-        create_topic_requests=[(topic, partitions, replication_factor, [], list(configs.items()))],
-        timeout=timeout_ms, validate_only=False,
+    request = create_topics_request(
+        topic, partitions=partitions, replication_factor=replication_factor, configs=configs,
+        timeout_ms=timeout_ms,
     )  # fmt: skip
     for attempt in range(2):
         controller = client.cluster.controller
@@ -122,6 +120,7 @@ async def read_partition_log(client: Any, topic: str, partition: int = 0) -> Par
 
 
 async def _send(client: Any, node_id: int, request: Any) -> Any:
+    open_coordination_to(client, node_id)
     return await client.send(node_id, request, group=ConnectionGroup.COORDINATION)
 
 
@@ -143,14 +142,12 @@ async def _list_offset(
     client: Any, node_id: int, topic: str, partition: int, timestamp: int
 ) -> tuple[int, int]:
     """``(error code, offset)`` of ListOffsets at ``timestamp`` (:data:`_EARLIEST`, ...)."""
-    request = OffsetRequest(-1, 0, [(topic, [(partition, timestamp)])])
+    request = list_offsets_request(topic, partition, timestamp)
     answer = (await _send(client, node_id, request)).to_object()
     for row in answer["topics"]:
         for part in row["partitions"]:
             if row["topic"] == topic and part["partition"] == partition:
-                offsets = part.get("offsets")  # ListOffsets v0 answers a list
-                offset = part["offset"] if offsets is None else (offsets or [-1])[0]
-                return int(part["error_code"]), int(offset)
+                return int(part["error_code"]), int(part["offset"])
     return _UNKNOWN_TOPIC_OR_PARTITION, -1
 
 
@@ -158,8 +155,7 @@ async def _fetch(
     client: Any, node_id: int, topic: str, partition: int, offset: int, end: int
 ) -> tuple[int, list[tuple[bytes | None, bytes | None]], int]:
     """One Fetch from ``offset``: ``(error code, records below end, next offset)``."""
-    request = FetchRequest(0, 1, _FETCH_MAX_BYTES, 0,
-                           [(topic, [(partition, offset, _FETCH_MAX_BYTES)])])  # fmt: skip
+    request = fetch_request(topic, partition, offset, max_bytes=_FETCH_MAX_BYTES)
     answer = await _send(client, node_id, request)
     for name, partitions in answer.topics:
         for index, error_code, _highwater, *rest in partitions:

@@ -7,9 +7,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from aiokafka.cluster import ClusterMetadata
-from aiokafka.protocol.admin import CreateAclsRequest
-from aiokafka.protocol.metadata import MetadataRequest
 from aiokafka.structs import TopicPartition
+
+from .requests import create_acls_request, metadata_request
 
 
 @dataclass(frozen=True)
@@ -28,10 +28,10 @@ class AclBinding:
 async def create_acl(client: Any, node_id: int, binding: AclBinding) -> list[tuple[int, str]]:
     """Send one CreateAcls (api key 30; aiokafka's admin client has no ACL calls) to
     ``node_id`` on ``client`` (an ``AIOKafkaClient``): ``(error code, message)`` per creation."""
-    request = CreateAclsRequest(
+    request = create_acls_request((
         binding.resource_type, binding.resource_name, binding.pattern_type, binding.principal,
         binding.host, binding.operation, binding.permission_type,
-    )  # fmt: skip
+    ))  # fmt: skip
     response = await client.send(node_id, request)
     return [(int(row[0]), row[1]) for row in response.creation_responses]
 
@@ -39,7 +39,7 @@ async def create_acl(client: Any, node_id: int, binding: AclBinding) -> list[tup
 async def partitions_led(client: Any, node_id: int, topic: str) -> tuple[int, int]:
     """What broker ``node_id`` itself says of ``topic`` (a Metadata request that never creates
     it): ``(partitions, partitions with a leader)``."""
-    response = await client.send(node_id, MetadataRequest([topic], allow_auto_topic_creation=False))
+    response = await client.send(node_id, metadata_request([topic]))
     view = ClusterMetadata()
     view.update_metadata(response)
     found = view.partitions_for_topic(topic) or set()

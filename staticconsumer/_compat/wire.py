@@ -30,11 +30,13 @@ class AiokafkaRequest:
     "struct"), ``build_request_header``, ``encode``, ``parse_response_header``,
     ``RESPONSE_TYPE.decode`` and ``repr`` (its DEBUG log); the client reads ``API_KEY``."""
 
-    def __init__(self, pinned: PinnedRequest) -> None:
+    def __init__(self, pinned: PinnedRequest, response_type: Any = None) -> None:
+        """``response_type``: what decodes the answer; the protocol layer's for its APIs, given
+        for a request whose struct is aiokafka's (:mod:`.requests`)."""
         self.pinned = pinned
         self.API_KEY = pinned.api_key
         self.API_VERSION = pinned.api_version
-        self.RESPONSE_TYPE = response_class(pinned.api_key, pinned.api_version)
+        self.RESPONSE_TYPE = response_type or response_class(pinned.api_key, pinned.api_version)
 
     def prepare(self, versions: Any) -> AiokafkaRequest:
         self.pinned.check_broker(versions)

@@ -26,6 +26,7 @@ from ..roster import RosterReader, roster_reader
 from .options import (
     SESSION_TIMEOUT_MS,
     check_aiokafka_options,
+    check_lacking_arguments,
     given_options,
     group_protocol_options,
     roster_barrier_option,
@@ -57,6 +58,7 @@ class Construction:
 def check_construction(values: Mapping[str, Any], defaults: Mapping[str, Any]) -> Construction:
     """``values``: the constructor's arguments by name; ``defaults``: aiokafka's argument names
     with the consumer's defaults. Raises :class:`~staticconsumer.ConfigurationError`."""
+    check_lacking_arguments(values)
     kwargs = given_options(values, defaults)
     group_id = kwargs.get("group_id")
     group_instance_id = values["group_instance_id"]

@@ -25,6 +25,7 @@ from typing import Any
 
 from aiokafka import __version__ as aiokafka_version
 
+from .._compat import LACKING_ARGUMENTS, consumer_default
 from .._instance_id import InstanceId
 from ..errors import ConfigurationError
 from ..membership import JOIN_REASON_ENFORCED_PREFIX, LEAVE_REASON_PREFIX
@@ -152,6 +153,9 @@ CLIENT_ID = _default_str(f"aiokafka-{aiokafka_version}")
 SECURITY_PROTOCOL = _default_str("PLAINTEXT")
 SASL_MECHANISM = _default_str("PLAIN")
 SASL_KERBEROS_SERVICE_NAME = _default_str("kafka")
+#: aiokafka 0.12's "auto" (it probes the broker's version), 0.14's None (a deprecated no-op);
+#: aiokafka 0.13 has no such argument (None: refused when given, :func:`check_lacking_arguments`).
+API_VERSION: str | None = consumer_default("api_version")
 
 #: aiokafka's security arguments, which ``security=`` replaces.
 RAW_SECURITY = (
@@ -212,6 +216,19 @@ def _misuse(message: str, aiokafka_check: str, value: object = None) -> Configur
 def _named(field: str, java_key: str, kip: str = "") -> str:
     key = java_key if java_key.startswith("no ") else f"Java: {java_key}"
     return f"{field} ({key}{', ' + kip if kip else ''})"
+
+
+def check_lacking_arguments(values: Mapping[str, Any]) -> None:
+    """An aiokafka argument of our signature that the installed aiokafka lacks (``client_rack``
+    before 0.14, ``api_version`` on 0.13) is refused when given (its default is None), not
+    dropped: the behaviour it asks for would silently not happen."""
+    for field, (java_key, kip, why) in LACKING_ARGUMENTS.items():
+        if values[field] is not None:
+            raise ConfigurationError(
+                f"{_named(field, java_key, kip)} is not available with aiokafka "
+                f"{aiokafka_version}, which is installed: {why}. Leave {field} unset, or install "
+                "an aiokafka release that has it (staticconsumer supports 0.12, 0.13 and 0.14)"
+            )
 
 
 def given_options(values: Mapping[str, Any], defaults: Mapping[str, Any]) -> dict[str, Any]:

@@ -33,6 +33,7 @@ from ..security import SecuritySettings
 from .assembly import Observability, make_driver
 from .construction import check_construction
 from .options import (
+    API_VERSION,
     CLIENT_ID,
     HEARTBEAT_INTERVAL_MS,
     SASL_KERBEROS_SERVICE_NAME,
@@ -124,7 +125,7 @@ class StaticConsumer(Observability, AIOKafkaConsumer):  # type: ignore[misc]  # 
         max_poll_records: int | None = None,
         ssl_context: ssl.SSLContext | None = None,
         security_protocol: str = SECURITY_PROTOCOL,
-        api_version: str | None = None,
+        api_version: str | None = API_VERSION,
         exclude_internal_topics: bool = True,
         connections_max_idle_ms: int | None = 540_000,
         isolation_level: str = "read_uncommitted",

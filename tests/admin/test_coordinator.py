@@ -91,7 +91,7 @@ async def test_versions_are_negotiated_and_a_retriable_lookup_is_made_again() ->
 
 
 async def test_a_send_without_answer_in_time_names_api_group_and_node() -> None:
-    client = FakeClient(answers={ApiKey.FIND_COORDINATOR: [find_coordinator(1)]})
+    client = FakeClient(brokers=(1, 3), answers={ApiKey.FIND_COORDINATOR: [find_coordinator(1)]})
     client.send = never  # type: ignore[method-assign]
     with pytest.raises(GroupAdminError, match="LeaveGroup for group 'g' got no answer from node 3"):
         await coord.send(client, 3, object(), group_id="g", api="LeaveGroup", timeout_s=0.05)

@@ -12,9 +12,9 @@ import aiokafka.conn
 import aiokafka.errors as Errors
 import pytest
 from aiokafka.client import AIOKafkaClient, ConnectionGroup
-from aiokafka.protocol.admin import ApiVersionRequest
 
 from staticconsumer import _compat
+from staticconsumer._compat.requests import api_versions_request
 from tests._fake_client import FakeClient
 
 SASL = {"security_protocol": "SASL_PLAINTEXT", "sasl_mechanism": "SCRAM-SHA-512",
@@ -131,8 +131,8 @@ async def test_open_admin_client_closes_what_failed_to_bootstrap(
 
 async def test_a_group_request_takes_the_coordination_connection_others_the_plain_one() -> None:
     fake = FakeClient()
-    await _compat.send_to_node(fake, 1, ApiVersionRequest(), coordination=True)
-    await _compat.send_to_node(fake, 1, ApiVersionRequest(), coordination=False)
+    await _compat.send_to_node(fake, 1, api_versions_request(), coordination=True)
+    await _compat.send_to_node(fake, 1, api_versions_request(), coordination=False)
     assert [s.group for s in fake.sent] == [ConnectionGroup.COORDINATION, ConnectionGroup.DEFAULT]
 
 

@@ -7,7 +7,7 @@ import asyncio
 from typing import Any
 
 import aiokafka.errors as Errors
-from aiokafka.protocol.admin import DescribeConfigsRequest_v0, DescribeConfigsResponse_v0
+from aiokafka.protocol.admin import DescribeConfigsResponse_v2
 
 from staticconsumer._compat.broker_config import MAX_KEY, MIN_KEY, session_timeout_bounds
 from tests._fake_client import FakeClient
@@ -16,8 +16,9 @@ DESCRIBE_CONFIGS = 32
 
 
 def configs(*entries: tuple[str, str | None], code: int = 0) -> Any:
-    rows = [(name, value, True, True, False) for name, value in entries]
-    return DescribeConfigsResponse_v0(0, [(code, None, 4, "1", rows)])
+    # name, value, read only, config source (5: static broker config), sensitive, synonyms
+    rows = [(name, value, True, 5, False, []) for name, value in entries]
+    return DescribeConfigsResponse_v2(0, [(code, None, 4, "1", rows)])
 
 
 def answering(*answers: Any) -> FakeClient:
@@ -29,7 +30,8 @@ async def test_the_bounds_the_broker_tells() -> None:
     assert await session_timeout_bounds(client, 1) == (6000, 1800000)
     [sent] = client.sent
     assert sent.node_id == 1
-    [(resource_type, name, keys)] = sent.request.build(DescribeConfigsRequest_v0).resources
+    assert type(sent.request.struct).__name__ == "DescribeConfigsRequest_v2"
+    [(resource_type, name, keys)] = sent.request.struct.resources
     assert (resource_type, name, sorted(keys)) == (4, "1", sorted([MIN_KEY, MAX_KEY]))
 
 

@@ -19,17 +19,18 @@ from aiokafka import AIOKafkaConsumer
 from aiokafka.client import ConnectionGroup
 from aiokafka.consumer.group_coordinator import NoGroupCoordinator
 from aiokafka.consumer.subscription_state import SubscriptionState
-from aiokafka.protocol.admin import ApiVersionRequest
 from aiokafka.structs import TopicPartition
 
 from staticconsumer import StaticConsumer, _compat
 from staticconsumer._compat import ClientSeam, CoordinatorSeam
+from staticconsumer._compat.features import CLIENT_RACK
+from staticconsumer._compat.requests import api_versions_request
 from staticconsumer.errors import (
     ClusterUnavailableError,
     StaticConsumerError,
     UnsupportedBrokerError,
 )
-from staticconsumer.protocol import ApiKey
+from staticconsumer.protocol import ApiKey, build_heartbeat
 from tests._fake_client import KAFKA_2_2, FakeClient, api_versions, metadata
 
 NOWHERE = "127.0.0.1:1"
@@ -88,7 +89,8 @@ async def test_a_final_failure_or_a_broker_too_old_is_raised_at_once() -> None:
 def test_an_untested_aiokafka_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
     _compat.check_aiokafka_version()
     monkeypatch.setattr(aiokafka, "__version__", "0.15.0")
-    with pytest.raises(StaticConsumerError, match=r"supports aiokafka 0\.14\.x; aiokafka 0\.15"):
+    supported = r"supports aiokafka 0\.12\.x, 0\.13\.x, 0\.14\.x; aiokafka 0\.15\.0 is installed"
+    with pytest.raises(StaticConsumerError, match=supported):
         _compat.check_aiokafka_version()
 
 
@@ -129,8 +131,42 @@ async def test_a_refused_lookup_names_the_group_and_a_final_failure_propagates()
 async def test_group_requests_take_the_coordination_connection() -> None:
     client = FakeClient()
     s, _ = seam(client)
-    await s.send(1, ApiVersionRequest())
+    await s.send(1, api_versions_request())
     assert client.sent[0].group == ConnectionGroup.COORDINATION
+
+
+@pytest.mark.parametrize("connection_picks_versions", [True, False], ids=["0.13+", "0.12"])
+async def test_a_version_the_node_lacks_is_refused_before_it_is_sent(
+    monkeypatch: pytest.MonkeyPatch, connection_picks_versions: bool
+) -> None:
+    """aiokafka 0.13+'s connection refuses it (``PinnedRequest.prepare``, tests/protocol/
+    test_wire.py); 0.12's would send it, so there the seam asks the node's ApiVersions once,
+    again after its connection broke, and refuses the same way."""
+    from staticconsumer._compat import consumer as seam_module
+
+    monkeypatch.setattr(seam_module, "CONNECTION_PICKS_VERSIONS", connection_picks_versions)
+    old = {**KAFKA_2_2, ApiKey.HEARTBEAT: (0, 2)}
+    client = FakeClient(answers={ApiKey.API_VERSIONS: [api_versions(old)], ApiKey.HEARTBEAT: [
+        Errors.KafkaConnectionError("gone"), Errors.RequestTimedOutError("slow")]})  # fmt: skip
+    s, _ = seam(client)
+    heartbeat = build_heartbeat(2, group_id="g", generation_id=1, member_id="m",
+                                group_instance_id=None)  # fmt: skip
+    too_new = build_heartbeat(4, group_id="g", generation_id=1, member_id="m",
+                              group_instance_id="i")  # fmt: skip
+    if connection_picks_versions:  # the connection's check: the fake has none, the seam adds none
+        with pytest.raises(Errors.KafkaConnectionError):
+            await s.send(1, heartbeat)
+        assert client.apis() == ["HEARTBEAT"]
+        return
+    with pytest.raises(UnsupportedBrokerError, match=r"Heartbeat v4: this broker supports v0-v2"):
+        await s.send(1, too_new)
+    assert client.apis() == ["API_VERSIONS"], "refused before it was sent"
+    with pytest.raises(Errors.KafkaConnectionError):
+        await s.send(1, heartbeat)  # allowed: sent, and the connection breaks
+    with pytest.raises(Errors.RequestTimedOutError):
+        await s.send(1, heartbeat)  # the node's ApiVersions are asked again
+    assert client.apis() == ["API_VERSIONS", "HEARTBEAT", "API_VERSIONS", "HEARTBEAT"]
+    assert {s.group for s in client.sent} == {ConnectionGroup.COORDINATION}
 
 
 # -- what the leader and the fatal path read from the client -------------------------------------
@@ -479,8 +515,9 @@ def _upper(raw: bytes) -> bytes:
          "max_partition_fetch_bytes": 4096, "check_crcs": False, "consumer_timeout_ms": 50,
          "retry_backoff_ms": 30, "auto_offset_reset": "earliest", "request_timeout_ms": 9000,
          "isolation_level": "read_committed", "key_deserializer": _upper,
-         "value_deserializer": _upper, "client_rack": "rack-a",
-         "exclude_internal_topics": False},
+         "value_deserializer": _upper, "exclude_internal_topics": False,
+         # aiokafka 0.14's (refused before it: tests/compat/test_features.py)
+         **({"client_rack": "rack-a"} if CLIENT_RACK else {})},
     ],
     ids=["defaults", "given"],
 )  # fmt: skip
@@ -506,7 +543,7 @@ async def test_the_settings_the_seam_starts_with_are_what_aiokafka_starts_with(
         "auto_offset_reset": consumer._auto_offset_reset,
         "isolation_level": consumer._isolation_level,
     }  # fmt: skip
-    if consumer._client_rack is not None:
+    if CLIENT_RACK and consumer._client_rack is not None:
         aiokafkas["client_rack"] = consumer._client_rack
     assert fetcher == aiokafkas
     group = {"group_id": consumer._group_id, "group_instance_id": consumer._group_instance_id,

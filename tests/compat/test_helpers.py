@@ -17,7 +17,9 @@ from staticconsumer._compat import (
     replica_racks,
     topic_partition,
 )
-from tests._fake_client import metadata
+from staticconsumer._compat.features import COORDINATORS_REGISTERED
+from staticconsumer._compat.helpers import open_coordination_to
+from tests._fake_client import FakeClient, metadata
 
 
 def test_each_partition_gets_the_racks_of_all_its_replicas() -> None:
@@ -31,6 +33,29 @@ def test_each_partition_gets_the_racks_of_all_its_replicas() -> None:
         ("t", 1): frozenset(),  # its broker has no broker.rack
         ("t", 2): frozenset({"az-b"}),  # broker 9 is unknown: it adds no rack
     }
+
+
+def test_a_node_the_seam_found_itself_is_registered_for_a_coordination_connection() -> None:
+    """aiokafka 0.12 and 0.13 open a coordination connection only to a coordinator their own
+    FindCoordinator registered (an AssertionError otherwise, aiokafka issue #1151); 0.14 to any
+    broker it knows, with nothing registered."""
+    client = FakeClient(brokers=(1, 2))
+    assert COORDINATORS_REGISTERED is hasattr(client.cluster, "coordinator_metadata")
+    open_coordination_to(client, 2)
+    open_coordination_to(client, 2)  # once is enough
+    if not COORDINATORS_REGISTERED:
+        return
+    registered = client.cluster.coordinator_metadata(2)
+    assert (registered.nodeId, registered.host, registered.port) == (2, "127.0.0.1", 9094)
+    assert client.cluster.coordinator_metadata(1) is None
+    # aiokafka's own lookup moving a coordinator of its purpose leaves ours alone
+    client.cluster.add_coordinator(1, "127.0.0.1", 9093, purpose=("group", "g"))
+    client.cluster.add_coordinator(2, "127.0.0.1", 9094, purpose=("group", "g"))
+    client.cluster.add_coordinator(1, "127.0.0.1", 9093, purpose=("group", "g"))
+    open_coordination_to(client, 2)  # dropped by aiokafka: registered again
+    assert client.cluster.coordinator_metadata(2) is not None
+    with pytest.raises(Errors.NodeNotReadyError, match="node 9 is not in the client's metadata"):
+        open_coordination_to(client, 9)
 
 
 def test_struct_conversions_round_trip() -> None:

@@ -10,11 +10,14 @@ from typing import Any
 
 import pytest
 from aiokafka.client import ConnectionGroup
+from aiokafka.cluster import ClusterMetadata
 from aiokafka.errors import KafkaError
 from aiokafka.record.default_records import DefaultRecordBatchBuilder
 
 from staticconsumer._compat import ClientSeam
+from staticconsumer._compat.features import COORDINATORS_REGISTERED
 from staticconsumer._compat.roster import PartitionLog, decode_records, read_partition_log
+from tests._fake_client import metadata
 
 TOPIC = "_rosters"
 Record = tuple[bytes | None, bytes | None]
@@ -41,17 +44,21 @@ class FakeBroker:
         self.batches, self.start, self.high_watermark = batches, start, high_watermark
         self.metadata_error, self.fetch_error, self.leader = metadata_error, fetch_error, leader
         self.sent: list[tuple[int, str, Any]] = []
+        self.cluster = ClusterMetadata()  # brokers 1 and the leader (aiokafka's real metadata)
+        self.cluster.update_metadata(metadata(sorted({1, max(leader, 1)})))
 
     def get_random_node(self) -> int:
         return 1
 
     async def send(self, node_id: int, request: Any, *, group: Any = None) -> Any:
-        kind = type(request).__name__
+        struct = request.pinned.struct  # aiokafka's struct of one version (_compat.requests)
+        kind = type(struct).__name__
         self.sent.append((node_id, kind, group))
-        if kind == "MetadataRequest":
+        if kind == "MetadataRequest_v5":
+            assert struct.allow_auto_topic_creation is False
             return self._metadata()
-        if kind == "OffsetRequest":
-            stamp = request._topics[0][1][0][1]
+        if kind == "OffsetRequest_v3":
+            stamp = struct.topics[0][1][0][1]
             offset = self.start if stamp == -2 else self.high_watermark
             return SimpleNamespace(
                 to_object=lambda: {
@@ -65,7 +72,9 @@ class FakeBroker:
                     ]
                 }
             )
-        offset = request._topics[0][1][0][1]
+        assert kind == "FetchRequest_v11"
+        [(topic, [(partition, _epoch, offset, _log_start, _max_bytes)])] = struct.topics
+        assert (topic, partition) == (TOPIC, 0)
         data = b"".join(b for base, b in sorted(self.batches.items()) if base >= offset)
         row = (0, self.fetch_error, self.high_watermark, self.high_watermark, [], data)
         return SimpleNamespace(topics=[(TOPIC, [row])])
@@ -87,22 +96,24 @@ async def test_it_asks_metadata_then_the_leader_on_coordination_connections() ->
     broker = FakeBroker({0: batch(0, [(b"g", b"r")])}, high_watermark=1)
     await read_partition_log(broker, TOPIC)
     kinds = [(node, kind) for node, kind, _ in broker.sent]
-    assert kinds == [(1, "MetadataRequest"), (7, "OffsetRequest"), (7, "OffsetRequest"),
-                     (7, "FetchRequest")]  # fmt: skip
+    assert kinds == [(1, "MetadataRequest_v5"), (7, "OffsetRequest_v3"), (7, "OffsetRequest_v3"),
+                     (7, "FetchRequest_v11")]  # fmt: skip
     assert {group for _, _, group in broker.sent} == {ConnectionGroup.COORDINATION}
+    if COORDINATORS_REGISTERED:  # aiokafka 0.12 and 0.13 connect only to a known coordinator
+        assert {n for n in (1, 7) if broker.cluster.coordinator_metadata(n)} == {1, 7}
 
 
 async def test_an_empty_log_fetches_nothing() -> None:
     broker = FakeBroker({}, start=3, high_watermark=3)
     assert await read_partition_log(broker, TOPIC) == PartitionLog(0, ())
-    assert "FetchRequest" not in [kind for _, kind, _ in broker.sent]
+    assert "FetchRequest_v11" not in [kind for _, kind, _ in broker.sent]
 
 
 @pytest.mark.parametrize("code", [3, 29])
 async def test_a_metadata_error_is_answered_as_its_code_and_nothing_more_is_sent(code: int) -> None:
     broker = FakeBroker({}, high_watermark=1, metadata_error=code)
     assert await read_partition_log(broker, TOPIC) == PartitionLog(code)
-    assert [kind for _, kind, _ in broker.sent] == ["MetadataRequest"]
+    assert [kind for _, kind, _ in broker.sent] == ["MetadataRequest_v5"]
 
 
 async def test_a_partition_without_a_leader_is_leader_not_available() -> None:

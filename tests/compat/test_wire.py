@@ -1,6 +1,7 @@
-"""Our requests go through aiokafka's connection as they are (``_compat.wire.AiokafkaRequest``):
-flexible versions get request header v2 and response header v1, the pinned version or a refusal.
-If an aiokafka upgrade changes that seam, these tests fail."""
+"""Our requests go through aiokafka's connection (0.12, 0.13, 0.14) as they are
+(``_compat.wire.AiokafkaRequest``): flexible versions get request header v2 and response header
+v1, the pinned version or a refusal. If an aiokafka upgrade changes that seam, these tests
+fail."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import pytest
 from aiokafka.conn import create_conn
 from aiokafka.protocol.admin import ApiVersionResponse_v1
 
+from staticconsumer._compat.features import CONNECTION_PICKS_VERSIONS
 from staticconsumer._compat.wire import AiokafkaRequest, aiokafka_request
 from staticconsumer.errors import UnsupportedBrokerError
 from staticconsumer.protocol import ApiKey, build_heartbeat
@@ -110,10 +112,18 @@ def test_flexible_request_through_aiokafka_connection() -> None:
 
 
 def test_connection_refuses_a_version_its_broker_lacks() -> None:
-    broker = FakeBroker({ApiKey.API_VERSIONS: (0, 2), ApiKey.HEARTBEAT: (0, 3)}, [])
+    """aiokafka 0.13 and 0.14: the connection reads ApiVersions and asks ``prepare``. 0.12's does
+    neither and sends the request (its broker would close the connection): there the consumer's
+    seam refuses it (``tests/compat/test_consumer.py``, ``..._refused_before_it_is_sent``)."""
+    broker = FakeBroker({ApiKey.API_VERSIONS: (0, 2), ApiKey.HEARTBEAT: (0, 3)},
+                        [golden.HEARTBEAT_RESPONSE[4]])  # fmt: skip
     request = build_heartbeat(
         4, group_id="g", generation_id=1, member_id="m", group_instance_id="i"
     )
+    if not CONNECTION_PICKS_VERSIONS:
+        asyncio.run(_exchange(broker, aiokafka_request(request)))
+        assert [frame[:4] for frame in broker.requests] == [struct.pack(">hh", 12, 4)]
+        return
     with pytest.raises(UnsupportedBrokerError, match="Heartbeat v4"):
         asyncio.run(_exchange(broker, aiokafka_request(request)))
     assert broker.requests == []

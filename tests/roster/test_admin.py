@@ -39,11 +39,13 @@ class AdminBroker(FakeBroker):
     def __init__(self, *args: Any, create_error: int = 0, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.create_error = create_error
-        self.cluster = SimpleNamespace(controller=None, brokers=lambda: [1])
+        # aiokafka's metadata of the scripted broker, telling no controller and one broker
+        self.cluster.controller = None
+        self.cluster.brokers = lambda: [1]
 
     async def send(self, node_id: int, request: Any, *, group: Any = None) -> Any:
-        if type(request).__name__.startswith("CreateTopicsRequest"):
-            self.sent.append((node_id, "CreateTopicsRequest", group))
+        if type(request.pinned.struct).__name__ == "CreateTopicsRequest_v3":
+            self.sent.append((node_id, "CreateTopicsRequest_v3", group))
             rows = [{"topic": TOPIC, "error_code": self.create_error, "error_message": None}]
             return SimpleNamespace(to_object=lambda: {"topic_errors": rows})
         return await super().send(node_id, request, group=group)
@@ -91,7 +93,7 @@ async def test_register_adds_to_the_stored_roster_and_writes_it(
     stored = await register_members("b:9092", GROUP, ["orders-5"], roster_topic=TOPIC)
     assert stored.instance_ids == ("orders-4", "orders-5")
     assert written == [stored.to_json()]
-    assert "CreateTopicsRequest" not in kinds(broker), "the topic exists"
+    assert "CreateTopicsRequest_v3" not in kinds(broker), "the topic exists"
 
 
 async def test_a_dry_run_reads_and_writes_nothing(
@@ -101,7 +103,8 @@ async def test_a_dry_run_reads_and_writes_nothing(
     serve(monkeypatch, broker)
     new = await set_roster("b:9092", GROUP, ["orders-9"], dry_run=True, roster_topic=TOPIC)
     assert new.instance_ids == ("orders-9",) and written == []
-    assert kinds(broker)[0] == "MetadataRequest" and "CreateTopicsRequest" not in kinds(broker)
+    assert kinds(broker)[0] == "MetadataRequest_v5"
+    assert "CreateTopicsRequest_v3" not in kinds(broker)
 
 
 async def test_the_first_registration_creates_the_topic(
@@ -110,7 +113,7 @@ async def test_the_first_registration_creates_the_topic(
     broker = AdminBroker({}, metadata_error=3)
     serve(monkeypatch, broker)
     stored = await register_members("b:9092", GROUP, ["orders-4"], roster_topic=TOPIC)
-    assert "CreateTopicsRequest" in kinds(broker) and written == [stored.to_json()]
+    assert "CreateTopicsRequest_v3" in kinds(broker) and written == [stored.to_json()]
 
 
 async def test_a_refused_topic_creation_names_the_acl(

@@ -15,9 +15,10 @@ import pytest
 from aiokafka.consumer.fetcher import Fetcher, FetchError, FetchResult
 from aiokafka.consumer.subscription_state import SubscriptionState
 from aiokafka.errors import RecordTooLargeError
-from aiokafka.protocol.fetch import FetchRequest, FetchResponse_v4
+from aiokafka.protocol.fetch import FetchRequest_v4, FetchResponse_v4
 from aiokafka.structs import TopicPartition
 
+from staticconsumer._compat import features
 from staticconsumer._compat import records as seam
 
 from ._batches import Batch, Record, message_set
@@ -33,6 +34,7 @@ class _Client:
     def __init__(self, answer: Any) -> None:
         self._loop = asyncio.get_running_loop()
         self._metadata_max_age_ms = 300_000
+        self.api_version = (2, 8, 0)  # aiokafka 0.12's Fetcher picks its Fetch version by it
         self.answer = answer
         self.sent: list[Any] = []
 
@@ -51,7 +53,8 @@ def _response(sets: dict[TopicPartition, bytes], aborted: list[Any] | None = Non
 
 def _request(offsets: dict[TopicPartition, int]) -> Any:
     partitions = [(tp.partition, offset, 1 << 20) for tp, offset in offsets.items()]
-    return FetchRequest(500, 1, 1 << 20, 0, [(TP.topic, partitions)])
+    # the v4 struct (0.12 has no builder): replica id, max wait, min bytes, max bytes, isolation
+    return FetchRequest_v4(-1, 500, 1, 1 << 20, 0, [(TP.topic, partitions)])
 
 
 @pytest.fixture
@@ -120,6 +123,32 @@ async def test_make_fetcher_logs_the_path_it_runs(
     finally:
         await pure.close()
         await default.close()
+
+
+@compiled_only
+async def test_kept_buffers_on_an_aiokafka_without_connection_versions_say_why_not(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The kept path mirrors aiokafka 0.14's fetcher and reads its connections' ApiVersions:
+    with 0.12 or 0.13, STATICCONSUMER_KEPT_FETCH=1 runs the compiled path, and the start line
+    says why."""
+    caplog.set_level(logging.INFO, logger=seam.__name__)
+    monkeypatch.setenv(seam.KEPT_FETCH_ENV, "1")
+    assert seam.kept_fetch() is features.KEPT_FETCH_AVAILABLE
+    assert features.KEPT_FETCH_AVAILABLE is (features.release(features.AIOKAFKA_VERSION) >= (0, 14))
+    monkeypatch.setattr(seam, "KEPT_FETCH_AVAILABLE", False)
+    assert not seam.kept_fetch()
+    fetcher = seam.make_fetcher(_Client(None), SubscriptionState())
+    try:
+        assert type(fetcher) is seam.FetchSeam
+        [message] = [r.getMessage() for r in caplog.records]
+        assert message == (
+            f"record path: compiled ({seam.KEPT_FETCH_ENV} is set, but kept buffers need aiokafka "
+            "0.14, whose fetcher they mirror and whose connections keep the broker's ApiVersions; "
+            f"aiokafka {features.AIOKAFKA_VERSION} is installed)"
+        )
+    finally:
+        await fetcher.close()
 
 
 @compiled_only
