@@ -21,6 +21,7 @@ generated batches, that both hand out the same records, positions and errors.
 
 from __future__ import annotations
 
+import asyncio
 import collections
 import logging
 import os
@@ -207,8 +208,23 @@ class FetchSeam(Fetcher):  # type: ignore[misc]  # aiokafka is untyped
     async def _proc_fetch_request(self, assignment: Any, node_id: int, request: Any) -> bool:
         try:
             return bool(await super()._proc_fetch_request(assignment, node_id, request))
+        except asyncio.CancelledError:  # in aiokafka's retry backoff: see backoff()
+            return False
         finally:
             self._tap.message_sets.clear()  # a response's sets are read or dropped by now
+
+
+async def backoff(seconds: float) -> bool:
+    """A failed fetch's wait before the next (``retry_backoff_ms``); False. A fetch is cancelled
+    only by the fetcher's close or a lost assignment, and its result is then of no interest:
+    aiokafka's fetcher returns False when cancelled while it sends, but not while it backs off,
+    and its close awaits the fetch, so ``stop()`` raised the cancellation (a broker down: most
+    of the time goes to backing off)."""
+    try:
+        await asyncio.sleep(seconds)
+    except asyncio.CancelledError:
+        pass
+    return False
 
 
 def fetcher_path(fetcher: Any) -> RecordPath:
