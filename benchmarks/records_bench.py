@@ -5,8 +5,9 @@
 
 One broker, three topics of 6 partitions (100-byte and 1 KiB values, and 1 KiB values in
 zstd-compressed batches (``--compression``); keys, no headers, produced once). Readers:
-``StaticConsumer`` on the compiled record path, the same with its Fetch responses
-read into kept buffers on our own wire ("kept": ``STATICCONSUMER_KEPT_FETCH=1``, issue 43), the
+``StaticConsumer`` on the compiled record path over aiokafka's fetcher
+(``STATICCONSUMER_KEPT_FETCH=0``), the same with its Fetch responses read into kept buffers on our
+own wire ("kept": ``STATICCONSUMER_KEPT_FETCH=1``, the default with aiokafka 0.14, issue 43), the
 same on aiokafka's own record path (``STATICCONSUMER_PURE_RECORDS=1``), the compiled path again in
 a child process whose glibc malloc keeps its freed heap ("tuned": :data:`TUNED_MALLOC`,
 docs/performance.md), raw ``AIOKafkaConsumer``, confluent-kafka's ``Consumer`` (librdkafka;

@@ -12,9 +12,10 @@
 # conftest.py) in place of theirs, which needs Docker.
 # --plain runs them on AIOKafkaConsumer itself, for the side-by-side count. --without-intended
 # deselects the tests that fail with StaticConsumer by design, listed with their reasons in
-# scripts/aiokafka_suite/intended_differences.txt (those of the record path in force:
-# STATICCONSUMER_PURE_RECORDS=1 runs aiokafka's, STATICCONSUMER_KEPT_FETCH=1 the kept-buffer
-# fetch path, "kept"), and prints them. AIOKAFKA_TESTS picks
+# scripts/aiokafka_suite/intended_differences.txt (those of the record path in force: "kept",
+# the kept-buffer fetch path, by default with aiokafka 0.14; "compiled" with
+# STATICCONSUMER_KEPT_FETCH=0 or aiokafka 0.12/0.13; STATICCONSUMER_PURE_RECORDS=1 aiokafka's
+# own, "pure"), and prints them. AIOKAFKA_TESTS picks
 # other files of theirs (default: the three consumer files), e.g. the producer and admin tests
 # that read back through a consumer: AIOKAFKA_TESTS="tests/test_producer.py tests/test_admin.py".
 # Tests that reach into the private consumer._coordinator are expected to fail with StaticConsumer

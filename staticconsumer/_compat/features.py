@@ -28,8 +28,9 @@ between them, for the names this package uses, and where the seam absorbs it::
 * SASL: aiokafka 0.12's connection logs in with SaslAuthenticate, whose error code says why a
   login failed, only when it knows the broker answers ApiVersions (``version_hint``); without,
   a wrong password is a closed connection. :func:`.admin.bootstrap_failure_cause` gives the hint.
-* The kept-buffer fetch path (opt-in) mirrors 0.14's fetcher: on 0.12 and 0.13 the compiled
-  path runs instead, the start line saying why (:data:`KEPT_FETCH_AVAILABLE`).
+* The kept-buffer fetch path (the default on 0.14) mirrors 0.14's fetcher: on 0.12 and 0.13
+  the compiled path runs on aiokafka's fetcher, the start line saying why
+  (:data:`KEPT_FETCH_AVAILABLE`).
 * Arguments: a :class:`~staticconsumer.StaticConsumer` argument that the installed aiokafka lacks
   is refused at construction (:data:`LACKING_ARGUMENTS`); a default is aiokafka's own
   (:func:`consumer_default`).
@@ -84,9 +85,9 @@ CLIENT_RACK: bool = "client_rack" in CONSUMER_ARGUMENTS and "client_rack" in _pa
     Fetcher.__init__
 )
 
-#: Whether the kept-buffer fetch path (``fetch.KeptFetcher``, opt-in) can run: it mirrors aiokafka
-#: 0.14's fetcher (KIP-392's preferred replica, PR #1159) and picks its Fetch version from the
-#: ApiVersions aiokafka's connection keeps (PR #1136).
+#: Whether the kept-buffer fetch path (``fetch.KeptFetcher``, the default where it can run) can
+#: run: it mirrors aiokafka 0.14's fetcher (KIP-392's preferred replica, PR #1159) and picks its
+#: Fetch version from the ApiVersions aiokafka's connection keeps (PR #1136).
 KEPT_FETCH_AVAILABLE: bool = CLIENT_RACK and CONNECTION_PICKS_VERSIONS
 
 #: Whether a coordination connection opens only to a node aiokafka's own FindCoordinator

@@ -44,7 +44,7 @@ from typing_extensions import override
 
 from ..protocol import FetchedPartition, build_fetch, read_fetch_response
 from .frames import FetchConnection, FrameBuffers
-from .records import FetchSeam, compiled_result
+from .records import FetchSeam, backoff, compiled_result
 
 log = logging.getLogger(__name__)
 
@@ -79,8 +79,7 @@ class KeptFetcher(FetchSeam):
         except Errors.KafkaError as err:
             log.error("Failed fetch messages from %s: %s", node_id, err)
             self._invalidate_preferred_read_replica_for_node(node_id, request)
-            await asyncio.sleep(self._retry_backoff)
-            return False
+            return await backoff(self._retry_backoff)
         except asyncio.CancelledError:  # closing, or the partitions were unassigned
             return False
         if not assignment.active:

@@ -173,8 +173,12 @@ class _FrameReceiver(asyncio.BufferedProtocol):
         self._on_lost(exc)
 
     def eof_received(self) -> bool | None:
-        result: bool | None = self._previous.eof_received()
-        return result
+        """The broker closed its side (it shuts down, or drops the connection): no response
+        will come. aiokafka's stream protocol would keep the transport half open for its reader
+        to see the EOF and close the connection; that reader is gone, so the transport closes
+        here and ``connection_lost`` fails every pending request."""
+        self._previous.eof_received()
+        return False
 
     def pause_writing(self) -> None:
         self._previous.pause_writing()

@@ -10,7 +10,9 @@ aiokafka's ``Fetcher`` keeps fetching; only the per-record work changes. Two pat
   client) keeps each Fetch response's message sets for the few lines between the response and the
   ``FetchResult`` aiokafka builds from it, and :class:`_ResultBuffer` (the fetcher's ``_records``)
   swaps the reader in as aiokafka stores the result. A result the tap has no bytes for keeps
-  aiokafka's own reader.
+  aiokafka's own reader. With aiokafka 0.14 its fetches are :class:`.fetch.KeptFetcher`'s:
+  Fetch responses read into buffers the consumer keeps, on our own wire (issue 43; the
+  default, :data:`KEPT_FETCH_ENV` switches back to aiokafka's fetcher and connection).
 * ``pure``: aiokafka's ``Fetcher`` as it is. It runs when the extension is not built, or when
   ``STATICCONSUMER_PURE_RECORDS=1``.
 
@@ -21,6 +23,7 @@ generated batches, that both hand out the same records, positions and errors.
 
 from __future__ import annotations
 
+import asyncio
 import collections
 import logging
 import os
@@ -49,10 +52,12 @@ PURE_RECORDS_ENV = "STATICCONSUMER_PURE_RECORDS"
 RecordPath = Literal["compiled", "pure"]
 #: The Fetch API's key (Kafka's ApiKeys.FETCH).
 FETCH_API_KEY = 1
-#: Set to 1 (or true/yes/on) to read Fetch responses into buffers the consumer keeps, on our
-#: own wire (issue 43: ``.fetch``; the compiled path only). Not yet the default.
+#: Fetch responses are read into buffers the consumer keeps, on our own wire (issue 43:
+#: ``.fetch``), on the compiled path with aiokafka 0.14. Set to 0 (or false/no/off) to fetch with
+#: aiokafka's own fetcher and connection instead (the compiled reader over its responses).
 KEPT_FETCH_ENV = "STATICCONSUMER_KEPT_FETCH"
 _TRUE = ("1", "true", "yes", "on")
+_FALSE = ("0", "false", "no", "off")
 
 
 def compiled_available() -> bool:
@@ -67,14 +72,14 @@ def record_path() -> RecordPath:
     return "compiled" if compiled_available() and not forced else "pure"
 
 
-def _kept_fetch_wanted() -> bool:
-    return os.environ.get(KEPT_FETCH_ENV, "").strip().lower() in _TRUE
+def _kept_fetch_switched_off() -> bool:
+    return os.environ.get(KEPT_FETCH_ENV, "").strip().lower() in _FALSE
 
 
 def kept_fetch() -> bool:
-    """Whether a consumer started now reads Fetch responses into kept buffers
-    (:data:`KEPT_FETCH_ENV`, on the compiled path, with aiokafka 0.14: ``features``)."""
-    return _kept_fetch_wanted() and record_path() == "compiled" and KEPT_FETCH_AVAILABLE
+    """Whether a consumer started now reads Fetch responses into kept buffers: on the compiled
+    path, with aiokafka 0.14 (``features``), unless :data:`KEPT_FETCH_ENV` switches it off."""
+    return not _kept_fetch_switched_off() and record_path() == "compiled" and KEPT_FETCH_AVAILABLE
 
 
 def make_fetcher(client: Any, subscription: Any, **settings: Any) -> Any:
@@ -91,9 +96,11 @@ def make_fetcher(client: Any, subscription: Any, **settings: Any) -> Any:
 
         log.info("record path: compiled, Fetch responses read into kept buffers")
         return KeptFetcher(client, subscription, **settings)
-    if _kept_fetch_wanted():
-        why = (f" ({KEPT_FETCH_ENV} is set, but kept buffers need aiokafka 0.14, whose fetcher "
-               "they mirror and whose connections keep the broker's ApiVersions; aiokafka "
+    if _kept_fetch_switched_off():
+        why = f" (aiokafka's fetcher: {KEPT_FETCH_ENV} switches kept buffers off)"
+    else:
+        why = (" (aiokafka's fetcher: kept buffers need aiokafka 0.14, whose fetcher they mirror "
+               "and whose connections keep the broker's ApiVersions; aiokafka "
                f"{AIOKAFKA_VERSION} is installed)")  # fmt: skip
     log.info("record path: %s%s", path, why)
     return FetchSeam(client, subscription, **settings)
@@ -207,8 +214,23 @@ class FetchSeam(Fetcher):  # type: ignore[misc]  # aiokafka is untyped
     async def _proc_fetch_request(self, assignment: Any, node_id: int, request: Any) -> bool:
         try:
             return bool(await super()._proc_fetch_request(assignment, node_id, request))
+        except asyncio.CancelledError:  # in aiokafka's retry backoff: see backoff()
+            return False
         finally:
             self._tap.message_sets.clear()  # a response's sets are read or dropped by now
+
+
+async def backoff(seconds: float) -> bool:
+    """A failed fetch's wait before the next (``retry_backoff_ms``); False. A fetch is cancelled
+    only by the fetcher's close or a lost assignment, and its result is then of no interest:
+    aiokafka's fetcher returns False when cancelled while it sends, but not while it backs off,
+    and its close awaits the fetch, so ``stop()`` raised the cancellation (a broker down: most
+    of the time goes to backing off)."""
+    try:
+        await asyncio.sleep(seconds)
+    except asyncio.CancelledError:
+        pass
+    return False
 
 
 def fetcher_path(fetcher: Any) -> RecordPath:

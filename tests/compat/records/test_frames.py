@@ -148,3 +148,36 @@ def test_a_lost_connection_fails_every_pending_request_and_tells_aiokafka() -> N
         assert previous.lost == [error] and lost == [error]
 
     asyncio.run(run())
+
+
+def test_the_broker_closing_the_connection_fails_every_pending_request() -> None:
+    """A broker that shuts down (a controlled shutdown: a leader change) closes its side of the
+    connection. aiokafka's stream protocol answers that EOF by keeping the transport half open
+    (its reader, which the receiver replaced, would have read the EOF and closed it): the
+    receiver must close it, or a fetch waits out its whole request timeout (found by
+    tests/integration/test_fetch_cluster.py's leader change on the kept path)."""
+
+    async def run() -> None:
+        closed = asyncio.Event()
+
+        async def close_at_once(_reader: Any, writer: asyncio.StreamWriter) -> None:
+            writer.close()
+            closed.set()
+
+        server = await asyncio.start_server(close_at_once, "127.0.0.1", 0)
+        port = server.sockets[0].getsockname()[1]
+        _reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        lost: list[Any] = []
+        transport = writer.transport
+        receiver = _FrameReceiver(transport.get_protocol(), FrameBuffers(), lost.append)
+        transport.set_protocol(receiver)
+        pending = asyncio.get_running_loop().create_future()
+        receiver.pending.append((1, pending))
+        await closed.wait()
+        with pytest.raises(KafkaConnectionError):
+            await asyncio.wait_for(pending, 30)  # a bound against a hang, not a speed goal
+        assert transport.is_closing() and len(lost) == 1
+        server.close()
+        await server.wait_closed()
+
+    asyncio.run(run())

@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 from aiokafka.consumer.fetcher import Fetcher
 from aiokafka.consumer.subscription_state import SubscriptionState
+from aiokafka.errors import KafkaConnectionError
 from aiokafka.protocol.fetch import FetchRequest, FetchResponse_v11
 from aiokafka.structs import TopicPartition
 from hypothesis import given, settings
@@ -204,3 +205,49 @@ def test_the_kept_fetcher_does_what_aiokafkas_does_with_a_response(data: Any) ->
     ours = asyncio.run(_run("kept", body, offsets, settings_, chunk))
     assert ours[:3] == theirs[:3]
     assert ours[3] == []  # the connection was not closed
+
+
+class _Unreachable(_Client):
+    """A client whose node cannot be reached: every fetch fails, then backs off."""
+
+    async def send(self, node_id: int, request: Any, **kwargs: Any) -> Any:
+        raise KafkaConnectionError("the broker is down")
+
+    async def _get_conn(self, node_id: int, group: int = 0) -> Any:
+        return None
+
+
+@pytest.mark.parametrize("kind", ["fetcher", "kept"])
+def test_a_fetch_cancelled_in_its_retry_backoff_returns_quietly(
+    kind: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """``stop()`` while a fetch waits out ``retry_backoff_ms`` after a failure (a broker down:
+    most of the time goes there) cancels it; the fetcher's close awaits it, so a cancellation
+    that escaped would be raised by ``stop()`` itself (found by test_fetch_cluster.py). Ended
+    by close or a lost assignment, the fetch returns False, as aiokafka's does when cancelled
+    while it sends."""
+    from staticconsumer._compat.fetch import KeptFetcher
+
+    async def run() -> Any:
+        subscription = SubscriptionState()
+        tp = TopicPartition(TOPIC, 0)
+        subscription.assign_from_user({tp})
+        assignment = subscription.subscription.assignment
+        assignment.state_value(tp).seek(0)
+        client = _Unreachable(None, _Conn(_Transport([], 1)))
+        cls = KeptFetcher if kind == "kept" else seam.FetchSeam
+        fetcher = cls(client, subscription, retry_backoff_ms=600_000)
+        fetcher._fetch_task.cancel()
+        try:
+            request = FetchRequest(500, 1, 1 << 20, 0, [(TOPIC, [(0, 0, 1 << 20)])], rack_id="")
+            task = asyncio.create_task(fetcher._proc_fetch_request(assignment, 0, request))
+            for _ in range(100):  # until it logged the failure and went to sleep
+                await asyncio.sleep(0)
+            assert any("Failed fetch messages" in m for m in caplog.messages)
+            assert not task.done()
+            task.cancel()
+            return await task
+        finally:
+            await fetcher.close()
+
+    assert asyncio.run(run()) is False

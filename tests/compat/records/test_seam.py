@@ -106,6 +106,7 @@ async def test_make_fetcher_logs_the_path_it_runs(
     monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
     caplog.set_level(logging.INFO, logger=seam.__name__)
+    monkeypatch.delenv(seam.KEPT_FETCH_ENV, raising=False)
     monkeypatch.setenv(seam.PURE_RECORDS_ENV, "1")
     pure = seam.make_fetcher(_Client(None), SubscriptionState())
     monkeypatch.delenv(seam.PURE_RECORDS_ENV)
@@ -119,36 +120,70 @@ async def test_make_fetcher_logs_the_path_it_runs(
         assert messages[0] == "record path: pure" + (
             f" ({seam.PURE_RECORDS_ENV} is set)" if seam.compiled_available() else built
         )
-        assert messages[1] == f"record path: {seam.record_path()}{built}"
+        if not seam.compiled_available():
+            assert messages[1] == f"record path: pure{built}"
+        elif features.KEPT_FETCH_AVAILABLE:  # the default on aiokafka 0.14 (issue 43)
+            assert seam.kept_fetch()
+            assert type(default).__name__ == "KeptFetcher"
+            assert messages[1] == "record path: compiled, Fetch responses read into kept buffers"
+        else:
+            assert type(default) is seam.FetchSeam
+            assert messages[1].startswith("record path: compiled (aiokafka's fetcher: kept buf")
     finally:
         await pure.close()
         await default.close()
+
+
+async def _the_fetcher_and_its_start_line(caplog: pytest.LogCaptureFixture) -> tuple[type, str]:
+    """The class of the fetcher a consumer started now gets (closed again) and its start line."""
+    fetcher = seam.make_fetcher(_Client(None), SubscriptionState())
+    await fetcher.close()
+    [message] = [r.getMessage() for r in caplog.records]
+    return type(fetcher), message
+
+
+@compiled_only
+@pytest.mark.parametrize("value", ["0", "false", " Off ", "no"])
+async def test_the_environment_variable_switches_back_to_aiokafkas_fetcher(
+    value: str, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """STATICCONSUMER_KEPT_FETCH=0: the compiled reader over aiokafka's own fetcher and
+    connection, on every aiokafka release; the start line says so."""
+    caplog.set_level(logging.INFO, logger=seam.__name__)
+    monkeypatch.delenv(seam.PURE_RECORDS_ENV, raising=False)
+    monkeypatch.setenv(seam.KEPT_FETCH_ENV, value)
+    assert not seam.kept_fetch()
+    assert await _the_fetcher_and_its_start_line(caplog) == (
+        seam.FetchSeam,
+        f"record path: compiled (aiokafka's fetcher: {seam.KEPT_FETCH_ENV} switches kept "
+        "buffers off)",
+    )
 
 
 @compiled_only
 async def test_kept_buffers_on_an_aiokafka_without_connection_versions_say_why_not(
     monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
-    """The kept path mirrors aiokafka 0.14's fetcher and reads its connections' ApiVersions:
-    with 0.12 or 0.13, STATICCONSUMER_KEPT_FETCH=1 runs the compiled path, and the start line
-    says why."""
+    """The kept path (the default) mirrors aiokafka 0.14's fetcher and reads its connections'
+    ApiVersions: with 0.12 or 0.13 the compiled path runs on aiokafka's fetcher, by default and
+    with STATICCONSUMER_KEPT_FETCH=1, and the start line says why."""
     caplog.set_level(logging.INFO, logger=seam.__name__)
-    monkeypatch.setenv(seam.KEPT_FETCH_ENV, "1")
-    assert seam.kept_fetch() is features.KEPT_FETCH_AVAILABLE
+    monkeypatch.delenv(seam.PURE_RECORDS_ENV, raising=False)
+    for value in (None, "1"):
+        if value is None:
+            monkeypatch.delenv(seam.KEPT_FETCH_ENV, raising=False)
+        else:
+            monkeypatch.setenv(seam.KEPT_FETCH_ENV, value)
+        assert seam.kept_fetch() is features.KEPT_FETCH_AVAILABLE
     assert features.KEPT_FETCH_AVAILABLE is (features.release(features.AIOKAFKA_VERSION) >= (0, 14))
     monkeypatch.setattr(seam, "KEPT_FETCH_AVAILABLE", False)
     assert not seam.kept_fetch()
-    fetcher = seam.make_fetcher(_Client(None), SubscriptionState())
-    try:
-        assert type(fetcher) is seam.FetchSeam
-        [message] = [r.getMessage() for r in caplog.records]
-        assert message == (
-            f"record path: compiled ({seam.KEPT_FETCH_ENV} is set, but kept buffers need aiokafka "
-            "0.14, whose fetcher they mirror and whose connections keep the broker's ApiVersions; "
-            f"aiokafka {features.AIOKAFKA_VERSION} is installed)"
-        )
-    finally:
-        await fetcher.close()
+    assert await _the_fetcher_and_its_start_line(caplog) == (
+        seam.FetchSeam,
+        "record path: compiled (aiokafka's fetcher: kept buffers need aiokafka 0.14, whose "
+        "fetcher they mirror and whose connections keep the broker's ApiVersions; "
+        f"aiokafka {features.AIOKAFKA_VERSION} is installed)",
+    )
 
 
 @compiled_only
