@@ -187,6 +187,21 @@ async def _run(kind: str, frame_body: bytes, offsets: dict[TopicPartition, int],
         await fetcher.close()
 
 
+def _unworded(run: Any) -> Any:
+    """``run`` with each CorruptRecordException's message left out. With no CRC check a changed
+    byte is found by the record parser, the compiled reader's or aiokafka's, each in its own words
+    (the same class, at the same position: what the fetch paths must agree on)."""
+    woke, metadata_updates, state, *rest = run
+    state = [(*p[:5], _unworded_outcome(p[5]), *p[6:]) for p in state]
+    return (woke, metadata_updates, state, *rest)
+
+
+def _unworded_outcome(drained: Any) -> Any:
+    if isinstance(drained, tuple) and drained[1] == "CorruptRecordException":
+        return drained[:2]
+    return drained
+
+
 @settings(max_examples=120, deadline=None)
 @given(data=st.data())
 def test_the_kept_fetcher_does_what_aiokafkas_does_with_a_response(data: Any) -> None:
@@ -203,6 +218,8 @@ def test_the_kept_fetcher_does_what_aiokafkas_does_with_a_response(data: Any) ->
     chunk = data.draw(st.sampled_from([7, 100, 1 << 16]))
     theirs = asyncio.run(_run("aiokafka", body, offsets, settings_, chunk))
     ours = asyncio.run(_run("kept", body, offsets, settings_, chunk))
+    if not settings_["check_crcs"]:  # a changed byte is met by each reader's own parse
+        theirs, ours = _unworded(theirs), _unworded(ours)
     assert ours[:3] == theirs[:3]
     assert ours[3] == []  # the connection was not closed
 
