@@ -235,8 +235,28 @@ class StaticThread(_seam.ConsumerThread):
 
 
 class StaticFaustConsumer(_seam.Consumer):
+    _commit_turn: asyncio.Lock | None = None
+
     def _new_consumer_thread(self) -> StaticThread:
         return StaticThread(self, loop=self.loop, beacon=self.beacon)
+
+    async def force_commit(self, topics: Any = None, start_new_transaction: bool = True) -> bool:
+        """faust's commit, run to its end once started and in turn with the others. faust
+        takes the acknowledged offsets off its list before it flushes the producer and
+        commits; its drain loop commits every ``broker_commit_every`` records, and stopping
+        the fetcher (a SIGTERM, a revocation) cancels that loop: a commit cancelled there lost
+        the offsets it had taken, and later commits skipped them, so the next holder handled
+        those records again. Shielded, the commit lands; in turn, an older one never lands
+        after a newer."""
+        commit = asyncio.ensure_future(self._commit_in_turn(topics, start_new_transaction))
+        return await asyncio.shield(commit)
+
+    async def _commit_in_turn(self, topics: Any, start_new_transaction: bool) -> bool:
+        if self._commit_turn is None:
+            self._commit_turn = asyncio.Lock()
+        async with self._commit_turn:
+            return bool(await super().force_commit(
+                topics, start_new_transaction=start_new_transaction))  # fmt: skip
 
     async def on_stop(self) -> None:
         """faust's stop commits once more, after its streams are done; but a commit it makes

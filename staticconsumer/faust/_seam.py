@@ -17,6 +17,9 @@ the installed faust, so an upgrade that moves one fails there, by name:
 * faust's ``Consumer.commit()`` returns without committing when another commit is in flight
   (``maybe_wait_for_commit_to_finish``), its stop included; ``force_commit()`` commits the
   acknowledged offsets: :func:`final_commit` runs both after the consumer's ``on_stop``.
+  ``force_commit()`` takes the offsets off faust's list before it awaits the producer's flush
+  and the commit, so a cancelled one loses them (``StaticFaustConsumer.force_commit`` runs
+  each to its end; ``tests/faust/test_app.py`` shows the loss on plain faust).
 * ``faust.assignor.client_assignment``: ``ClientAssignment`` (``actives``/``standbys``:
   ``{topic: [partition]}``) and ``ClientMetadata`` (``assignment``, ``url``,
   ``changelog_distribution``, ``external_topic_distribution``, ``topic_groups``), faust

@@ -7,7 +7,9 @@ import asyncio
 import logging
 from typing import Any
 
+import faust
 import pytest
+from faust.types import TP, Message
 
 from assignors import Member, RoundRobinAssignor, assign_tables
 from staticconsumer import StaticConsumer
@@ -291,3 +293,68 @@ async def test_an_id_still_held_past_the_wait_stops_the_worker_under_the_consume
 def test_the_unreleased_wait_is_checked() -> None:
     with pytest.raises(ConfigurationError, match="unreleased_wait_ms"):
         _app(unreleased_wait_ms=0)
+
+
+# -- commits ----------------------------------------------------------------------------------
+
+
+async def _commits_around_a_cancelled_one(
+    app: Any, monkeypatch: pytest.MonkeyPatch
+) -> list[dict[Any, int]]:
+    """What reaches the consumer when faust's fetcher stop (a SIGTERM, a revocation) cancels
+    its drain loop, which commits every ``broker_commit_every`` records, while that commit
+    waits for the producer's flush: offsets 0..40 committed before, 41..43 taken by the
+    cancelled commit, 44..46 handled meanwhile, then the consumer's stop."""
+    consumer = app.consumer
+    tp = TP("orders", 0)
+    committed: list[dict[Any, int]] = []
+    flushing, release = asyncio.Event(), asyncio.Event()
+
+    async def flush() -> None:  # the producer's flush before a commit, held
+        flushing.set()
+        await release.wait()
+
+    async def commit(offsets: dict[Any, int]) -> bool:  # what reaches the consumer
+        committed.append(dict(offsets))
+        return True
+
+    def ack(offsets: range) -> None:  # the agent handled these records
+        for offset in offsets:
+            consumer.ack(Message("orders", 0, offset, 0.0, 0, None, b"k", b"v", None, tp=tp))
+
+    monkeypatch.setattr(app.topics, "acks_enabled_for", lambda topic: True)
+    monkeypatch.setattr(consumer, "assignment", lambda: {tp})
+    monkeypatch.setattr(consumer, "_commit", commit)
+    ack(range(41))
+    assert await consumer.commit()
+    monkeypatch.setattr(app.producer, "flush", flush)
+    ack(range(41, 44))
+    drain = asyncio.ensure_future(consumer.commit())  # the drain loop's commit...
+    await flushing.wait()
+    drain.cancel()  # ...cancelled by the fetcher's stop while the producer flushes
+    with pytest.raises(asyncio.CancelledError):
+        await drain
+    ack(range(44, 47))
+    release.set()
+    await consumer.on_stop()  # faust's stop commit (and ours, on StaticApp)
+    return [{t.partition: o for t, o in c.items()} for c in committed]
+
+
+async def test_plain_faust_loses_the_offsets_a_cancelled_commit_took(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The fact behind the fix below: the cancelled commit had taken 41..43 off faust's list,
+    and every later commit skips them (a gap after the committed 41), so the next holder
+    handles 41..46 again."""
+    app = faust.App("orders", broker="kafka://host-a:9092", store="memory://")
+    app.topic("orders", partitions=6)
+    assert await _commits_around_a_cancelled_one(app, monkeypatch) == [{0: 41}]
+
+
+async def test_a_commit_cancelled_in_flight_still_commits_what_it_took(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """StaticApp's consumer runs each commit to its end, in turn: 44 lands, then the stop's
+    47; without it the rolling restart handled the record its stop interrupted twice."""
+    commits = await _commits_around_a_cancelled_one(_app(instance_id="w-0"), monkeypatch)
+    assert commits == [{0: 41}, {0: 44}, {0: 47}]
