@@ -28,14 +28,16 @@ def bootstrap_servers(
 
 async def produce_numbered(
     bootstrap: str, topic: str, records: int, partitions: int, *, size: int = 0,
-    keys: bool = False, max_batch_size: int = 65536,
+    keys: bool = False, max_batch_size: int = 65536, compression: str | None = None,
 ) -> None:  # fmt: skip
     """``records`` records to every partition in turn: values ``v<n>`` (nine digits) padded with
-    ``x`` to ``size`` bytes, keys ``k<n>`` when ``keys``; sent 5,000 at a time."""
+    ``x`` to ``size`` bytes, keys ``k<n>`` when ``keys``; sent 5,000 at a time, in batches
+    compressed with ``compression`` (the producer's ``compression_type``) when given."""
     from aiokafka import AIOKafkaProducer
 
     producer = AIOKafkaProducer(bootstrap_servers=bootstrap, linger_ms=20,
-                                max_batch_size=max_batch_size)  # fmt: skip
+                                max_batch_size=max_batch_size,
+                                compression_type=compression)  # fmt: skip
     await producer.start()
     try:
         pending = []

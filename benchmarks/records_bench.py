@@ -1,10 +1,11 @@
 """The record path side by side (issue 37): records/s on the clock and records per CPU second.
 
     python benchmarks/records_bench.py [--records 3000000] [--records-1k 100000] [--rounds 3]
-        [--bootstrap-servers H:P] [--no-java] [--modes getmany,"async for"]
+        [--bootstrap-servers H:P] [--no-java] [--modes getmany,"async for"] [--compression zstd]
 
-One broker, two topics of 6 partitions (100-byte and 1 KiB values, keys, no headers, produced
-once). Readers: ``StaticConsumer`` on the compiled record path, the same with its Fetch responses
+One broker, three topics of 6 partitions (100-byte and 1 KiB values, and 1 KiB values in
+zstd-compressed batches (``--compression``); keys, no headers, produced once). Readers:
+``StaticConsumer`` on the compiled record path, the same with its Fetch responses
 read into kept buffers on our own wire ("kept": ``STATICCONSUMER_KEPT_FETCH=1``, issue 43), the
 same on aiokafka's own record path (``STATICCONSUMER_PURE_RECORDS=1``), the compiled path again in
 a child process whose glibc malloc keeps its freed heap ("tuned": :data:`TUNED_MALLOC`,
@@ -17,13 +18,16 @@ with no deserializer or a Python one on the values (``bytes.decode`` through a l
 runs from the first read call to the last record; CPU is this process's (``time.process_time``,
 every thread: librdkafka's too). Rounds alternate the readers; the median is printed. Then the
 memory of buffered records: tracemalloc's bytes per record for 50,000 records held in a list
-(records, values, everything they hold)."""
+(records, values, everything they hold); and the resident memory of a process reading each
+topic whole (its peak RSS, ``ru_maxrss``; each reader in a child process of its own, records
+handed on, not held)."""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -54,6 +58,8 @@ TUNED_MALLOC = {
     "MALLOC_TOP_PAD_": str(64 << 20),
 }
 HERE = Path(__file__).resolve().parent
+#: The Python readers whose peak RSS is measured, each in a child process.
+RSS_READERS = ("compiled", "kept", "pure", "aiokafka")
 Result = tuple[float, float]  # records/s on the clock, records per CPU second
 
 
@@ -69,10 +75,8 @@ def _python_consumer(reader: str, bootstrap: str, deserializer: Any) -> Any:
         os.environ[PURE_ENV] = "1"
     else:
         os.environ.pop(PURE_ENV, None)
-    if reader == "kept":
-        os.environ[KEPT_ENV] = "1"
-    else:
-        os.environ.pop(KEPT_ENV, None)
+    # said either way: "compiled" is aiokafka's fetcher feeding the compiled reader
+    os.environ[KEPT_ENV] = "1" if reader == "kept" else "0"
     return StaticConsumer(bootstrap_servers=bootstrap, value_deserializer=deserializer,
                           enable_auto_commit=False)  # fmt: skip
 
@@ -129,13 +133,21 @@ def read_confluent(bootstrap: str, topic: str, records: int, deserializer: Any) 
         consumer.close()
 
 
+def read_child(reader: str, bootstrap: str, topic: str, records: int, mode: str, deser: bool,
+               env: dict[str, str] | None = None) -> tuple[float, float, float]:  # fmt: skip
+    """``reader`` in a child process (with ``env`` added to its environment): records/s on the
+    clock, records per CPU second, and the child's peak resident memory in MiB."""
+    child = [sys.executable, __file__, "--bootstrap-servers", bootstrap,
+             "--child", reader, mode, topic, str(records), "1" if deser else "0"]  # fmt: skip
+    done = subprocess.run(child, capture_output=True, text=True, check=True,
+                          env={**os.environ, **(env or {})})  # fmt: skip
+    wall, cpu, rss = (float(x) for x in done.stdout.split())
+    return wall, cpu, rss
+
+
 def read_tuned(bootstrap: str, topic: str, records: int, mode: str, deser: bool) -> Result:
     """The compiled path in a child process started with :data:`TUNED_MALLOC`."""
-    child = [sys.executable, __file__, "--bootstrap-servers", bootstrap,
-             "--child", mode, topic, str(records), "1" if deser else "0"]  # fmt: skip
-    done = subprocess.run(child, capture_output=True, text=True, check=True,
-                          env={**os.environ, **TUNED_MALLOC})  # fmt: skip
-    wall, cpu = (float(x) for x in done.stdout.split())
+    wall, cpu, _ = read_child("compiled", bootstrap, topic, records, mode, deser, TUNED_MALLOC)
     return wall, cpu
 
 
@@ -203,18 +215,19 @@ def run(args: argparse.Namespace, bootstrap: str) -> None:
     else:
         confluent = True
     topics = {}
-    for size, records in ((100, args.records), (1024, args.records_1k)):
-        topic = f"records-bench-{size}-{uuid.uuid4().hex[:6]}"
+    wanted = [("100 B", 100, args.records, None), ("1 KiB", 1024, args.records_1k, None)]
+    if args.compression != "none":
+        wanted.append((f"1 KiB {args.compression}", 1024, args.records_1k, args.compression))
+    for label, size, records, compression in wanted:
+        topic = f"records-bench-{size}-{compression or 'none'}-{uuid.uuid4().hex[:6]}"
         asyncio.run(create_topic(bootstrap, topic, partitions=PARTITIONS))
-        print(f"producing {records:,} records of {size} B to {topic}", file=sys.stderr)
-        asyncio.run(
-            produce_numbered(
-                bootstrap, topic, records, PARTITIONS, size=size, keys=True, max_batch_size=262_144
-            )
-        )
-        topics[size] = (topic, records)
+        print(f"producing {records:,} records of {label} to {topic}", file=sys.stderr)
+        produce = produce_numbered(bootstrap, topic, records, PARTITIONS, size=size, keys=True,
+                                   max_batch_size=262_144, compression=compression)  # fmt: skip
+        asyncio.run(produce)
+        topics[label] = (topic, records)
     readers = ["compiled", "kept", "pure", "aiokafka", "confluent", "java", "tuned"]
-    table: dict[tuple[int, str, bool, str], list[Result]] = {}
+    table: dict[tuple[str, str, bool, str], list[Result]] = {}
     for size, (topic, records) in topics.items():
         for mode in args.modes.split(","):
             for with_deser in (False, True):
@@ -226,7 +239,7 @@ def run(args: argparse.Namespace, bootstrap: str) -> None:
                         if got is None:
                             continue
                         table.setdefault((size, mode, with_deser, reader), []).append(got)
-                        print(f"  {size:5} B {mode:9} deser={with_deser!s:5} round {r + 1} "
+                        print(f"  {size:10} {mode:9} deser={with_deser!s:5} round {r + 1} "
                               f"{reader:9} {got[0]:12,.0f} rec/s {got[1]:12,.0f} rec/CPU-s",
                               file=sys.stderr)  # fmt: skip
     report(table)
@@ -235,7 +248,12 @@ def run(args: argparse.Namespace, bootstrap: str) -> None:
         held = min(50_000, records)
         row = {reader: memory_per_record(reader, bootstrap, topic, held)
                for reader in ("compiled", "kept", "pure", "aiokafka")}  # fmt: skip
-        print(f"  {size:5} B  " + "  ".join(f"{k} {v:,.0f}" for k, v in row.items()))
+        print(f"  {size:10}  " + "  ".join(f"{k} {v:,.0f}" for k, v in row.items()))
+    print("\npeak resident memory of a process reading the topic whole (MiB, getmany):")
+    for size, (topic, records) in topics.items():
+        peaks = {reader: read_child(reader, bootstrap, topic, records, "getmany", False)[2]
+                 for reader in RSS_READERS}  # fmt: skip
+        print(f"  {size:10}  " + "  ".join(f"{k} {v:,.0f}" for k, v in peaks.items()))
 
 
 def one(reader: str, mode: str, bootstrap: str, topic: str, records: int, deser: Any,
@@ -253,9 +271,9 @@ def one(reader: str, mode: str, bootstrap: str, topic: str, records: int, deser:
     return asyncio.run(read_python(reader, mode, bootstrap, topic, records, deser))
 
 
-def report(table: dict[tuple[int, str, bool, str], list[Result]]) -> None:
+def report(table: dict[tuple[str, str, bool, str], list[Result]]) -> None:
     print("median records/s (wall) and records per CPU second; x: per CPU-s over raw aiokafka's")
-    print(f"{'size':>6} {'mode':9} {'deser':5} {'reader':9} {'rec/s':>11} {'rec/CPU-s':>11} "
+    print(f"{'topic':>10} {'mode':9} {'deser':5} {'reader':9} {'rec/s':>11} {'rec/CPU-s':>11} "
           f"{'x CPU':>6} {'x wall':>6}")  # fmt: skip
     for (size, mode, deser, reader), results in table.items():
         wall = statistics.median(r[0] for r in results)
@@ -263,7 +281,7 @@ def report(table: dict[tuple[int, str, bool, str], list[Result]]) -> None:
         base = table.get((size, mode, deser, "aiokafka"))
         x_cpu = cpu / statistics.median(r[1] for r in base) if base else float("nan")
         x_wall = wall / statistics.median(r[0] for r in base) if base else float("nan")
-        print(f"{size:6} {mode:9} {deser!s:5} {reader:9} {wall:11,.0f} {cpu:11,.0f} "
+        print(f"{size:>10} {mode:9} {deser!s:5} {reader:9} {wall:11,.0f} {cpu:11,.0f} "
               f"{x_cpu:6.2f} {x_wall:6.2f}")  # fmt: skip
 
 
@@ -276,15 +294,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--bootstrap-servers")
     parser.add_argument("--no-java", action="store_true")
     parser.add_argument("--modes", default="getmany,async for", help="comma-separated")
-    # the tuned reader's child process: MODE TOPIC RECORDS DESER (1/0); prints wall and CPU rates
-    parser.add_argument("--child", nargs=4, help=argparse.SUPPRESS)
+    codecs = "gzip, snappy, lz4, zstd; none: no compressed topic"
+    parser.add_argument("--compression", default="zstd", help=f"the compressed topic's ({codecs})")
+    # a reader in a child process: READER MODE TOPIC RECORDS DESER (1/0); prints its wall and CPU
+    # rates and its peak RSS in MiB
+    parser.add_argument("--child", nargs=5, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child:
-        mode, topic, records, deser = args.child
+        reader, mode, topic, records, deser = args.child
         deserializer = (lambda v: decode(v)) if deser == "1" else None
-        got = asyncio.run(read_python("compiled", mode, args.bootstrap_servers, topic,
+        got = asyncio.run(read_python(reader, mode, args.bootstrap_servers, topic,
                                       int(records), deserializer))  # fmt: skip
-        print(*got)
+        peak_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # Linux: KiB
+        print(*got, peak_mib)
         return 0
     with bootstrap_servers(args.bootstrap_servers) as bootstrap:
         run(args, bootstrap)

@@ -9,6 +9,9 @@
 #   bash scripts/sid_python.sh root                   # build the root (or reuse it) and say where
 #   bash scripts/sid_python.sh 3.14 -m pytest -q ...  # a fresh venv of 3.14 in the root with
 #                                                     # .[test-core], then `python ARGS` in it
+#   bash scripts/sid_python.sh each 3.14,3.15 -m pytest A ::: -m pytest B
+#                                                     # fresh venvs of both, A in both side by
+#                                                     # side, then B in each one after the other
 #
 # Needs root (debootstrap, mount, chroot). The root is built once and kept at a path named by
 # what it holds (STATICCONSUMER_SID_ROOT overrides the folder): a second run on the same machine
@@ -116,28 +119,74 @@ unmount_shared() {
   mounted=()
 }
 
-run_python() {
-  local version="$1"
-  shift
-  local venv="/opt/staticconsumer-venv-$version"
-  mount_shared
-  trap unmount_shared EXIT
+make_venv() {  # a fresh venv of Python $1 in the root with .[test-core] (mounts in place)
+  local version="$1" venv="/opt/staticconsumer-venv-$1"
   say "Python $version: fresh venv $venv with .[test-core]"
   chroot "$sid_root" "${in_root[@]}" sh -c "rm -rf $venv && python$version -m venv $venv \
     && $venv/bin/python -m pip install --quiet --upgrade pip \
     && cd '$repo' && $venv/bin/python -m pip install --quiet -e '.[test-core]'" \
     >"$sid_root.venv-$version.log" 2>&1 || { tail -40 "$sid_root.venv-$version.log" >&2; exit 1; }
-  say "Python $version: python $*"
-  local code=0
+}
+in_venv() {  # `python ARGS` in Python $1's venv (mounts in place); its exit status
+  local version="$1"
+  shift
   # STATICCONSUMER_* (the broker version, Docker tests...) and CI reach the tests as on the host.
   local passed=()
   mapfile -t passed < <(env | grep -E '^(STATICCONSUMER_[A-Z0-9_]*|CI)=' || true)
   chroot "$sid_root" "${in_root[@]}" ${java_home:+JAVA_HOME=$java_home} "${passed[@]}" \
     STATICCONSUMER_CACHE_DIR="$jar_cache" \
-    sh -c "cd '$repo' && exec $venv/bin/python \"\$@\"" python "$@" || code=$?
+    sh -c "cd '$repo' && exec /opt/staticconsumer-venv-$version/bin/python \"\$@\"" python "$@"
+}
+run_python() {
+  local version="$1"
+  shift
+  mount_shared
+  trap unmount_shared EXIT
+  make_venv "$version"
+  say "Python $version: python $*"
+  local code=0
+  in_venv "$version" "$@" || code=$?
   unmount_shared
   trap - EXIT
   say "Python $version: exit $code"
+  return "$code"
+}
+# `each 3.14,3.15 ARGS... [::: ARGS2...]`: a fresh venv of each (one after the other: they build
+# into the same worktree), then `python ARGS` in every one side by side (one process per core;
+# each one's output printed whole, in order, when all have ended), then `python ARGS2` in each,
+# one after the other (tests that start a broker). Exit 1 if any failed.
+run_each() {
+  local versions=() first=() second=() into=first arg version code=0
+  IFS=, read -r -a versions <<<"$1"
+  shift
+  for arg in "$@"; do
+    if [ "$arg" = ":::" ]; then into=second; continue; fi
+    if [ "$into" = first ]; then first+=("$arg"); else second+=("$arg"); fi
+  done
+  each_logs=$(mktemp -d)
+  mount_shared
+  trap 'unmount_shared; rm -rf "$each_logs"' EXIT
+  for version in "${versions[@]}"; do make_venv "$version"; done
+  say "side by side on ${versions[*]}: python ${first[*]}"
+  for version in "${versions[@]}"; do
+    ( set +e; in_venv "$version" "${first[@]}" >"$each_logs/$version.log" 2>&1
+      echo $? >"$each_logs/$version.status" ) &
+  done
+  wait
+  for version in "${versions[@]}"; do
+    say "Python $version: exit $(cat "$each_logs/$version.status")"
+    cat "$each_logs/$version.log"
+    [ "$(cat "$each_logs/$version.status")" = 0 ] || code=1
+  done
+  if [ ${#second[@]} -gt 0 ]; then
+    for version in "${versions[@]}"; do
+      say "Python $version: python ${second[*]}"
+      in_venv "$version" "${second[@]}" || { say "Python $version: failed"; code=1; }
+    done
+  fi
+  unmount_shared
+  rm -rf "$each_logs"
+  trap - EXIT
   return "$code"
 }
 
@@ -154,8 +203,13 @@ case "${1:-}" in
     build_root
     run_python "$@"
     ;;
+  each)
+    build_root
+    shift
+    run_each "$@"
+    ;;
   *)
-    echo "usage: $0 root | {3.14|3.15} PYTHON-ARGS..." >&2
+    echo "usage: $0 root | {3.14|3.15} PYTHON-ARGS... | each 3.14,3.15 PYTHON-ARGS... [::: PYTHON-ARGS...]" >&2
     exit 2
     ;;
 esac

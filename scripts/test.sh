@@ -10,7 +10,8 @@ cd "$root"
   --artifact org.apache.kafka:kafka-clients:4.4.0 \
   --artifact "org.apache.spark:spark-sql-kafka-0-10_2.13:$("$VENV/bin/python" -c 'import pyspark; print(pyspark.__version__)')"
 set +e
-"$VENV/bin/python" -m pytest -ra "$@"
+# --durations: the slowest tests, named in every run (CI keeps its time budget with them)
+"$VENV/bin/python" -m pytest -ra --durations=25 "$@"
 code=$?
 set -e
 if [ "$code" -eq 5 ]; then
