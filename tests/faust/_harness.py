@@ -87,7 +87,8 @@ class Worker:
     def events(self) -> list[dict[str, Any]]:
         if not self.events_path.exists():
             return []
-        lines = self.events_path.read_text().splitlines()
+        # a line the worker is still writing has no newline yet: read it next time
+        lines = self.events_path.read_text().split("\n")[:-1]
         return [json.loads(line) for line in lines if line.strip()]
 
     def log_text(self) -> str:
