@@ -240,6 +240,7 @@ class StaticFaustConsumer(_seam.Consumer):
 
     _commit_turn: asyncio.Lock | None = None
     _seek_pending = False
+    _seeks = 0
     _until_seek: frozenset[Any] = frozenset()
 
     def _new_consumer_thread(self) -> StaticThread:
@@ -286,9 +287,27 @@ class StaticFaustConsumer(_seam.Consumer):
         try:
             await super().perform_seek()
         finally:
+            self._seeks += 1
             self._seek_pending = False
             held, self._until_seek = self._until_seek, frozenset()
             super().resume_partitions(held & set(self.assignment()))
+
+    async def _getmany(self, active_partitions: Any, timeout: float) -> Any:  # noqa: ASYNC109 (faust's)
+        """faust's fetch (the consumer thread's ``getmany``). A fetch still waiting when a
+        seek moved the positions may return records from before it, and the streams would
+        get them again from the offset sought: drop them, and seek each of those partitions
+        to where its stream goes on from (the offset sought, or the first record dropped if
+        that is past it)."""
+        seeks = self._seeks
+        records = await super()._getmany(active_partitions, timeout)
+        if self._seeks == seeks or not records:
+            return records
+        read = _seam.read_offsets(self)
+        for tp, batch in records.items():
+            if batch:
+                first = min(record.offset for record in batch)
+                await self.seek(tp, max(first, read.get(tp) or 0))
+        return {}
 
     async def commit(self, topics: Any = None, start_new_transaction: bool = True) -> bool:
         """faust's ``commit()`` returns without committing when another commit is in flight,

@@ -24,7 +24,9 @@ the installed faust, so an upgrade that moves one fails there, by name:
   assignment (``on_partitions_assigned``) faust's recovery calls ``resume_partitions()`` on
   the stream partitions before ``perform_seek()`` seeks them to their committed offsets.
   ``StaticFaustConsumer`` commits before faust forgets, and resumes the stream partitions
-  after the seek.
+  after the seek. faust's fetch loop fetches through ``_getmany(active_partitions,
+  timeout)`` (the consumer thread's ``getmany``), and after a seek goes on from
+  :func:`read_offsets`.
 * ``faust.assignor.client_assignment``: ``ClientAssignment`` (``actives``/``standbys``:
   ``{topic: [partition]}``) and ``ClientMetadata`` (``assignment``, ``url``,
   ``changelog_distribution``, ``external_topic_distribution``, ``topic_groups``), faust
@@ -220,6 +222,14 @@ def configured_instance_id(app: Any) -> str | None:
 def uses_table_assignor(app: Any) -> bool:
     """Whether faust would use its own assignor (tables or standbys), not round-robin."""
     return bool(app.conf.table_standby_replicas > 0 or app.tables.changelog_topics)
+
+
+def read_offsets(consumer: Any) -> dict[Any, int | None]:
+    """faust's ``Consumer._read_offset``: per partition, the offset its fetch loop goes on
+    from (after a seek, the offset sought; then the last record it handed to the streams,
+    which hands on only records at or past it). The dict itself."""
+    offsets: dict[Any, int | None] = consumer._read_offset
+    return offsets
 
 
 def check_errors(consumer: Any) -> None:

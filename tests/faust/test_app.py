@@ -437,3 +437,54 @@ async def test_stream_partitions_resume_after_the_seek_that_follows_an_assignmen
     consumer.pause_partitions({orders})
     consumer.resume_partitions({orders})  # no seek pending: at once
     assert consumer._get_active_partitions() == {orders, changelog}
+
+
+async def _handed_when_a_fetch_spans_the_seek(
+    app: Any, monkeypatch: pytest.MonkeyPatch
+) -> tuple[Any, list[tuple[Any, int]]]:
+    """A fetch of faust's loop waits in the consumer thread while faust seeks the partition to
+    its committed offset 59 (after an assignment); it returns records 57..60, fetched before
+    the seek. What the fetch gives the loop, and the seeks made."""
+    consumer, tp = app.consumer, TP("orders", 0)
+    fetched, release = asyncio.Event(), asyncio.Event()
+    sought: list[tuple[Any, int]] = []
+
+    async def getmany(active_partitions: Any, timeout: float) -> dict[Any, list[Any]]:  # noqa: ASYNC109
+        fetched.set()
+        await release.wait()
+        return {tp: [Message("orders", 0, o, 0.0, 0, None, b"k", b"v", None, tp=tp)
+                     for o in range(57, 61)]}  # fmt: skip
+
+    async def seek_to_committed() -> dict[Any, int]:
+        return {tp: 59}
+
+    async def seek(partition: Any, offset: int) -> None:  # the consumer thread's
+        sought.append((partition, offset))
+
+    monkeypatch.setattr(consumer._thread, "getmany", getmany)
+    monkeypatch.setattr(consumer._thread, "seek_to_committed", seek_to_committed)
+    monkeypatch.setattr(consumer, "_seek", seek)
+    monkeypatch.setattr(consumer, "assignment", lambda: {tp})
+    fetch = asyncio.ensure_future(consumer._getmany({tp}, 1.0))
+    await fetched.wait()
+    await consumer.perform_seek()
+    release.set()
+    return await fetch, sought
+
+
+async def test_plain_faust_hands_on_a_fetch_from_before_its_seek(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Its loop hands 59 and 60 on (at or past the offset sought), then fetches them again
+    from 59."""
+    app = faust.App("orders", broker="kafka://host-a:9092", store="memory://")
+    records, sought = await _handed_when_a_fetch_spans_the_seek(app, monkeypatch)
+    assert [r.offset for r in records[TP("orders", 0)]] == [57, 58, 59, 60] and sought == []
+
+
+async def test_a_fetch_from_before_a_seek_is_dropped_and_fetched_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    records, sought = await _handed_when_a_fetch_spans_the_seek(_app(instance_id="w-0"),
+                                                                monkeypatch)  # fmt: skip
+    assert records == {} and sought == [(TP("orders", 0), 59)]

@@ -159,3 +159,16 @@ def test_recovery_resumes_the_streams_before_it_seeks_them() -> None:
         assert source.index("consumer.resume_partitions(") < source.index("perform_seek()")
     assigned = inspect.getsource(faust.transport.consumer.Consumer.on_partitions_assigned)
     assert "self._on_partitions_assigned" in assigned
+
+
+def test_the_fetch_loop_fetches_through_getmany_and_goes_on_from_the_read_offsets() -> None:
+    """Why StaticApp's consumer drops a fetch that spans a seek (``_getmany``)."""
+    consumer = faust.transport.consumer.Consumer
+    assert list(inspect.signature(driver.Consumer._getmany).parameters) == [
+        "self", "active_partitions", "timeout"]  # fmt: skip
+    assert "self._getmany(" in inspect.getsource(consumer._wait_next_records)
+    drain = inspect.getsource(consumer._drain_messages)
+    assert "get_read_offset = self._read_offset.__getitem__" in drain
+    assert "offset >= r_offset" in drain
+    app = faust.App("seam", broker="kafka://host-a:9092")
+    assert _seam.read_offsets(app.consumer) is app.consumer._read_offset
