@@ -235,16 +235,106 @@ class StaticThread(_seam.ConsumerThread):
 
 
 class StaticFaustConsumer(_seam.Consumer):
+    """faust's consumer, which hands no record to the agents twice around a stop or a
+    rebalance (``docs/faust.md``, "Commits and rebalances")."""
+
+    _commit_turn: asyncio.Lock | None = None
+    _seek_pending = False
+    _seeks = 0
+    _until_seek: frozenset[Any] = frozenset()
+
     def _new_consumer_thread(self) -> StaticThread:
         return StaticThread(self, loop=self.loop, beacon=self.beacon)
 
-    async def on_stop(self) -> None:
-        """faust's stop commits once more, after its streams are done; but a commit it makes
-        while another is in flight waits for that one and commits nothing, so a record the
-        agents finished meanwhile would be handled again by the next holder. Commit what is
-        acknowledged once the consumer's own stop has run (the consumer thread still runs)."""
-        await super().on_stop()
-        await _seam.final_commit(self)
+    async def on_partitions_revoked(self, revoked: set[Any]) -> None:
+        """faust's forgets the revoked partitions' acknowledged offsets first, then its app's
+        handler stops the streams and commits, so what the agents handled since the last
+        commit was handled again after every rebalance (an eager one revokes everything), by
+        this worker or the partition's next. Stop the streams and commit before, as that
+        handler does (its own steps, so it finds nothing more to do)."""
+        assignment = self.assignment()
+        if assignment and not self.app.should_stop:
+            self.stop_flow()
+            self.app.flow_control.suspend()
+            self.pause_partitions(assignment)
+            self.app.flow_control.clear()
+            await (self.wait_empty() if self.app.conf.stream_wait_empty else self.commit())
+        await super().on_partitions_revoked(revoked)
+
+    async def on_partitions_assigned(self, assigned: set[Any], generation_id: int = 0) -> None:
+        """faust's; its recovery then resumes the stream partitions and seeks them to their
+        committed offsets (:meth:`resume_partitions`, :meth:`perform_seek`)."""
+        self._seek_pending = True
+        await super().on_partitions_assigned(assigned, generation_id)
+
+    def resume_partitions(self, tps: Any) -> None:
+        """After an assignment faust's recovery resumes the stream partitions before it seeks
+        them to their committed offsets, so records its fetch loop handed to the streams in
+        between were handed again after the seek (often here: a partition that stays with
+        the worker keeps its position). Until that seek, a stream partition stays paused;
+        changelog partitions (the tables' recovery and standbys) resume at once."""
+        tps = set(tps)
+        if self._seek_pending:
+            changelogs = _seam.changelog_topics(self.app)
+            held = {tp for tp in tps if tp.topic not in changelogs}
+            self._until_seek = self._until_seek | held
+            tps -= held
+        super().resume_partitions(tps)
+
+    async def perform_seek(self) -> None:
+        """faust's seek of the stream partitions to their committed offsets; then they
+        resume (:meth:`resume_partitions`)."""
+        try:
+            await super().perform_seek()
+        finally:
+            self._seeks += 1
+            self._seek_pending = False
+            held, self._until_seek = self._until_seek, frozenset()
+            super().resume_partitions(held & set(self.assignment()))
+
+    async def _getmany(self, active_partitions: Any, timeout: float) -> Any:  # noqa: ASYNC109 (faust's)
+        """faust's fetch (the consumer thread's ``getmany``). A fetch still waiting when a
+        seek moved the positions may return records from before it, and the streams would
+        get them again from the offset sought: drop them, and seek each of those partitions
+        to where its stream goes on from (the offset sought, or the first record dropped if
+        that is past it)."""
+        seeks = self._seeks
+        records = await super()._getmany(active_partitions, timeout)
+        if self._seeks == seeks or not records:
+            return records
+        read = _seam.read_offsets(self)
+        for tp, batch in records.items():
+            if batch:
+                first = min(record.offset for record in batch)
+                await self.seek(tp, max(first, read.get(tp) or 0))
+        return {}
+
+    async def commit(self, topics: Any = None, start_new_transaction: bool = True) -> bool:
+        """faust's ``commit()`` returns without committing when another commit is in flight,
+        so what was acknowledged after that one took its offsets stayed uncommitted when a
+        revocation or the stop committed (both call it while the fetch loop's or the periodic
+        commit runs), and the next holder handled those records again. Ours waits its turn,
+        then commits them."""
+        if self.app.client_only:  # as faust's: a client-only app has no group to commit to
+            return False
+        return await self.force_commit(topics, start_new_transaction=start_new_transaction)
+
+    async def force_commit(self, topics: Any = None, start_new_transaction: bool = True) -> bool:
+        """faust's commit, in turn with the others and run to its end once started. faust
+        takes the acknowledged offsets off its list before it flushes the producer and
+        commits; its fetch loop commits every ``broker_commit_every`` records, and stopping
+        the fetcher (a SIGTERM) cancels that loop: a commit cancelled there lost the offsets
+        it had taken, and later commits skipped them. Shielded, the commit lands; in turn, an
+        older one never lands after a newer."""
+        commit = asyncio.ensure_future(self._commit_in_turn(topics, start_new_transaction))
+        return await asyncio.shield(commit)
+
+    async def _commit_in_turn(self, topics: Any, start_new_transaction: bool) -> bool:
+        if self._commit_turn is None:
+            self._commit_turn = asyncio.Lock()
+        async with self._commit_turn:
+            return bool(await super().force_commit(
+                topics, start_new_transaction=start_new_transaction))  # fmt: skip
 
 
 class StaticTransport(_seam.Transport):

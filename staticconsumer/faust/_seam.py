@@ -15,8 +15,18 @@ the installed faust, so an upgrade that moves one fails there, by name:
   (``getmany``'s error check never runs: the fetch calls the consumer's public
   ``check_errors()`` through :func:`check_errors` first).
 * faust's ``Consumer.commit()`` returns without committing when another commit is in flight
-  (``maybe_wait_for_commit_to_finish``), its stop included; ``force_commit()`` commits the
-  acknowledged offsets: :func:`final_commit` runs both after the consumer's ``on_stop``.
+  (``maybe_wait_for_commit_to_finish``), at a revocation and at the stop too; its
+  ``force_commit()`` takes the acknowledged offsets off faust's list before it awaits the
+  producer's flush and the commit, so a cancelled one loses them. ``StaticFaustConsumer``
+  overrides both (``tests/faust/test_app.py`` shows each loss on plain faust).
+* faust's ``Consumer.on_partitions_revoked`` drops the revoked partitions' acknowledged
+  offsets (``_acked``) before it calls the app's handler, which commits; after an
+  assignment (``on_partitions_assigned``) faust's recovery calls ``resume_partitions()`` on
+  the stream partitions before ``perform_seek()`` seeks them to their committed offsets.
+  ``StaticFaustConsumer`` commits before faust forgets, and resumes the stream partitions
+  after the seek. faust's fetch loop fetches through ``_getmany(active_partitions,
+  timeout)`` (the consumer thread's ``getmany``), and after a seek goes on from
+  :func:`read_offsets`.
 * ``faust.assignor.client_assignment``: ``ClientAssignment`` (``actives``/``standbys``:
   ``{topic: [partition]}``) and ``ClientMetadata`` (``assignment``, ``url``,
   ``changelog_distribution``, ``external_topic_distribution``, ``topic_groups``), faust
@@ -214,11 +224,12 @@ def uses_table_assignor(app: Any) -> bool:
     return bool(app.conf.table_standby_replicas > 0 or app.tables.changelog_topics)
 
 
-async def final_commit(consumer: Any) -> None:
-    """Commit the acknowledged offsets once no other commit is in flight (faust's
-    ``Consumer.commit`` returns without committing when one is)."""
-    await consumer.maybe_wait_for_commit_to_finish()
-    await consumer.force_commit()
+def read_offsets(consumer: Any) -> dict[Any, int | None]:
+    """faust's ``Consumer._read_offset``: per partition, the offset its fetch loop goes on
+    from (after a seek, the offset sought; then the last record it handed to the streams,
+    which hands on only records at or past it). The dict itself."""
+    offsets: dict[Any, int | None] = consumer._read_offset
+    return offsets
 
 
 def check_errors(consumer: Any) -> None:

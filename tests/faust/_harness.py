@@ -24,6 +24,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from aiokafka.admin import AIOKafkaAdminClient
+
+from staticconsumer.admin import describe_group
+
 from ..integration._group import wait_until
 from ..reliability._harness import PARTITIONS, ROOT, Producer
 
@@ -83,7 +87,8 @@ class Worker:
     def events(self) -> list[dict[str, Any]]:
         if not self.events_path.exists():
             return []
-        lines = self.events_path.read_text().splitlines()
+        # a line the worker is still writing has no newline yet: read it next time
+        lines = self.events_path.read_text().split("\n")[:-1]
         return [json.loads(line) for line in lines if line.strip()]
 
     def log_text(self) -> str:
@@ -101,26 +106,38 @@ class Worker:
     def assignments(self) -> list[dict[str, Any]]:
         return [e for e in self.events if e["ev"] == "assigned"]
 
-    def actives(self, topic: str) -> set[int]:
-        """The partitions of ``topic`` active here after the last assignment of the last run."""
+    def last_assignment(self) -> dict[str, Any] | None:
+        """The last assignment of the last run (None: none yet)."""
         runs = self.runs()
         last = [e for e in (runs[-1] if runs else []) if e["ev"] == "assigned"]
-        return {p for t, p in last[-1]["actives"] if t == topic} if last else set()
+        return last[-1] if last else None
+
+    def actives(self, topic: str) -> set[int]:
+        """The partitions of ``topic`` active here after the last assignment of the last run."""
+        last = self.last_assignment()
+        return {p for t, p in last["actives"] if t == topic} if last else set()
 
     def tables(self) -> dict[str, dict[str, set[int]]]:
         """``{topic: {"actives": partitions, "standbys": partitions}}`` after the last
         assignment of the last run (faust's ``app.assignor``)."""
-        runs = self.runs()
-        last = [e for e in (runs[-1] if runs else []) if e["ev"] == "assigned"]
+        last = self.last_assignment()
         held: dict[str, dict[str, set[int]]] = {}
         for kind in ("actives", "standbys"):
-            for topic, partition in last[-1][kind] if last else ():
+            for topic, partition in last[kind] if last else ():
                 held.setdefault(topic, {"actives": set(), "standbys": set()})[kind].add(partition)
         return held
 
-    async def wait_assigned(self, timeout_s: float = 90) -> None:
-        await wait_until(lambda: any(e["ev"] == "assigned" for e in (self.runs() or [[]])[-1]),
-                         timeout_s, f"{self.name}'s assignment")  # fmt: skip
+    def handled(self) -> dict[int, int]:
+        """``{partition: the highest offset handled}`` over all runs."""
+        top: dict[int, int] = {}
+        for e in self.events:
+            if e["ev"] == "record":
+                top[e["partition"]] = max(e["offset"], top.get(e["partition"], -1))
+        return top
+
+    @property
+    def running(self) -> bool:
+        return self.process is not None and self.process.returncode is None
 
     async def stop(self, timeout_s: float = 90) -> None:
         """SIGTERM (faust's clean stop), then wait for the process."""
@@ -146,22 +163,51 @@ def keyed_producer(bootstrap: str, topic: str, rate_per_s: float = 100.0) -> Pro
 async def running_group(
     settings: Settings, size: int = 3
 ) -> AsyncIterator[tuple[list[Worker], Producer]]:
-    """Workers ``w-0``..``w-<size-1>`` started and assigned, the keyed producer running; on
-    exit the producer and every worker in the list (a test may append more) are stopped."""
+    """Workers ``w-0``..``w-<size-1>`` started, the keyed producer running, the group
+    settled (:func:`wait_settled`); on exit the producer and every worker in the list (a
+    test may append more) are stopped."""
     workers = [Worker(f"w-{n}", f"w-{n}", settings) for n in range(size)]
     producer = keyed_producer(settings.bootstrap, settings.topic)
     try:
         for worker in workers:
             await worker.start()
-        for worker in workers:
-            await worker.wait_assigned()
+        await wait_settled(workers, settings, handling=False)  # formed before records arrive
         await producer.start()
-        await asyncio.sleep(3)
+        await wait_settled(workers, settings)
         yield workers, producer
     finally:
         await producer.stop()
         for worker in workers:
             await worker.stop()
+
+
+def settled(workers: list[Worker], settings: Settings, since: float | None) -> bool:
+    """Every running worker's last assignment is of one generation, their actives of the
+    topic are each partition once, and (unless ``since`` is None) each has handled a record
+    since ``since`` (its tables recovered, its agent reading)."""
+    running = [w for w in workers if w.running]
+    last = [w.last_assignment() for w in running]
+    if not running or any(a is None for a in last):
+        return False
+    if len({a["generation"] for a in last if a is not None}) != 1:
+        return False
+    actives = sorted(p for a in last if a is not None for t, p in a["actives"]
+                     if t == settings.topic)  # fmt: skip
+    if actives != list(range(settings.partitions)):
+        return False
+    return since is None or all(any(e["ev"] == "record" and e["t"] > since
+                                    for e in w.runs()[-1]) for w in running)  # fmt: skip
+
+
+async def wait_settled(
+    workers: list[Worker], settings: Settings, *, handling: bool = True, timeout_s: float = 90
+) -> None:
+    """Until :func:`settled`: the group has formed (or re-formed) and, with ``handling``,
+    every worker in it is handling records (the producer runs). Waits on what the workers
+    report, not on time."""
+    since = now() if handling else None
+    what = "one generation, every partition active once" + (", every worker handling" * handling)
+    await wait_until(lambda: settled(workers, settings, since), timeout_s, what)
 
 
 @dataclass
@@ -202,6 +248,34 @@ async def wait_handled(workers: list[Worker], producer: Producer, timeout_s: flo
     except AssertionError:
         return False
     return True
+
+
+async def group_instance_ids(settings: Settings) -> list[str]:
+    """The group's members as the coordinator lists them (DescribeGroups): their instance
+    ids, sorted."""
+    description = await describe_group(settings.bootstrap, settings.group)
+    return sorted(str(m.group_instance_id) for m in description.members)
+
+
+async def commit_gaps(
+    settings: Settings, workers: list[Worker], partitions: set[int]
+) -> dict[int, list[int]]:
+    """Of ``partitions``, those whose committed offset (the coordinator's) is not one past
+    the last record any worker handled there: ``{partition: [committed, handled + 1]}``
+    (a stopped worker's clean stop commits what it handled, no less and no more)."""
+    admin = AIOKafkaAdminClient(bootstrap_servers=settings.bootstrap)
+    await admin.start()
+    try:
+        offsets = await admin.list_consumer_group_offsets(settings.group)
+    finally:
+        await admin.close()
+    committed = {tp.partition: m.offset for tp, m in offsets.items() if tp.topic == settings.topic}
+    handled: dict[int, int] = {}
+    for worker in workers:
+        for partition, offset in worker.handled().items():
+            handled[partition] = max(offset, handled.get(partition, -1))
+    return {p: [committed.get(p, 0), handled.get(p, -1) + 1] for p in sorted(partitions)
+            if committed.get(p, 0) != handled.get(p, -1) + 1}  # fmt: skip
 
 
 def first_line(worker: Worker, what: Callable[[str], bool]) -> list[str]:

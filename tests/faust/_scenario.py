@@ -4,16 +4,30 @@ RocksDB table and one standby replica, a keyed producer running throughout.
 
 * :func:`duplicated_worker`: a fourth worker starts with ``w-1``'s id;
 * :func:`rolling_restart`: each worker stopped (SIGTERM) and started again in turn;
-* :func:`away_and_back`: ``w-1`` stopped past its session, then started again.
+* :func:`away_and_back`: ``w-1`` stopped past its session, then started again;
+* :func:`scale_up`: two workers, then a third joins.
+
+Each waits on what the workers and the coordinator report (:func:`~._harness.wait_settled`:
+one generation, every partition active once, every worker handling records), not on time.
 """
 
 from __future__ import annotations
 
-import asyncio
 import time
 
 from ..integration._group import wait_until
-from ._harness import Figures, Settings, Worker, figures, now, running_group, wait_handled
+from ._harness import (
+    Figures,
+    Settings,
+    Worker,
+    commit_gaps,
+    figures,
+    group_instance_ids,
+    now,
+    running_group,
+    wait_handled,
+    wait_settled,
+)
 
 
 def _records(workers: list[Worker]) -> int:
@@ -36,8 +50,11 @@ async def duplicated_worker(settings: Settings, watch_s: float = 30) -> Figures:
             pass  # plain faust: neither holder exits
         older_exit_s = None if older.returncode is None else now() - started
         before = _records(others)
-        await asyncio.sleep(5)
-        went_on = _records(others) > before
+        try:
+            await wait_until(lambda: _records(others) > before, 30, "the others consuming")
+            went_on = True
+        except AssertionError:
+            went_on = False
         await producer.stop()
         await wait_handled(workers, producer)
         found = figures(workers, producer, since=started)
@@ -51,22 +68,28 @@ async def duplicated_worker(settings: Settings, watch_s: float = 30) -> Figures:
 
 async def rolling_restart(settings: Settings) -> Figures:
     """``extra``: ``before``/``after`` (each worker's tables), ``stop_rc`` (each stop's status),
-    ``since_epoch`` (wall clock when the group was stable, for the broker's log)."""
+    ``since_epoch`` (wall clock when the group was stable, for the broker's log), and after
+    each stop, before the restart: ``held`` (the group's instance ids, the coordinator's
+    view: a static member's clean stop sends no LeaveGroup) and ``commit_gaps`` (the stopped
+    worker's partitions not committed exactly up to what it handled, :func:`commit_gaps`)."""
     async with running_group(settings) as (workers, producer):
         stable, since_epoch = now(), time.time()
         before = {w.name: w.tables() for w in workers}
-        stop_rc = []
+        stop_rc, held, gaps = [], [], []
         for worker in workers:  # one at a time, as a StatefulSet rolls
+            own = worker.actives(settings.topic)
             await worker.stop()
             stop_rc.append(worker.returncode)
+            held.append(await group_instance_ids(settings))
+            gaps.append(await commit_gaps(settings, workers, own))
             await worker.start()
-            await worker.wait_assigned()
-            await asyncio.sleep(2)
+            await wait_settled(workers, settings)
         await producer.stop()
         await wait_handled(workers, producer)
         found = figures(workers, producer, since=stable)
         found.extra = {"before": before, "after": {w.name: w.tables() for w in workers},
-                       "stop_rc": stop_rc, "since_epoch": since_epoch}  # fmt: skip
+                       "stop_rc": stop_rc, "since_epoch": since_epoch, "held": held,
+                       "commit_gaps": gaps}  # fmt: skip
     return found
 
 
@@ -80,16 +103,36 @@ async def away_and_back(settings: Settings) -> Figures:
         seen = len(left[0].assignments())
         await away.stop()  # a static member's clean stop keeps it in the group...
         await wait_until(lambda: len(left[0].assignments()) > seen, 60, "the rebalance")
-        await asyncio.sleep(3)
+        await wait_settled(workers, settings)
         during = {w.name: w.tables() for w in left}
-        seen = len(left[0].assignments())
         await away.start()  # ...until its session ends; then it comes back
-        await away.wait_assigned()
-        await wait_until(lambda: len(left[0].assignments()) > seen, 60, "w-1 back")
-        await asyncio.sleep(3)
+        await wait_settled(workers, settings)
         await producer.stop()
         await wait_handled(workers, producer)
         found = figures(workers, producer, since=stable)
         found.extra = {"before": before, "during": during,
                        "after": {w.name: w.tables() for w in workers}}  # fmt: skip
+    return found
+
+
+async def scale_up(settings: Settings) -> Figures:
+    """``w-0`` and ``w-1`` run; ``w-2`` (a new worker, an empty data directory) joins.
+    ``extra``: each worker's tables ``before`` (the two) and ``after`` (the three), and
+    ``restored_by``: the partitions each worker restored into an active table after the
+    join (``{name: [partition]}``)."""
+    async with running_group(settings, size=2) as (workers, producer):
+        stable = now()
+        before = {w.name: w.tables() for w in workers}
+        newcomer = Worker("w-2", "w-2", settings)
+        workers.append(newcomer)
+        await newcomer.start()
+        await wait_settled(workers, settings)
+        after = {w.name: w.tables() for w in workers}
+        await producer.stop()
+        await wait_handled(workers, producer)
+        found = figures(workers, producer, since=stable)
+        restored_by = {w.name: sorted({e["partition"] for e in w.events
+                                       if e["ev"] == "restored" and e["t"] > stable})
+                       for w in workers}  # fmt: skip
+        found.extra = {"before": before, "after": after, "restored_by": restored_by}
     return found

@@ -2,8 +2,8 @@
 command): an agent counting records per key in a ``Table``. It appends what happened as JSON
 lines to the ``--events`` file for ``_harness`` to read (faust sends stdout to its log):
 
-* ``assigned``: after each rebalance, the topic partitions and the tables' actives and standbys
-  (faust's ``app.assignor``);
+* ``assigned``: after each rebalance, the generation, the topic partitions and the tables'
+  actives and standbys (faust's ``app.assignor``);
 * ``record``: each record the agent handled (partition, offset);
 * ``restored``: each changelog record recovery applied to an active table partition
   (``on_changelog_event``); ``replayed``: one applied to a standby.
@@ -77,7 +77,7 @@ def build(args: argparse.Namespace) -> faust.App:
 
     @app.on_partitions_assigned.connect
     async def on_assigned(sender: Any, assigned: Any, **kwargs: Any) -> None:
-        emit(ev="assigned", partitions=_tps(assigned),
+        emit(ev="assigned", generation=app.consumer_generation_id, partitions=_tps(assigned),
              actives=_tps(app.assignor.assigned_actives()),
              standbys=_tps(app.assignor.assigned_standbys()))  # fmt: skip
 

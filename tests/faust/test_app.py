@@ -7,7 +7,9 @@ import asyncio
 import logging
 from typing import Any
 
+import faust
 import pytest
+from faust.types import TP, Message
 
 from assignors import Member, RoundRobinAssignor, assign_tables
 from staticconsumer import StaticConsumer
@@ -291,3 +293,198 @@ async def test_an_id_still_held_past_the_wait_stops_the_worker_under_the_consume
 def test_the_unreleased_wait_is_checked() -> None:
     with pytest.raises(ConfigurationError, match="unreleased_wait_ms"):
         _app(unreleased_wait_ms=0)
+
+
+# -- commits ----------------------------------------------------------------------------------
+
+
+async def _commits_while_one_is_in_flight(
+    app: Any, monkeypatch: pytest.MonkeyPatch, *, cancelled: bool
+) -> list[dict[int, int]]:
+    """What reaches the consumer when a commit is made while another waits for the producer's
+    flush: offsets 0..40 committed before; the fetch loop's commit (faust's loop commits every
+    ``broker_commit_every`` records) takes 41..43, and is ``cancelled`` or not (a SIGTERM
+    stops the fetcher, which cancels that loop); 44..46 handled meanwhile; then a revocation's
+    or the stop's commit."""
+    consumer = app.consumer
+    tp = TP("orders", 0)
+    committed: list[dict[int, int]] = []
+    flushing, release = asyncio.Event(), asyncio.Event()
+
+    async def flush() -> None:  # the producer's flush before a commit, held
+        flushing.set()
+        await release.wait()
+
+    async def commit(offsets: dict[Any, int]) -> bool:  # what reaches the consumer
+        committed.append({t.partition: o for t, o in offsets.items()})
+        return True
+
+    def ack(offsets: range) -> None:  # the agent handled these records
+        for offset in offsets:
+            consumer.ack(Message("orders", 0, offset, 0.0, 0, None, b"k", b"v", None, tp=tp))
+
+    monkeypatch.setattr(app.topics, "acks_enabled_for", lambda topic: True)
+    monkeypatch.setattr(consumer, "assignment", lambda: {tp})
+    monkeypatch.setattr(consumer, "_commit", commit)
+    ack(range(41))
+    assert await consumer.commit()
+    monkeypatch.setattr(app.producer, "flush", flush)
+    ack(range(41, 44))
+    fetch_loops = asyncio.ensure_future(consumer.commit())
+    await flushing.wait()
+    if cancelled:
+        fetch_loops.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await fetch_loops
+    ack(range(44, 47))
+    last = asyncio.ensure_future(consumer.commit())  # a revocation's, or the stop's
+    await asyncio.sleep(0)
+    release.set()
+    await last
+    if not cancelled:
+        await fetch_loops
+    return committed
+
+
+@pytest.mark.parametrize(("cancelled", "committed"), [(False, [{0: 41}, {0: 44}]),
+                                                      (True, [{0: 41}])])  # fmt: skip
+async def test_plain_faust_loses_commits_made_while_one_is_in_flight(
+    monkeypatch: pytest.MonkeyPatch, cancelled: bool, committed: list[dict[int, int]]
+) -> None:
+    """The facts behind StaticFaustConsumer's commits: the last commit waits for the one in
+    flight and commits nothing, so 44..46 stay uncommitted; a cancelled commit had taken
+    41..43 off faust's list, and every later commit skips them (a gap after the committed
+    41). The next holder handles those records again."""
+    app = faust.App("orders", broker="kafka://host-a:9092", store="memory://")
+    app.topic("orders", partitions=6)
+    assert await _commits_while_one_is_in_flight(app, monkeypatch, cancelled=cancelled) == (
+        committed)  # fmt: skip
+
+
+@pytest.mark.parametrize("cancelled", [False, True])
+async def test_every_commit_waits_its_turn_and_runs_to_its_end(
+    monkeypatch: pytest.MonkeyPatch, cancelled: bool
+) -> None:
+    """StaticApp's consumer: 44 lands (cancelled or not), then the last commit's 47, in that
+    order. Without it the rolling restart handled the record its SIGTERM interrupted twice,
+    and a scale-up the records handled while the newcomer joined."""
+    app = _app(instance_id="w-0")
+    assert await _commits_while_one_is_in_flight(app, monkeypatch, cancelled=cancelled) == [
+        {0: 41}, {0: 44}, {0: 47}]  # fmt: skip
+
+
+async def _commits_at_a_revocation(app: Any, monkeypatch: pytest.MonkeyPatch) -> list[Any]:
+    """What reaches the consumer when a rebalance revokes a partition whose records 0..9 the
+    agent handled since the last commit (an eager rebalance revokes every partition, kept
+    ones too)."""
+    consumer, tp = app.consumer, TP("orders", 0)
+    committed: list[dict[int, int]] = []
+
+    async def commit(offsets: dict[Any, int]) -> bool:
+        committed.append({t.partition: o for t, o in offsets.items()})
+        return True
+
+    monkeypatch.setattr(app.topics, "acks_enabled_for", lambda topic: True)
+    monkeypatch.setattr(consumer, "assignment", lambda: {tp})
+    monkeypatch.setattr(consumer, "_commit", commit)
+    for offset in range(10):
+        consumer.ack(Message("orders", 0, offset, 0.0, 0, None, b"k", b"v", None, tp=tp))
+    await consumer.on_partitions_revoked({tp})  # faust's, then its app's handler
+    return committed
+
+
+async def test_plain_faust_forgets_what_was_handled_when_a_partition_is_revoked(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """faust's consumer drops the revoked partitions' acknowledged offsets before its app's
+    handler commits: the next holder handles records 0..9 again."""
+    app = faust.App("orders", broker="kafka://host-a:9092", store="memory://")
+    app.topic("orders", partitions=6)
+    assert await _commits_at_a_revocation(app, monkeypatch) == []
+
+
+async def test_a_revocation_commits_what_was_handled(monkeypatch: pytest.MonkeyPatch) -> None:
+    app = _app(instance_id="w-0")
+    assert await _commits_at_a_revocation(app, monkeypatch) == [{0: 10}]
+
+
+async def test_stream_partitions_resume_after_the_seek_that_follows_an_assignment(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """faust's recovery resumes the stream partitions, then seeks them to their committed
+    offsets (test_seam.py); records handed to the streams in between were handed again after
+    the seek. A stream partition stays paused until the seek; a changelog one resumes."""
+    app = _app(instance_id="w-0")
+    consumer = app.consumer
+    orders, changelog = TP("orders", 0), TP("orders-counts-changelog", 0)
+    assert changelog.topic in _seam.changelog_topics(app)
+
+    async def handled(*args: Any) -> None:  # the app's own handler: recovery, tables...
+        consumer.pause_partitions({orders, changelog})
+
+    async def seek_to_committed() -> dict[Any, int]:
+        assert orders not in consumer._get_active_partitions()  # not fetched before the seek
+        return {orders: 7}
+
+    monkeypatch.setattr(consumer, "_on_partitions_assigned", handled)
+    monkeypatch.setattr(consumer, "assignment", lambda: {orders, changelog})
+    monkeypatch.setattr(consumer, "seek_to_committed", seek_to_committed)
+    await consumer.on_partitions_assigned({orders, changelog}, 3)
+    consumer.resume_partitions({orders, changelog})  # what recovery does before its seek
+    assert consumer._get_active_partitions() == {changelog}
+    await consumer.perform_seek()
+    assert consumer._get_active_partitions() == {orders, changelog}
+    consumer.pause_partitions({orders})
+    consumer.resume_partitions({orders})  # no seek pending: at once
+    assert consumer._get_active_partitions() == {orders, changelog}
+
+
+async def _handed_when_a_fetch_spans_the_seek(
+    app: Any, monkeypatch: pytest.MonkeyPatch
+) -> tuple[Any, list[tuple[Any, int]]]:
+    """A fetch of faust's loop waits in the consumer thread while faust seeks the partition to
+    its committed offset 59 (after an assignment); it returns records 57..60, fetched before
+    the seek. What the fetch gives the loop, and the seeks made."""
+    consumer, tp = app.consumer, TP("orders", 0)
+    fetched, release = asyncio.Event(), asyncio.Event()
+    sought: list[tuple[Any, int]] = []
+
+    async def getmany(active_partitions: Any, timeout: float) -> dict[Any, list[Any]]:  # noqa: ASYNC109
+        fetched.set()
+        await release.wait()
+        return {tp: [Message("orders", 0, o, 0.0, 0, None, b"k", b"v", None, tp=tp)
+                     for o in range(57, 61)]}  # fmt: skip
+
+    async def seek_to_committed() -> dict[Any, int]:
+        return {tp: 59}
+
+    async def seek(partition: Any, offset: int) -> None:  # the consumer thread's
+        sought.append((partition, offset))
+
+    monkeypatch.setattr(consumer._thread, "getmany", getmany)
+    monkeypatch.setattr(consumer._thread, "seek_to_committed", seek_to_committed)
+    monkeypatch.setattr(consumer, "_seek", seek)
+    monkeypatch.setattr(consumer, "assignment", lambda: {tp})
+    fetch = asyncio.ensure_future(consumer._getmany({tp}, 1.0))
+    await fetched.wait()
+    await consumer.perform_seek()
+    release.set()
+    return await fetch, sought
+
+
+async def test_plain_faust_hands_on_a_fetch_from_before_its_seek(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Its loop hands 59 and 60 on (at or past the offset sought), then fetches them again
+    from 59."""
+    app = faust.App("orders", broker="kafka://host-a:9092", store="memory://")
+    records, sought = await _handed_when_a_fetch_spans_the_seek(app, monkeypatch)
+    assert [r.offset for r in records[TP("orders", 0)]] == [57, 58, 59, 60] and sought == []
+
+
+async def test_a_fetch_from_before_a_seek_is_dropped_and_fetched_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    records, sought = await _handed_when_a_fetch_spans_the_seek(_app(instance_id="w-0"),
+                                                                monkeypatch)  # fmt: skip
+    assert records == {} and sought == [(TP("orders", 0), 59)]

@@ -135,10 +135,40 @@ def test_getmany_checks_the_coordinators_errors_first_as_our_fetch_does() -> Non
 
 
 def test_a_commit_made_while_another_is_in_flight_commits_nothing() -> None:
-    """Why StaticApp's consumer commits once more after faust's own stop."""
+    """Why StaticApp's consumer overrides ``commit()`` (test_app.py shows the loss)."""
     commit = inspect.getsource(faust.transport.consumer.Consumer.commit)
     assert commit.index("maybe_wait_for_commit_to_finish()") < commit.index("force_commit(")
-    assert "return False" in commit
+    assert "return False" in commit and "self.app.client_only" in commit  # ours checks it too
     on_stop = inspect.getsource(faust.transport.consumer.Consumer.on_stop)
     assert "wait_empty()" in on_stop and "commit_and_end_transactions()" in on_stop
     assert inspect.iscoroutinefunction(faust.transport.consumer.Consumer.force_commit)
+
+
+def test_a_revocation_forgets_the_acknowledged_offsets_before_the_app_commits() -> None:
+    """Why StaticApp's consumer commits in ``on_partitions_revoked`` before faust's."""
+    revoked = inspect.getsource(faust.transport.consumer.Consumer.on_partitions_revoked)
+    assert revoked.index("self._acked.pop(") < revoked.index("self._on_partitions_revoked")
+
+
+def test_recovery_resumes_the_streams_before_it_seeks_them() -> None:
+    """Why StaticApp's consumer resumes the stream partitions after the seek."""
+    from faust.tables.recovery import Recovery
+
+    for step in (Recovery._resume_streams, Recovery.on_recovery_completed):
+        source = inspect.getsource(step)
+        assert source.index("consumer.resume_partitions(") < source.index("perform_seek()")
+    assigned = inspect.getsource(faust.transport.consumer.Consumer.on_partitions_assigned)
+    assert "self._on_partitions_assigned" in assigned
+
+
+def test_the_fetch_loop_fetches_through_getmany_and_goes_on_from_the_read_offsets() -> None:
+    """Why StaticApp's consumer drops a fetch that spans a seek (``_getmany``)."""
+    consumer = faust.transport.consumer.Consumer
+    assert list(inspect.signature(driver.Consumer._getmany).parameters) == [
+        "self", "active_partitions", "timeout"]  # fmt: skip
+    assert "self._getmany(" in inspect.getsource(consumer._wait_next_records)
+    drain = inspect.getsource(consumer._drain_messages)
+    assert "get_read_offset = self._read_offset.__getitem__" in drain
+    assert "offset >= r_offset" in drain
+    app = faust.App("seam", broker="kafka://host-a:9092")
+    assert _seam.read_offsets(app.consumer) is app.consumer._read_offset

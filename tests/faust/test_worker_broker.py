@@ -1,7 +1,7 @@
 """faust's real worker (``faust worker`` through ``app.main()``, in subprocesses) with
 ``StaticApp`` on a real broker (the scenarios of ``_scenario.py``): a duplicated worker stops
 the older holder; a rolling restart rebalances and restores nothing; a worker away past its
-session gets its own tables back."""
+session gets its own tables back; a third worker joining two moves the fewest partitions."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from staticconsumer.localkafka import KafkaCluster, LocalKafkaCluster
 
 from ..reliability._harness import rebalance_reasons
 from ._harness import PARTITIONS, Settings
-from ._scenario import away_and_back, duplicated_worker, rolling_restart
+from ._scenario import away_and_back, duplicated_worker, rolling_restart, scale_up
 
 pytestmark = [pytest.mark.kafka, pytest.mark.timeout(400)]
 
@@ -50,6 +50,10 @@ async def test_a_rolling_restart_rebalances_nothing_and_restores_nothing(
     assert actives == list(range(PARTITIONS)), before
     assert found.extra["after"] == before  # each worker's own actives and standbys
     assert found.extra["stop_rc"] == [0, 0, 0], found
+    # each clean stop kept the worker in the group (no LeaveGroup) and committed exactly
+    # what it had handled
+    assert found.extra["held"] == [["w-0", "w-1", "w-2"]] * 3, found
+    assert found.extra["commit_gaps"] == [{}, {}, {}], found
     assert (found.rebalances, found.restored, found.duplicates, found.lost) == (0, 0, 0, 0), found
     if isinstance(kafka_cluster, LocalKafkaCluster):  # its log is ours: no LeaveGroup, no join
         logs, since = kafka_cluster.logs(), found.extra["since_epoch"]
@@ -73,3 +77,20 @@ async def test_a_worker_away_past_its_session_gets_its_own_tables_back(
         range(PARTITIONS)), found  # fmt: skip
     assert after == before, found  # its own actives and standbys back to it, and theirs
     assert found.lost == 0, found
+
+
+async def test_a_third_worker_takes_only_the_partitions_the_plan_moves(
+    kafka_cluster: KafkaCluster, unique_group_id: Callable[..., str], tmp_path: Path
+) -> None:
+    settings = _settings(kafka_cluster, unique_group_id("fscale"), tmp_path)
+    found = await scale_up(settings)
+    before, after, topic = found.extra["before"], found.extra["after"], settings.topic
+    moved = before["w-0"][topic]["actives"] | before["w-1"][topic]["actives"]
+    moved -= after["w-0"][topic]["actives"] | after["w-1"][topic]["actives"]
+    for name in ("w-0", "w-1"):  # the two keep the rest of their actives, gain none
+        assert after[name][topic]["actives"] <= before[name][topic]["actives"], found
+    assert after["w-2"][topic]["actives"] == moved, found
+    assert len(moved) == PARTITIONS // 3, found  # P // (N + 1): the fewest a balanced plan moves
+    # the newcomer restored the moved partitions' tables, and only those; the two, nothing
+    assert found.extra["restored_by"] == {"w-0": [], "w-1": [], "w-2": sorted(moved)}, found
+    assert (found.duplicates, found.lost) == (0, 0), found
