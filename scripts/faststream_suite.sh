@@ -14,7 +14,7 @@
 # the side-by-side count), sets the base instance id, and relays localhost:9092, where
 # FastStream's tests look for Kafka, to our broker (the port must be free). --without-intended
 # deselects, and prints, the tests that fail by design (scripts/faststream_suite/
-# intended_differences.txt, with why; CI runs it so, with SESSION_TIMEOUT_MS). The tests run in
+# intended_differences.txt, with why). The tests run in
 # their own virtualenv (VENV, default .ci-venv-faststream: staticconsumer[test-core,faststream]
 # and FastStream's test dependencies), the FastStream the faststream extra pins (0.7.x).
 # SESSION_TIMEOUT_MS=6000 gives every swapped-in subscriber that session (the remedy
