@@ -22,12 +22,12 @@ from aiokafka.protocol.metadata import MetadataResponse_v1
 
 from assignors import Member, MemberAssignment, RangeAssignor, assign_range
 from staticconsumer import _compat
-from staticconsumer.errors import LocalKafkaError
 from staticconsumer.localkafka import LocalKafkaCluster, create_topic
 from staticconsumer.membership import _plan as m
 from staticconsumer.protocol import Subscription, decode_assignment
 from staticconsumer.testing.pytest_plugin import DEFAULT_TEST_BROKER_CONFIG
 
+from ._fetch_paths import started_cluster
 from ._group import start_member, wait_stable
 
 RACKS = {1: "rack-a", 2: "rack-b", 3: "rack-c"}  # node id -> broker.rack
@@ -114,19 +114,9 @@ def test_leader_always_passes_partition_racks() -> None:
 
 @pytest.fixture(scope="module")
 def rack_cluster() -> Iterator[LocalKafkaCluster]:
-    cluster = LocalKafkaCluster(
-        3,
-        broker_config=DEFAULT_TEST_BROKER_CONFIG,
-        node_config={node: {"broker.rack": rack} for node, rack in RACKS.items()},
+    yield from started_cluster(
+        DEFAULT_TEST_BROKER_CONFIG, {node: {"broker.rack": rack} for node, rack in RACKS.items()}
     )
-    try:
-        cluster.start()
-    except (LocalKafkaError, ValueError) as exc:
-        pytest.fail(f"this test needs a local 3-node Apache Kafka and none started:\n{exc}")
-    try:
-        yield cluster
-    finally:
-        cluster.stop()
 
 
 async def _racks_from_cluster(bootstrap: str, topic: str) -> dict[tuple[str, int], set[str]]:
