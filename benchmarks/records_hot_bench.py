@@ -1,6 +1,6 @@
 """The record path alone, without Kafka (issue 37): where ``records_bench.py``'s time goes.
 
-    python benchmarks/records_hot_bench.py [--rounds 5]
+    python benchmarks/records_hot_bench.py [--rounds 5] [--codecs snappy,lz4,zstd]
 
 One Fetch response (6 partitions, 20 batches of 500 records each: 100-byte values, keys, no
 compression) is handed to aiokafka's ``Fetcher`` and to the compiled path's ``FetchSeam`` as the
@@ -8,7 +8,13 @@ network would hand it; then ``fetched_records(max_records=500)`` (what ``getmany
 it, the records dropped batch by batch as an application drops them. Records per CPU second of
 the draining alone: no socket, no response decoding, no event loop wake-ups. Set beside
 ``records_bench.py``'s end-to-end figures, the difference is what a record costs outside the
-record path (fetching, decoding the response, asyncio)."""
+record path (fetching, decoding the response, asyncio).
+
+Then compressed batches (issue 43): one partition's message set of 20 batches of 256 records of
+1 KiB values, in each codec, read whole by the compiled reader decompressing each batch into new
+``bytes`` (aiokafka's decoders, as the compiled path over aiokafka's fetcher does) and into a
+buffer kept from read to read (``DecompressionBuffers``, the kept fetch's), side by side:
+records per CPU second and the nanoseconds per record the kept buffer saves."""
 
 from __future__ import annotations
 
@@ -28,6 +34,7 @@ from aiokafka.structs import TopicPartition
 from staticconsumer._compat import records as seam
 
 PARTITIONS, BATCHES, PER_BATCH = 6, 20, 500
+CODEC_IDS = {"gzip": 1, "snappy": 2, "lz4": 3, "zstd": 4}
 
 
 class Client:
@@ -76,9 +83,55 @@ async def drain(kind: type[Any], data: bytes) -> tuple[int, float]:
     return seen, cpu
 
 
+def compressed_set(codec: int) -> bytes:
+    """20 batches of 256 records of 1 KiB (values that compress as JSON events do: a counter
+    and repeated text), in ``codec``."""
+    batches = []
+    for b in range(BATCHES):
+        builder = DefaultRecordBatchBuilder(2, codec, 0, -1, -1, -1, 1 << 24)
+        for i in range(256):
+            head = b'{"n": %d, "batch": %d, "text": "' % (i, b)
+            value = (head + b"lorem ipsum dolor sit amet " * 40)[:1022] + b'"}'
+            builder.append(i, 1_700_000_000_000 + i, b"k%d" % i, value, [])
+        raw = builder.build()
+        struct.pack_into(">q", raw, 0, b * 256)
+        batches.append(bytes(raw))
+    return b"".join(batches)
+
+
+def read_compressed(data: bytes, pool: Any, reads: int) -> tuple[int, float]:
+    tp = TopicPartition("bench", 0)
+    seen, cpu = 0, time.process_time()
+    for _ in range(reads):
+        reader = seam.PartitionReader(tp, data, [], 0, None, None, True, False, pool)
+        while True:
+            records, done = reader.take(500)
+            seen += len(records)
+            if done:
+                break
+    return seen, time.process_time() - cpu
+
+
+def compressed(codecs: list[str], rounds: int) -> None:
+    print("compressed batches, 1 KiB records: new bytes vs a kept buffer (records per CPU second)")
+    for name in codecs:
+        data = compressed_set(CODEC_IDS[name])
+        rates: dict[str, list[float]] = {"new bytes": [], "kept buffer": []}
+        for _ in range(rounds):
+            for label, pool in (("new bytes", None), ("kept buffer", seam.DecompressionBuffers())):
+                seen, cpu = read_compressed(data, pool, 10)
+                rates[label].append(seen / cpu)
+        new, kept = (statistics.median(rates[k]) for k in ("new bytes", "kept buffer"))
+        print(
+            f"{name:7} new bytes {new:11,.0f}  kept buffer {kept:11,.0f}  "
+            f"x {kept / new:.3f}  saves {1e9 / new - 1e9 / kept:6.1f} ns per record"
+        )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--codecs", default="snappy,lz4,zstd", help="comma-separated; none: skip")
     args = parser.parse_args()
     data = message_set()
     kinds: dict[str, type[Any]] = {"aiokafka": Fetcher}
@@ -95,6 +148,8 @@ def main() -> None:
     if "compiled" in rates:
         ratio = statistics.median(rates["compiled"]) / statistics.median(rates["aiokafka"])
         print(f"compiled / aiokafka: {ratio:.2f}")
+        if args.codecs != "none":
+            compressed(args.codecs.split(","), args.rounds)
 
 
 if __name__ == "__main__":

@@ -8,6 +8,14 @@ T = TypeVar("T")
 def crc32c(data: bytes, hardware: int = -1) -> int: ...
 def crc32c_implementation() -> str: ...
 
+class DecompressionBuffers:
+    keep_free: int
+    max_kept_bytes: int
+    allocated: int
+    def __init__(self, keep_free: int = 8, max_kept_bytes: int = 16 << 20) -> None: ...
+    @property
+    def free(self) -> int: ...
+
 class PartitionReader:
     def __init__(
         self,
@@ -19,6 +27,7 @@ class PartitionReader:
         value_deserializer: Callable[[Any], Any] | None,
         check_crcs: bool,
         read_committed: bool,
+        decompression: DecompressionBuffers | None = None,
     ) -> None: ...
     @property
     def next_fetch_offset(self) -> int: ...

@@ -19,6 +19,8 @@ from cpython.object cimport PyObject, PyTypeObject
 from cpython.unicode cimport PyUnicode_DecodeUTF8
 from libc.stdint cimport int64_t, uint32_t, uint64_t
 
+import struct
+
 from aiokafka import codec
 from aiokafka.errors import CorruptRecordException, KafkaError, UnsupportedCodecError
 from aiokafka.record.control_record import ABORT_MARKER, ControlRecord
@@ -104,6 +106,130 @@ cdef inline unsigned int _uint32(const unsigned char* p) noexcept nogil:
         | <unsigned int>p[3]
 
 
+# -- decompression into kept buffers (issue 43) ---------------------------------------------------
+
+try:
+    import cramjam as _cramjam  # aiokafka's codec library (its snappy, lz4 and zstd decoders)
+except ImportError:  # then aiokafka's codecs say a batch's codec is not available
+    _cramjam = None
+
+#: xerial's snappy stream header (aiokafka's codec._detect_xerial_stream): marker, "SNAPPY\0",
+#: version 1, compatible version 1; Java's producer writes snappy batches in this framing.
+cdef object _INT32 = struct.Struct("!i")
+cdef bytes _XERIAL_HEADER = b"\x82SNAPPY\x00\x00\x00\x00\x01\x00\x00\x00\x01"
+
+
+#: A snappy block decodes to at most about 22 times its size (its densest copy op: 3 bytes for
+#: 64); blocks that claim more are corrupt, and fail as decoding them would (cramjam's
+#: DecompressionError) without the claimed size allocated first (aiokafka's decoder allocates
+#: it: up to 4 GiB for one changed byte when CRCs are not checked).
+DEF SNAPPY_MAX_EXPANSION = 32
+
+
+cdef inline bint _reusable(int codec_id):
+    """Whether ``codec_id``'s batches are decompressed into a kept buffer: snappy, lz4 and zstd
+    (cramjam's). gzip is left to aiokafka's ``gzip_decode`` (Python's gzip module: its errors
+    and its reading of concatenated members stay aiokafka's)."""
+    return _cramjam is not None and 2 <= codec_id <= 4
+
+
+cdef class _Scratch:
+    """One reader's kept decompression buffers: a cramjam ``Buffer`` that zstd and lz4 stream
+    into (their output's length is not known ahead; it grows, and keeps what it grew to), and a
+    ``bytearray`` that snappy's blocks are decoded into in place (each says its length)."""
+
+    cdef object stream
+    cdef bytearray blocks
+
+    def __init__(self):
+        self.stream = _cramjam.Buffer()
+        self.blocks = bytearray()
+
+    cdef Py_ssize_t size(self):
+        return self.stream.len() + len(self.blocks)
+
+
+cdef object _decompress_into(int codec_id, object payload, _Scratch scratch):
+    """``payload`` decompressed into ``scratch`` with the decoder aiokafka's ``codec`` uses
+    for it (the same output, the same errors); the buffer object holding the records."""
+    if codec_id == 2:
+        return _snappy_into(memoryview(payload), scratch)
+    out = scratch.stream
+    out.seek(0)
+    out.truncate()
+    if codec_id == 4:
+        _cramjam.zstd.decompress_into(payload, out)
+    else:
+        _cramjam.lz4.decompress_into(payload, out)
+    return out
+
+
+cdef object _snappy_into(object view, _Scratch scratch):
+    """aiokafka's ``snappy_decode`` into ``scratch.blocks``: xerial's blocks one after another
+    (each a big-endian int32 size, then a raw snappy block), or one raw block; a view of the
+    records decoded."""
+    cdef list blocks = []
+    cdef Py_ssize_t cursor = 0, end, length, total = 0, at = 0
+    if len(view) <= 16 or view[:16] != _XERIAL_HEADER:
+        blocks.append(view)
+    else:
+        view = view[16:]
+        length = len(view)
+        while cursor < length:
+            (block_size,) = _INT32.unpack_from(view[cursor:])  # aiokafka's call, its error
+            cursor += 4
+            end = cursor + block_size
+            blocks.append(view[cursor:end])  # past the end: the bytes there are (and fails)
+            cursor = end
+    sizes = [_cramjam.snappy.decompress_raw_len(block) for block in blocks]
+    total = sum(sizes)
+    if total > SNAPPY_MAX_EXPANSION * len(view) + 4096:
+        raise _cramjam.DecompressionError(
+            f"snappy: corrupt input (blocks of {len(view)} bytes claim {total} decoded)"
+        )
+    if len(scratch.blocks) < total:
+        scratch.blocks = bytearray(total)  # no view of the old one is alive: the reader let go
+    out = memoryview(scratch.blocks)
+    for block, size in zip(blocks, sizes):
+        _cramjam.snappy.decompress_raw_into(block, out[at : at + size])
+        at += size
+    return out[:total]
+
+
+cdef class DecompressionBuffers:
+    """The buffers one consumer decompresses compressed batches into, kept for its life (issue
+    43): a partition reader takes one set (:class:`_Scratch`) at its first compressed batch,
+    decompresses each batch into it, and gives it back once done; the next reader finds the
+    memory already grown. At most ``keep_free`` free sets are kept; one that grew past
+    ``max_kept_bytes`` (a batch far larger than the rest) is dropped when given back rather
+    than held for the consumer's life."""
+
+    cdef list _free
+    cdef public Py_ssize_t keep_free, max_kept_bytes
+    cdef public Py_ssize_t allocated  # sets made so far (a steady read makes a few, then none)
+
+    def __init__(self, Py_ssize_t keep_free=8, Py_ssize_t max_kept_bytes=16 << 20):
+        self._free = []
+        self.keep_free = keep_free
+        self.max_kept_bytes = max_kept_bytes
+        self.allocated = 0
+
+    cdef _Scratch take(self):
+        if self._free:
+            return self._free.pop()
+        self.allocated += 1
+        return _Scratch()
+
+    cdef void give_back(self, _Scratch scratch):
+        if len(self._free) < self.keep_free and scratch.size() <= self.max_kept_bytes:
+            self._free.append(scratch)
+
+    @property
+    def free(self):
+        """How many free sets are kept."""
+        return len(self._free)
+
+
 cdef class PartitionReader:
     """One partition's fetched records, handed out as aiokafka's ``PartitionRecords`` does:
     iterate it (``FetchResult.getone``), or :meth:`take` up to ``max_records`` at once."""
@@ -124,6 +250,11 @@ cdef class PartitionReader:
     # the batch being read (v2): its records area, and where the next record starts
     cdef bint _in_batch
     cdef object _data          # the batch's decompressed records (None: read in place)
+    # the kept buffer the batch was decompressed into (DecompressionBuffers), and a view of it
+    # while the batch is read (released before the buffer is written again)
+    cdef DecompressionBuffers _pool
+    cdef _Scratch _scratch
+    cdef const unsigned char[::1] _scratch_view
     cdef const unsigned char* _p
     cdef Py_ssize_t _rpos, _rend
     cdef int _remaining
@@ -138,10 +269,16 @@ cdef class PartitionReader:
     cdef object _legacy        # the legacy batch's record iterator (aiokafka's), or None
 
     def __init__(self, tp, buffer, aborted_transactions, fetch_offset,
-                 key_deserializer, value_deserializer, bint check_crcs, bint read_committed):
+                 key_deserializer, value_deserializer, bint check_crcs, bint read_committed,
+                 DecompressionBuffers decompression=None):
         """``buffer``: the message set, any contiguous bytes-like object (bytes, or a
         memoryview of the frame it was fetched in); only read, never kept past the reader's
-        end: once done (every record handed out, or an error) the reader releases it."""
+        end: once done (every record handed out, or an error) the reader releases it.
+        ``decompression``: the consumer's kept buffers that compressed batches are decompressed
+        into (None: into new ``bytes``, as aiokafka does); the reader holds one from its first
+        compressed batch and gives it back once done."""
+        self._pool = decompression
+        self._scratch = None
         self._tp = tp
         self._topic = tp.topic
         self._partition = tp.partition
@@ -215,7 +352,10 @@ cdef class PartitionReader:
         self._done = True
         self._in_batch = False
         self._legacy = None
-        self._data = None
+        self._drop_data()
+        if self._scratch is not None:
+            self._pool.give_back(self._scratch)
+            self._scratch = None
         self._p = NULL
         self._base = NULL
         self._view = None
@@ -230,7 +370,7 @@ cdef class PartitionReader:
                     return record
                 self._in_batch = False
                 self._legacy = None
-                self._data = None
+                self._drop_data()
                 self._next_fetch_offset = self._batch_next_offset
             if not self._open_batch():
                 return None
@@ -297,18 +437,35 @@ cdef class PartitionReader:
         self._max_timestamp = _int64(b + MAX_TIMESTAMP)
         self._timestamp_type = 1 if attributes & TIMESTAMP_TYPE_MASK else 0
         self._remaining = _int32(b + RECORD_COUNT)
+        self._drop_data()
         if codec_id == 0:
-            self._data = None
             self._p = self._base
             self._rpos = start + HEADER_SIZE
             self._rend = end
+            self._in_batch = True
+            return 0
+        payload = self._buffer[start + HEADER_SIZE:end]
+        self._rpos = 0
+        if self._pool is not None and _reusable(codec_id):
+            if self._scratch is None:
+                self._scratch = self._pool.take()
+            self._data = _decompress_into(codec_id, payload, self._scratch)
+        if self._data is not None:
+            self._scratch_view = self._data
+            self._rend = self._scratch_view.shape[0]
+            self._p = &self._scratch_view[0] if self._rend else NULL
         else:
-            self._data = _decompress(codec_id, self._buffer[start + HEADER_SIZE:end])
+            self._data = _decompress(codec_id, payload)
             self._p = <const unsigned char*>(<bytes>self._data)
-            self._rpos = 0
             self._rend = len(self._data)
         self._in_batch = True
         return 0
+
+    cdef inline void _drop_data(self):
+        """The batch's decompressed records are no longer read: let go of them (and of the
+        view of the kept buffer, which may be written again)."""
+        self._data = None
+        self._scratch_view = None
 
     cdef bint _is_abort_marker(self, Py_ssize_t start, Py_ssize_t end, int attributes) except -1:
         """The control batch's first record says ABORT (the generator's _contains_abort_marker)."""
@@ -326,7 +483,7 @@ cdef class PartitionReader:
         key = self._r_key
         self._r_key = self._r_value = self._r_headers = None
         self._in_batch = False
-        self._data = None
+        self._drop_data()
         return ControlRecord.parse(key) == ABORT_MARKER
 
     cdef int _consume_aborted_up_to(self, int64_t batch_offset) except -1:

@@ -4,9 +4,10 @@
 ``Fetcher``, its fetch loop and positions) with its own handling of a fetch: the request built
 on our wire (``protocol.build_fetch``), sent on a :class:`.frames.FetchConnection`, the response
 read in place (``protocol.read_fetch_response``) and each partition's records handed to the
-compiled reader as a view of the kept frame. What aiokafka 0.14's ``Fetcher._proc_fetch_request``
-does with a response, this does too, partition by partition (tests/compat/records and
-aiokafka's own consumer tests hold it to that):
+compiled reader as a view of the kept frame; its snappy, lz4 and zstd batches are
+decompressed into buffers the consumer keeps too (``_records.DecompressionBuffers``). What
+aiokafka 0.14's ``Fetcher._proc_fetch_request`` does with a response, this does too, partition
+by partition (tests/compat/records and aiokafka's own consumer tests hold it to that):
 
 * a response that comes after the assignment changed, or a partition whose position moved while
   the fetch was out, is dropped;
@@ -44,7 +45,7 @@ from typing_extensions import override
 
 from ..protocol import FetchedPartition, build_fetch, read_fetch_response
 from .frames import FetchConnection, FrameBuffers
-from .records import FetchSeam, backoff, compiled_result
+from .records import DecompressionBuffers, FetchSeam, backoff, compiled_result
 
 log = logging.getLogger(__name__)
 
@@ -57,6 +58,8 @@ class KeptFetcher(FetchSeam):
     def __init__(self, client: Any, subscriptions: Any, **settings: Any) -> None:
         super().__init__(client, subscriptions, **settings)
         self.buffers = FrameBuffers()
+        #: what compressed batches are decompressed into (``_records.DecompressionBuffers``)
+        self.decompression = DecompressionBuffers()
         self._raw_client = client
         self._connections: dict[int, FetchConnection] = {}
 
@@ -129,7 +132,7 @@ class KeptFetcher(FetchSeam):
         if _holds_a_batch(records):
             aborted = data.aborted_transactions
             self._records[tp] = compiled_result(
-                self, tp, assignment, records, aborted, fetch_offset
+                self, tp, assignment, records, aborted, fetch_offset, self.decompression
             )
             return True
         self._set_error(tp, Errors.RecordTooLargeError(

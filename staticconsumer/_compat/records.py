@@ -39,6 +39,7 @@ from typing_extensions import override
 from .features import AIOKAFKA_VERSION, KEPT_FETCH_AVAILABLE
 
 try:
+    from ._records import DecompressionBuffers as DecompressionBuffers  # for .fetch
     from ._records import PartitionReader
     from ._records import Ready as CompiledReady
 
@@ -145,11 +146,14 @@ class _ResultBuffer(collections.OrderedDict):  # type: ignore[type-arg]
         super().__setitem__(tp, result)
 
 
-def install_reader(result: Any, tp: Any, message_set: bytes | memoryview) -> bool:
+def install_reader(
+    result: Any, tp: Any, message_set: bytes | memoryview, decompression: Any = None
+) -> bool:
     """Give ``result`` (a ``FetchResult`` not read yet) the compiled reader of ``message_set``,
     the bytes its aiokafka ``PartitionRecords`` was made from (or a view of them in the frame
     they were fetched in: the reader lets go of it once done); False (the reader stays) when
-    it has no aiokafka reader or they are not the same size."""
+    it has no aiokafka reader or they are not the same size. ``decompression``: the
+    ``DecompressionBuffers`` its compressed batches go into (None: new ``bytes``)."""
     records = result._partition_records
     if type(records) is not PartitionRecords:
         return False
@@ -158,7 +162,7 @@ def install_reader(result: Any, tp: Any, message_set: bytes | memoryview) -> boo
     result._partition_records = PartitionReader(
         tp, message_set, records._aborted_transactions, records.next_fetch_offset,
         records._key_deserializer, records._value_deserializer, records._check_crcs,
-        records._isolation_level == READ_COMMITTED,
+        records._isolation_level == READ_COMMITTED, decompression,
     )  # fmt: skip
     result.getall = _getall_of(weakref.ref(result))
     return True
@@ -166,14 +170,15 @@ def install_reader(result: Any, tp: Any, message_set: bytes | memoryview) -> boo
 
 def compiled_result(
     fetcher: Any, tp: Any, assignment: Any, message_set: bytes | memoryview,
-    aborted_transactions: Any, fetch_offset: int,
+    aborted_transactions: Any, fetch_offset: int, decompression: Any = None,
 ) -> Any:  # fmt: skip
     """A ``FetchResult`` of ``fetcher``'s whose records the compiled reader reads from
-    ``message_set``, as aiokafka's fetcher makes one from a partition's fetched data."""
+    ``message_set``, as aiokafka's fetcher makes one from a partition's fetched data;
+    compressed batches decompressed into ``decompression``'s buffers (None: new ``bytes``)."""
     reader = PartitionReader(
         tp, message_set, aborted_transactions, fetch_offset, fetcher._key_deserializer,
         fetcher._value_deserializer, fetcher._check_crcs,
-        fetcher._isolation_level == READ_COMMITTED,
+        fetcher._isolation_level == READ_COMMITTED, decompression,
     )  # fmt: skip
     result = FetchResult(tp, assignment=assignment, partition_records=reader,
                          backoff=fetcher._prefetch_backoff)  # fmt: skip

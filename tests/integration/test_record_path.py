@@ -1,8 +1,9 @@
 """Both record paths on the real broker (issue 37): the compiled reader and aiokafka's own hand
 out the same records through ``getmany(max_records)``, ``getone``, ``seek`` and ``pause`` in the
 middle of a batch, and ``async for``; each consumer says which path it runs. The batches are lz4,
-with keys, headers and null values; a deserializer runs on the keys. ``kept``: the compiled
-reader over Fetch responses read into kept buffers on our own wire (issue 43)."""
+snappy or zstd, with keys, headers and null values; a deserializer runs on the keys. ``kept``:
+the compiled reader over Fetch responses read into kept buffers on our own wire, its batches
+decompressed into kept buffers too (issue 43)."""
 
 from __future__ import annotations
 
@@ -22,8 +23,8 @@ PATHS = ["compiled", "kept", "pure"] if seam.compiled_available() else ["pure"]
 RECORDS = 60
 
 
-async def _produce(bootstrap: str, topic: str) -> None:
-    producer = AIOKafkaProducer(bootstrap_servers=bootstrap, compression_type="lz4", linger_ms=50)
+async def _produce(bootstrap: str, topic: str, codec: str) -> None:
+    producer = AIOKafkaProducer(bootstrap_servers=bootstrap, compression_type=codec, linger_ms=50)
     await producer.start()
     try:
         sent = [
@@ -82,16 +83,20 @@ async def _read(bootstrap: str, topic: str, path: str, monkeypatch: pytest.Monke
         # aiokafka 0.12 and 0.13: the compiled path instead (records.kept_fetch)
         kept = path == "kept" and features.KEPT_FETCH_AVAILABLE
         assert (buffers is not None and buffers.allocated > 0) == kept
+        decompression = getattr(consumer._fetcher, "decompression", None)
+        assert (decompression is not None and decompression.allocated > 0) == kept
         return seen
     finally:
         await consumer.stop()
 
 
+@pytest.mark.parametrize("codec", ["lz4", "snappy", "zstd"])
 async def test_both_paths_hand_out_the_same_records(
-    kafka_bootstrap: str, topic_factory: Callable[..., str], monkeypatch: pytest.MonkeyPatch
-) -> None:
+    kafka_bootstrap: str, topic_factory: Callable[..., str], monkeypatch: pytest.MonkeyPatch,
+    codec: str,
+) -> None:  # fmt: skip
     topic = topic_factory(partitions=2)
-    await _produce(kafka_bootstrap, topic)
+    await _produce(kafka_bootstrap, topic, codec)
     seen = {path: await _read(kafka_bootstrap, topic, path, monkeypatch) for path in PATHS}
     reference = seen["pure"]
     assert [len(x[1]) for x in reference if x[0] == "getmany"] == [3]

@@ -60,8 +60,11 @@ DESERIALIZERS: list[Callable[[bytes | None], Any] | None] = [None, _reverse, _fa
 
 
 #: How a reader gets its message set: aiokafka's, the compiled reader over the bytes, the
-#: compiled reader over a memoryview of a frame holding other bytes around the set.
-PURE, COMPILED, VIEW = "pure", "compiled", "view"
+#: compiled reader over a memoryview of a frame holding other bytes around the set, and that
+#: reader decompressing into kept buffers (the kept fetch's; one set shared by every example,
+#: so each reuses buffers the ones before it grew).
+PURE, COMPILED, VIEW, KEPT = "pure", "compiled", "view", "kept"
+DECOMPRESSION = seam.DecompressionBuffers(keep_free=2) if seam.compiled_available() else None
 
 
 def framed(data: bytes) -> tuple[bytearray, memoryview]:
@@ -93,7 +96,9 @@ def _fetch_result(
         isolation,
     )
     result = FetchResult(TP, assignment=assignment, partition_records=records, backoff=0)
-    if compiled == VIEW:
+    if compiled == KEPT:
+        assert seam.install_reader(result, TP, framed(data)[1], DECOMPRESSION)
+    elif compiled == VIEW:
         assert seam.install_reader(result, TP, framed(data)[1])
     elif compiled:
         assert seam.install_reader(result, TP, data)
@@ -138,13 +143,13 @@ def _run_both(ms: MessageSet, data: bytes, plan: list[tuple[str, int | None]], *
               check_crcs: bool = True, isolation: int = READ_UNCOMMITTED) -> list[Any]:  # fmt: skip
     outcomes = []
     transactions = ms.transactions if aborted is None else aborted
-    for path in (PURE, COMPILED, VIEW):
+    for path in (PURE, COMPILED, VIEW, KEPT):
         result, assignment = _fetch_result(
             path != PURE and path, data, transactions, fetch_offset,
             key_deserializer, value_deserializer, check_crcs, isolation,
         )  # fmt: skip
         outcomes.append([_outcome(result, assignment, step) for step in plan])
-    assert outcomes[0] == outcomes[1] == outcomes[2]
+    assert outcomes[0] == outcomes[1] == outcomes[2] == outcomes[3]
     return outcomes[0]
 
 
