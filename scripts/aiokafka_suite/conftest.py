@@ -4,12 +4,11 @@ import asyncio
 import gc
 import os
 
+import aiokafka
+import aiokafka.consumer
 import pytest
 
 pytest_plugins = ["staticconsumer.testing.pytest_plugin"]
-
-import aiokafka
-import aiokafka.consumer
 
 if os.environ.get("SWAP") == "1":
     from staticconsumer import StaticConsumer

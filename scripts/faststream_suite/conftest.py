@@ -51,7 +51,8 @@ class _Relay(threading.Thread):
         try:
             hosts = ["127.0.0.1"] + (["::1"] if _has_ipv6() else [])
             self.server = self.loop.run_until_complete(
-                asyncio.start_server(self._pipe, host=hosts, port=RELAY_PORT))
+                asyncio.start_server(self._pipe, host=hosts, port=RELAY_PORT)
+            )
         except OSError as exc:
             self.failure = exc
             self.ready.set()
@@ -65,8 +66,9 @@ class _Relay(threading.Thread):
         except OSError:
             writer.close()
             return
-        await asyncio.gather(_copy(reader, up_writer), _copy(up_reader, writer),
-                             return_exceptions=True)
+        await asyncio.gather(
+            _copy(reader, up_writer), _copy(up_reader, writer), return_exceptions=True
+        )
 
     def stop(self) -> None:
         self.loop.call_soon_threadsafe(self.loop.stop)
@@ -97,7 +99,9 @@ def _kafka_at_localhost_9092(kafka_cluster):
     relay.start()
     relay.ready.wait(10)
     if relay.failure is not None:
-        pytest.fail(f"localhost:{RELAY_PORT} is taken ({relay.failure}): FastStream's tests "
-                    "need it free", pytrace=False)
+        pytest.fail(
+            f"localhost:{RELAY_PORT} is taken ({relay.failure}): FastStream's tests need it free",
+            pytrace=False,
+        )
     yield
     relay.stop()

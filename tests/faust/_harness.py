@@ -19,7 +19,7 @@ import signal
 import sys
 import time
 from collections import Counter
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -276,10 +276,6 @@ async def commit_gaps(
             handled[partition] = max(offset, handled.get(partition, -1))
     return {p: [committed.get(p, 0), handled.get(p, -1) + 1] for p in sorted(partitions)
             if committed.get(p, 0) != handled.get(p, -1) + 1}  # fmt: skip
-
-
-def first_line(worker: Worker, what: Callable[[str], bool]) -> list[str]:
-    return [line for line in worker.log_text().splitlines() if what(line)]
 
 
 def now() -> float:

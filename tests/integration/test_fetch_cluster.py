@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from aiokafka import TopicPartition
-from aiokafka.errors import CorruptRecordException
+from aiokafka.errors import CorruptRecordException, KafkaError
 
 from staticconsumer.localkafka import LocalKafkaCluster
 from staticconsumer.testing.pytest_plugin import DEFAULT_TEST_BROKER_CONFIG
@@ -35,11 +35,31 @@ def cluster() -> Iterator[LocalKafkaCluster]:
     yield from started_cluster(DEFAULT_TEST_BROKER_CONFIG)
 
 
+async def _new_leader(survivors: str, topic: str, followers: list[int]) -> int:
+    """The partition's leader once it is one of ``followers``: at once after a controlled
+    shutdown (the broker hands leadership over as it stops); after ``kill -9``, once the
+    controller fences the dead broker (``broker.session.timeout.ms``, 9 s by default)."""
+    deadline = asyncio.get_running_loop().time() + HANG_BOUND_S
+    leader: int | str = "not described yet"
+    while True:
+        try:  # the admin client may pick the dead broker, still in the metadata, to ask
+            leader = (await placement(survivors, topic))[0]
+        except KafkaError:
+            pass
+        if leader in followers:
+            return int(leader)
+        assert asyncio.get_running_loop().time() < deadline, f"leader still {leader}"
+        await asyncio.sleep(0.5)
+
+
+@pytest.mark.parametrize("how", ["controlled shutdown", "kill -9"])
 async def test_consumption_continues_across_a_leader_change(
-    fetch_path: str, cluster: LocalKafkaCluster
+    fetch_path: str, cluster: LocalKafkaCluster, how: str
 ) -> None:
-    """Replication 3; the leader stops (a controlled shutdown, as in a rolling restart) while
-    the consumer reads: every record comes once, in order, the later ones from the new leader."""
+    """Replication 3; the leader stops while the consumer reads: a controlled shutdown, as in a
+    rolling restart, or ``kill -9``, as in a crash (the fetch connection is reset under a fetch
+    in flight, and the dead broker stays in the metadata until the controller fences it).
+    Every record comes once, in order, the later ones from the new leader."""
     bootstrap = cluster.bootstrap_servers
     topic = await new_topic(cluster, [1, 2, 3])
     tp = TopicPartition(topic, 0)
@@ -49,10 +69,14 @@ async def test_consumption_continues_across_a_leader_change(
     consumer = await start_consumer(fetch_path, bootstrap, [tp])
     try:
         got = await read(consumer, 20)
-        cluster.stop_broker(leader)
+        if how == "kill -9":
+            await asyncio.sleep(0.2)  # the next fetch is in flight, held by the broker
+            cluster.kill_broker(leader)
+        else:
+            cluster.stop_broker(leader)
         try:
             survivors = ",".join(cluster.broker(n).address for n in followers)
-            assert (await placement(survivors, topic))[0] in followers
+            await _new_leader(survivors, topic, followers)
             await produce(survivors, topic, [b"%d" % n for n in range(20, 40)])
             got += await read(consumer, 20)
         finally:

@@ -175,7 +175,9 @@ async def test_kept_buffers_on_an_aiokafka_without_connection_versions_say_why_n
         else:
             monkeypatch.setenv(seam.KEPT_FETCH_ENV, value)
         assert seam.kept_fetch() is features.KEPT_FETCH_AVAILABLE
-    assert features.KEPT_FETCH_AVAILABLE is (features.release(features.AIOKAFKA_VERSION) >= (0, 14))
+    release = features.release(features.AIOKAFKA_VERSION)
+    assert release is not None
+    assert features.KEPT_FETCH_AVAILABLE is (release >= (0, 14))
     monkeypatch.setattr(seam, "KEPT_FETCH_AVAILABLE", False)
     assert not seam.kept_fetch()
     assert await _the_fetcher_and_its_start_line(caplog) == (
