@@ -139,14 +139,16 @@ cdef class _Scratch:
     ``bytearray`` that snappy's blocks are decoded into in place (each says its length)."""
 
     cdef object stream
+    cdef Py_ssize_t stream_peak  # the most written into stream: it keeps that much memory
     cdef bytearray blocks
 
     def __init__(self):
         self.stream = _cramjam.Buffer()
+        self.stream_peak = 0
         self.blocks = bytearray()
 
     cdef Py_ssize_t size(self):
-        return self.stream.len() + len(self.blocks)
+        return self.stream_peak + len(self.blocks)
 
 
 cdef object _decompress_into(int codec_id, object payload, _Scratch scratch):
@@ -161,6 +163,7 @@ cdef object _decompress_into(int codec_id, object payload, _Scratch scratch):
         _cramjam.zstd.decompress_into(payload, out)
     else:
         _cramjam.lz4.decompress_into(payload, out)
+    scratch.stream_peak = max(scratch.stream_peak, out.len())
     return out
 
 

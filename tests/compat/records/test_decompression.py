@@ -107,9 +107,13 @@ def test_the_free_buffers_kept_are_bounded_in_number_and_size() -> None:
     for reader in readers:
         reader.take(None)
     assert (pool.allocated, pool.free) == (3, 1)
-    big = _reader(_set(ZSTD, batches=1, records=200), pool)  # 200 KiB decompressed
+    big = _reader(_set(ZSTD, batches=2, records=200), pool)  # 200 KiB decompressed, then 200
     big.take(None)
     assert pool.free == 0  # grown past max_kept_bytes: dropped, not kept for the consumer's life
+    pool = seam.DecompressionBuffers(keep_free=1, max_kept_bytes=100_000)
+    grown = _reader(_set(ZSTD, batches=1, records=200) + _set(ZSTD, batches=1, records=5), pool)
+    grown.take(None)  # a large batch, then a small one: the buffer still holds what it grew to
+    assert pool.free == 0
 
 
 def test_a_reader_dropped_unfinished_leaves_the_pool_working() -> None:
