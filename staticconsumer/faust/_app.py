@@ -241,6 +241,7 @@ class StaticFaustConsumer(_seam.Consumer):
     _commit_turn: asyncio.Lock | None = None
     _seek_pending = False
     _seeks = 0
+    _seeking = 0  # seeks under way
     _until_seek: frozenset[Any] = frozenset()
 
     def _new_consumer_thread(self) -> StaticThread:
@@ -282,15 +283,23 @@ class StaticFaustConsumer(_seam.Consumer):
         super().resume_partitions(tps)
 
     async def perform_seek(self) -> None:
-        """faust's seek of the stream partitions to their committed offsets; then they
-        resume (:meth:`resume_partitions`)."""
+        """faust's seek of the stream partitions to their committed offsets; then those held
+        (:meth:`resume_partitions`) resume, once no seek is under way. faust's fetch also
+        seeks when a fetch comes back while the flow is stopped, just after an assignment,
+        before or while recovery resumes and seeks: that seek ended the hold, and recovery's
+        resume then let records through before its own seek moved them back, which handed
+        them again. Only a seek that ends after recovery's resume, with none left under way,
+        releases them."""
+        self._seeking += 1
         try:
             await super().perform_seek()
         finally:
+            self._seeking -= 1
             self._seeks += 1
-            self._seek_pending = False
-            held, self._until_seek = self._until_seek, frozenset()
-            super().resume_partitions(held & set(self.assignment()))
+            if self._seeking == 0 and self._until_seek:
+                held, self._until_seek = self._until_seek, frozenset()
+                self._seek_pending = False
+                super().resume_partitions(held & set(self.assignment()))
 
     async def _getmany(self, active_partitions: Any, timeout: float) -> Any:  # noqa: ASYNC109 (faust's)
         """faust's fetch (the consumer thread's ``getmany``). A fetch still waiting when a

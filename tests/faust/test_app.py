@@ -439,6 +439,72 @@ async def test_stream_partitions_resume_after_the_seek_that_follows_an_assignmen
     assert consumer._get_active_partitions() == {orders, changelog}
 
 
+async def test_a_seek_before_recovery_resumes_anything_does_not_end_the_hold(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """faust's fetch seeks when a fetch comes back while the flow is stopped, often just after
+    an assignment and before recovery resumes the stream partitions. On the broker that seek
+    ended the hold: recovery's resume then let a kept partition's records through before
+    recovery's own seek, which handed them again (the scale-up's records handled twice)."""
+    app = _app(instance_id="w-0")
+    consumer = app.consumer
+    orders, changelog = TP("orders", 0), TP("orders-counts-changelog", 0)
+
+    async def handled(*args: Any) -> None:  # the app's own handler: recovery, tables...
+        consumer.pause_partitions({orders, changelog})
+
+    async def seek_to_committed() -> dict[Any, int]:
+        return {orders: 7}
+
+    monkeypatch.setattr(consumer, "_on_partitions_assigned", handled)
+    monkeypatch.setattr(consumer, "assignment", lambda: {orders, changelog})
+    monkeypatch.setattr(consumer, "seek_to_committed", seek_to_committed)
+    await consumer.on_partitions_assigned({orders, changelog}, 3)
+    await consumer.perform_seek()  # the fetch's, while the flow is stopped
+    consumer.resume_partitions({orders, changelog})  # recovery, before its seek
+    assert consumer._get_active_partitions() == {changelog}
+    await consumer.perform_seek()  # recovery's
+    assert consumer._get_active_partitions() == {orders, changelog}
+
+
+async def test_the_hold_ends_when_the_last_of_overlapping_seeks_ends(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The fetch's seek starts before recovery's resume and ends while recovery's own seek is
+    under way (on the broker: records fetched between the two ends were moved back by the
+    second and handed again). The stream partitions resume when the second seek ends."""
+    app = _app(instance_id="w-0")
+    consumer = app.consumer
+    orders = TP("orders", 0)
+    release = {name: asyncio.Event() for name in ("fetch's", "recovery's")}
+    order: list[str] = []
+
+    async def handled(*args: Any) -> None:
+        consumer.pause_partitions({orders})
+
+    async def seek_to_committed() -> dict[Any, int]:
+        name = "fetch's" if not order else "recovery's"
+        order.append(name)
+        await release[name].wait()
+        return {orders: 7}
+
+    monkeypatch.setattr(consumer, "_on_partitions_assigned", handled)
+    monkeypatch.setattr(consumer, "assignment", lambda: {orders})
+    monkeypatch.setattr(consumer, "seek_to_committed", seek_to_committed)
+    await consumer.on_partitions_assigned({orders}, 3)
+    fetchs = asyncio.ensure_future(consumer.perform_seek())
+    await asyncio.sleep(0)
+    consumer.resume_partitions({orders})  # recovery, then its seek
+    recoverys = asyncio.ensure_future(consumer.perform_seek())
+    await asyncio.sleep(0)
+    release["fetch's"].set()
+    await fetchs
+    assert orders not in consumer._get_active_partitions()  # recovery's seek still under way
+    release["recovery's"].set()
+    await recoverys
+    assert consumer._get_active_partitions() == {orders}
+
+
 async def _handed_when_a_fetch_spans_the_seek(
     app: Any, monkeypatch: pytest.MonkeyPatch
 ) -> tuple[Any, list[tuple[Any, int]]]:
