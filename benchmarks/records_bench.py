@@ -287,12 +287,10 @@ def report(table: dict[tuple[str, str, bool, str], list[Result]]) -> None:
     print("median records/s (wall) and records per CPU second; x: per CPU-s over raw aiokafka's")
     print(f"{'topic':>10} {'mode':9} {'deser':5} {'reader':9} {'rec/s':>11} {'rec/CPU-s':>11} "
           f"{'x CPU':>6} {'x wall':>6}")  # fmt: skip
-    for (size, mode, deser, reader), results in table.items():
-        wall = statistics.median(r[0] for r in results)
-        cpu = statistics.median(r[1] for r in results)
-        base = table.get((size, mode, deser, "aiokafka"))
-        x_cpu = cpu / statistics.median(r[1] for r in base) if base else float("nan")
-        x_wall = wall / statistics.median(r[0] for r in base) if base else float("nan")
+    for size, mode, deser, reader in table:
+        wall, cpu = _median(table, (size, mode, deser, reader))
+        base_wall, base_cpu = _median(table, (size, mode, deser, "aiokafka"))
+        x_cpu, x_wall = cpu / base_cpu, wall / base_wall
         print(f"{size:>10} {mode:9} {deser!s:5} {reader:9} {wall:11,.0f} {cpu:11,.0f} "
               f"{x_cpu:6.2f} {x_wall:6.2f}")  # fmt: skip
     peers(table)
@@ -305,21 +303,24 @@ def peers(table: dict[tuple[str, str, bool, str], list[Result]]) -> None:
     print(f"{'topic':>10} {'mode':9} {'deser':5} {'CPU / librdkafka':>17} {'wall / Java':>12} "
           f"{'CPU / compiled':>15}")  # fmt: skip
 
-    def median(key: tuple[str, str, bool, str], which: int) -> float:
-        results = table.get(key)
-        return statistics.median(r[which] for r in results) if results else float("nan")
-
     for size, mode, deser, reader in table:
         if reader != "kept":
             continue
-        kept_cpu, kept_wall = (
-            median((size, mode, deser, "kept"), 1),
-            median((size, mode, deser, "kept"), 0),
-        )
+        kept_wall, kept_cpu = _median(table, (size, mode, deser, "kept"))
         print(f"{size:>10} {mode:9} {deser!s:5} "
-              f"{kept_cpu / median((size, mode, deser, 'confluent'), 1):17.2f} "
-              f"{kept_wall / median((size, mode, deser, 'java'), 0):12.2f} "
-              f"{kept_cpu / median((size, mode, deser, 'compiled'), 1):15.2f}")  # fmt: skip
+              f"{kept_cpu / _median(table, (size, mode, deser, 'confluent'))[1]:17.2f} "
+              f"{kept_wall / _median(table, (size, mode, deser, 'java'))[0]:12.2f} "
+              f"{kept_cpu / _median(table, (size, mode, deser, 'compiled'))[1]:15.2f}")  # fmt: skip
+
+
+def _median(table: dict[tuple[str, str, bool, str], list[Result]],
+            key: tuple[str, str, bool, str]) -> Result:  # fmt: skip
+    """A reader's median records/s and records per CPU second over its rounds (NaN when it did
+    not run: no JDK, no confluent-kafka, a mode it lacks)."""
+    results = table.get(key)
+    if not results:
+        return float("nan"), float("nan")
+    return statistics.median(r[0] for r in results), statistics.median(r[1] for r in results)
 
 
 def main(argv: list[str] | None = None) -> int:

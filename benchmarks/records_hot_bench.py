@@ -23,6 +23,7 @@ import asyncio
 import statistics
 import struct
 import time
+from collections.abc import Callable
 from typing import Any
 
 from aiokafka.consumer.fetcher import Fetcher
@@ -49,15 +50,36 @@ class Client:
         return self.answer
 
 
-def message_set() -> bytes:
+Record = tuple[bytes, bytes, int]  # key, value, timestamp
+
+
+def small_record(batch: int, i: int) -> Record:
+    """100-byte values; a timestamp shared by 50 records."""
+    return b"k%d" % i, (b"v%09d" % i).ljust(100, b"x"), 1_700_000_000_000 + i // 50
+
+
+def event_record(batch: int, i: int) -> Record:
+    """1 KiB values that compress as JSON events do: a counter and repeated text."""
+    head = b'{"n": %d, "batch": %d, "text": "' % (i, batch)
+    return (
+        b"k%d" % i,
+        (head + b"lorem ipsum dolor sit amet " * 40)[:1022] + b'"}',
+        1_700_000_000_000 + i,
+    )
+
+
+def message_set(
+    codec: int = 0, per_batch: int = PER_BATCH, record: Callable[[int, int], Record] = small_record
+) -> bytes:
+    """``BATCHES`` batches of ``per_batch`` records each, in ``codec``."""
     batches = []
     for b in range(BATCHES):
-        builder = DefaultRecordBatchBuilder(2, 0, 0, -1, -1, -1, 1 << 24)
-        for i in range(PER_BATCH):
-            value = (b"v%09d" % i).ljust(100, b"x")
-            builder.append(i, 1_700_000_000_000 + i // 50, b"k%d" % i, value, [])
+        builder = DefaultRecordBatchBuilder(2, codec, 0, -1, -1, -1, 1 << 24)
+        for i in range(per_batch):
+            key, value, timestamp = record(b, i)
+            builder.append(i, timestamp, key, value, [])
         raw = builder.build()
-        struct.pack_into(">q", raw, 0, b * PER_BATCH)
+        struct.pack_into(">q", raw, 0, b * per_batch)
         batches.append(bytes(raw))
     return b"".join(batches)
 
@@ -83,22 +105,6 @@ async def drain(kind: type[Any], data: bytes) -> tuple[int, float]:
     return seen, cpu
 
 
-def compressed_set(codec: int) -> bytes:
-    """20 batches of 256 records of 1 KiB (values that compress as JSON events do: a counter
-    and repeated text), in ``codec``."""
-    batches = []
-    for b in range(BATCHES):
-        builder = DefaultRecordBatchBuilder(2, codec, 0, -1, -1, -1, 1 << 24)
-        for i in range(256):
-            head = b'{"n": %d, "batch": %d, "text": "' % (i, b)
-            value = (head + b"lorem ipsum dolor sit amet " * 40)[:1022] + b'"}'
-            builder.append(i, 1_700_000_000_000 + i, b"k%d" % i, value, [])
-        raw = builder.build()
-        struct.pack_into(">q", raw, 0, b * 256)
-        batches.append(bytes(raw))
-    return b"".join(batches)
-
-
 def read_compressed(data: bytes, pool: Any, reads: int) -> tuple[int, float]:
     tp = TopicPartition("bench", 0)
     seen, cpu = 0, time.process_time()
@@ -115,7 +121,7 @@ def read_compressed(data: bytes, pool: Any, reads: int) -> tuple[int, float]:
 def compressed(codecs: list[str], rounds: int) -> None:
     print("compressed batches, 1 KiB records: new bytes vs a kept buffer (records per CPU second)")
     for name in codecs:
-        data = compressed_set(CODEC_IDS[name])
+        data = message_set(CODEC_IDS[name], 256, event_record)
         rates: dict[str, list[float]] = {"new bytes": [], "kept buffer": []}
         for _ in range(rounds):
             for label, pool in (("new bytes", None), ("kept buffer", seam.DecompressionBuffers())):

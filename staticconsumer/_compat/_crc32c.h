@@ -29,7 +29,9 @@ static int sc_crc32c_hardware = 0;
 #define SC_CRC32C_SHORT 256
 static uint32_t sc_crc32c_long[4][256];
 static uint32_t sc_crc32c_short[4][256];
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 static void sc_crc32c_shift_tables(void);
+#endif
 
 static void sc_crc32c_init(void) {
     uint32_t n, crc, k;
@@ -141,7 +143,6 @@ static uint32_t sc_crc32c_sse42(uint32_t crc, const unsigned char *p, size_t n) 
     return sc_crc32c_sse42_chain(crc, p, n);
 }
 #else
-static void sc_crc32c_shift_tables(void) {}
 static uint32_t sc_crc32c_sse42(uint32_t crc, const unsigned char *p, size_t n) {
     return sc_crc32c_software(crc, p, n);
 }

@@ -252,12 +252,13 @@ cdef class PartitionReader:
     cdef set _aborted_producers
     # the batch being read (v2): its records area, and where the next record starts
     cdef bint _in_batch
-    cdef object _data          # the batch's decompressed records (None: read in place)
-    # the kept buffer the batch was decompressed into (DecompressionBuffers), and a view of it
-    # while the batch is read (released before the buffer is written again)
+    # the batch's decompressed records (None: read in place): new bytes, or the kept buffer
+    # (DecompressionBuffers) it was decompressed into; and a view of them while the batch is
+    # read (released before a kept buffer is written again)
+    cdef object _data
+    cdef const unsigned char[::1] _data_view
     cdef DecompressionBuffers _pool
     cdef _Scratch _scratch
-    cdef const unsigned char[::1] _scratch_view
     cdef const unsigned char* _p
     cdef Py_ssize_t _rpos, _rend
     cdef int _remaining
@@ -448,19 +449,16 @@ cdef class PartitionReader:
             self._in_batch = True
             return 0
         payload = self._buffer[start + HEADER_SIZE:end]
-        self._rpos = 0
         if self._pool is not None and _reusable(codec_id):
             if self._scratch is None:
                 self._scratch = self._pool.take()
             self._data = _decompress_into(codec_id, payload, self._scratch)
-        if self._data is not None:
-            self._scratch_view = self._data
-            self._rend = self._scratch_view.shape[0]
-            self._p = &self._scratch_view[0] if self._rend else NULL
         else:
             self._data = _decompress(codec_id, payload)
-            self._p = <const unsigned char*>(<bytes>self._data)
-            self._rend = len(self._data)
+        self._data_view = self._data
+        self._rpos = 0
+        self._rend = self._data_view.shape[0]
+        self._p = &self._data_view[0] if self._rend else NULL
         self._in_batch = True
         return 0
 
@@ -468,7 +466,7 @@ cdef class PartitionReader:
         """The batch's decompressed records are no longer read: let go of them (and of the
         view of the kept buffer, which may be written again)."""
         self._data = None
-        self._scratch_view = None
+        self._data_view = None
 
     cdef bint _is_abort_marker(self, Py_ssize_t start, Py_ssize_t end, int attributes) except -1:
         """The control batch's first record says ABORT (the generator's _contains_abort_marker)."""
