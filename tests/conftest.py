@@ -12,6 +12,8 @@ from collections.abc import Iterator
 import pytest
 from hypothesis import HealthCheck, settings
 
+from tests import _processes
+
 PLUGIN = "staticconsumer.testing.pytest_plugin"
 
 # An install made before the fixtures became opt-in still registers the plugin through a pytest11
@@ -40,6 +42,17 @@ settings.load_profile("staticconsumer")
 #: and a locally built image, by setting STATICCONSUMER_DOCKER_TESTS=1. Otherwise it is not
 #: collected at all (never skipped).
 collect_ignore = [] if os.environ.get("STATICCONSUMER_DOCKER_TESTS") else ["docker"]
+
+
+@pytest.fixture(autouse=True)
+def _no_process_left_behind() -> Iterator[None]:
+    """A worker, service or member process a harness started (``tests/_processes.py``) and the
+    test left running is killed with its process group, and the test errors naming it: it
+    would share the machine with every later test (issue 52)."""
+    yield
+    left = _processes.kill_leftovers()
+    if left:
+        pytest.fail(f"the test left processes running (killed now): {', '.join(left)}")
 
 
 @pytest.fixture(autouse=True)

@@ -287,6 +287,14 @@ class StaticConsumer(Observability, AIOKafkaConsumer):  # type: ignore[misc]  # 
             self._raise_woken()
             raise
 
+    async def _until_fatal(self, work: Awaitable[T]) -> T:
+        """Await ``work``, which ends at once with the fatal error if the member turns fatal
+        while it waits (issue 52: a commit behind one in flight, an answer that is slow)."""
+        driver = self._driver
+        if driver is None:
+            return await work
+        return await driver.until_fatal(work)
+
     def check_errors(self) -> None:
         """Raise what ``getone()`` and ``getmany()`` raise before they hand out records: the
         fatal error (fenced, say), or an error the group holds for the application (an
@@ -343,15 +351,15 @@ class StaticConsumer(Observability, AIOKafkaConsumer):  # type: ignore[misc]  # 
 
     async def commit(self, offsets: Any = None) -> None:
         self._raise_if_fatal()
-        await super().commit(offsets)
+        await self._until_fatal(super().commit(offsets))
 
     async def committed(self, partition: Any) -> Any:
         self._raise_if_fatal()
-        return await super().committed(partition)
+        return await self._until_fatal(super().committed(partition))
 
     async def position(self, partition: Any) -> Any:
         self._raise_if_fatal()
-        return await self._fatal_aware(super().position(partition))
+        return await self._until_fatal(self._fatal_aware(super().position(partition)))
 
     def seek(self, partition: Any, offset: int) -> None:
         self._raise_if_fatal()
@@ -359,15 +367,15 @@ class StaticConsumer(Observability, AIOKafkaConsumer):  # type: ignore[misc]  # 
 
     async def seek_to_beginning(self, *partitions: Any) -> bool:
         self._raise_if_fatal()
-        return bool(await super().seek_to_beginning(*partitions))
+        return bool(await self._until_fatal(super().seek_to_beginning(*partitions)))
 
     async def seek_to_end(self, *partitions: Any) -> bool:
         self._raise_if_fatal()
-        return bool(await super().seek_to_end(*partitions))
+        return bool(await self._until_fatal(super().seek_to_end(*partitions)))
 
     async def seek_to_committed(self, *partitions: Any) -> Any:
         self._raise_if_fatal()
-        return await super().seek_to_committed(*partitions)
+        return await self._until_fatal(super().seek_to_committed(*partitions))
 
     def subscribe(self, topics: Any = (), pattern: Any = None, listener: Any = None) -> None:
         self._raise_if_fatal()

@@ -78,6 +78,7 @@ CLOSE_COMMIT_TIMEOUT_S = 30.0
 #: The actions a driver's sender performs (``membership.ClassicSenderAction`` or
 #: ``membership.ConsumerGroupSenderAction``).
 SenderActionT = TypeVar("SenderActionT")
+T = TypeVar("T")
 
 
 class Sender(Protocol[SenderActionT]):
@@ -153,6 +154,7 @@ class Driver(Generic[SenderActionT]):
                                  metrics=self.metrics)  # fmt: skip
         self._unsubscribe_leave: asyncio.Task[None] | None = None
         self._fatal_pending: asyncio.Future[None] | None = None  # a fatal verdict diagnosed
+        self._fatal_seen: asyncio.Future[None] | None = None  # done once the member is fatal
         # aiokafka's consumer calls these (through _compat.CoordinatorSeam): bound once.
         self.raise_if_fatal = self.offsets.raise_if_fatal
         self.fetch_committed_offsets = self.offsets.fetch_committed_offsets
@@ -249,6 +251,26 @@ class Driver(Generic[SenderActionT]):
                 await leave
             except Exception as exc:  # a minimal-effort leave, as aiokafka's
                 self._log.warning("LeaveGroup on unsubscribe failed: %r", exc)
+
+    async def until_fatal(self, work: Awaitable[T]) -> T:
+        """Await ``work`` unless the member turns fatal first: then ``work`` is cancelled and
+        the fatal error raised at once (issue 52: no call waits on a fenced consumer, such as
+        a commit queued behind one in flight or waiting for its answer)."""
+        self.raise_if_fatal()
+        if self._fatal_seen is None:
+            self._fatal_seen = asyncio.get_running_loop().create_future()
+        task = asyncio.ensure_future(work)
+        try:
+            await asyncio.wait((task, self._fatal_seen), return_when=asyncio.FIRST_COMPLETED)
+        except BaseException:  # the caller was cancelled: so is its work
+            task.cancel()
+            raise
+        if task.done():
+            return task.result()
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
+        self.raise_if_fatal()
+        raise AssertionError("until_fatal woke without a fatal error")  # the future says so
 
     def wake(self) -> None:
         """Wake the coordination loop (metadata change, join requested, close)."""
@@ -355,6 +377,8 @@ class Driver(Generic[SenderActionT]):
         self.engine.fatal(error)
         self._log.error("%s", error)
         self.mailbox.alarm(WakeMarker(str(error)))
+        if self._fatal_seen is not None and not self._fatal_seen.done():
+            self._fatal_seen.set_result(None)  # every until_fatal() wakes
         self.wake()
         self._on_fatal(error)
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable
 from typing import Any
 
 from assignors import RoundRobinAssignor
@@ -114,8 +115,12 @@ class StaticApp(_seam.App):
 
     # -- the consumer thread calls these -----------------------------------------------------
 
-    def static_consumer(self, options: dict[str, Any]) -> StaticConsumer:
-        """The worker's consumer (in the consumer thread, with faust's options)."""
+    def static_consumer(
+        self, options: dict[str, Any], *,
+        on_fatal: Callable[[StaticConsumerError], None] | None = None,
+    ) -> StaticConsumer:  # fmt: skip
+        """The worker's consumer (in the consumer thread, with faust's options); ``on_fatal``
+        runs first when it turns fatal, then :meth:`report_fatal`."""
         instance_id = self.static_instance_id
         tables = _seam.uses_table_assignor(self)
         static: dict[str, Any] = {"group_protocol": self._group_protocol,
@@ -131,8 +136,14 @@ class StaticApp(_seam.App):
                 TableAssignor(self, instance_id) if tables
                 else RoundRobinAssignor.for_instance(instance_id)
             ]  # fmt: skip
-        return StaticConsumer(group_instance_id=instance_id, on_fatal=self.report_fatal,
-                              **static, **options)  # fmt: skip
+
+        def fatal(error: StaticConsumerError) -> None:
+            if on_fatal is not None:
+                on_fatal(error)
+            self.report_fatal(error)
+
+        return StaticConsumer(group_instance_id=instance_id, on_fatal=fatal, **static,
+                              **options)  # fmt: skip
 
     @property
     def start_wait_s(self) -> float | None:
@@ -182,7 +193,59 @@ def fatal_line(app_id: str, instance_id: str | None, error: StaticConsumerError)
 
 
 class StaticThread(_seam.ConsumerThread):
-    """faust's consumer thread, with a StaticConsumer as the worker consumer."""
+    """faust's consumer thread, with a StaticConsumer as the worker consumer. A call into the
+    thread (a commit, a fetch, a seek) ends at once when the thread can no longer answer it:
+    the consumer turned fatal, or the thread ended (issue 52)."""
+
+    _calls_end: asyncio.Future[None] | None = None  # done: no call will be answered
+
+    async def call_thread(self, fun: Any, *args: Any, **kwargs: Any) -> Any:
+        """mode's call into the consumer thread (its method queue answers a future of this
+        loop), raced with the thread's end. mode's own waits for that future alone, and the
+        method queue stops before the fenced consumer does: a call made then (the app's stop
+        commits what its agents handled) was never answered, and the worker hung, neither
+        working nor exiting."""
+        ended = self._calls_ended()
+        if ended.done():
+            raise self._why_ended()
+        try:
+            promise = await _seam.queue_call(self, fun, *args, **kwargs)
+        except RuntimeError as exc:  # the thread's loop is closed
+            raise self._why_ended() from exc
+        try:
+            await asyncio.wait((promise, ended), return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            if not promise.done():
+                promise.cancel()  # the method queue skips a cancelled call
+        if promise.cancelled():  # the thread ended first
+            raise self._why_ended()
+        return promise.result()
+
+    def _calls_ended(self) -> asyncio.Future[None]:
+        if self._calls_end is None:
+            self._calls_end = self.parent_loop.create_future()
+        return self._calls_end
+
+    def _why_ended(self) -> BaseException:
+        """The consumer's fatal error, else the consumer stopped (faust's fetch ends on it)."""
+        app = self.app
+        fatal = app.fatal_error if isinstance(app, StaticApp) else None
+        return fatal if fatal is not None else _seam.ConsumerStoppedError()
+
+    def _end_calls(self) -> None:
+        """In the app's loop: every call waiting on the thread, and every later one, ends."""
+        ended = self._calls_ended()
+        if not ended.done():
+            ended.set_result(None)
+
+    def _on_consumer_fatal(self, error: StaticConsumerError) -> None:
+        """The consumer turned fatal (in the thread): end every call waiting on it."""
+        self.parent_loop.call_soon_threadsafe(self._end_calls)
+
+    def set_shutdown(self) -> None:
+        """mode's: the thread has ended (stopped, or crashed); no call will be answered."""
+        super().set_shutdown()
+        self.parent_loop.call_soon_threadsafe(self._end_calls)
 
     async def on_start(self) -> None:
         """faust's start (the consumer made and started); under the consumer protocol bounded
@@ -209,7 +272,7 @@ class StaticThread(_seam.ConsumerThread):
         options = _seam.consumer_options(self, transport)
         app = self.app
         assert isinstance(app, StaticApp)  # StaticTransport is made by StaticApp alone
-        return app.static_consumer(options)
+        return app.static_consumer(options, on_fatal=self._on_consumer_fatal)
 
     async def _fetch_records(  # faust's signature (its timeout is the fetch's)
         self,

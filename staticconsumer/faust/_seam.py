@@ -27,6 +27,12 @@ the installed faust, so an upgrade that moves one fails there, by name:
   after the seek. faust's fetch loop fetches through ``_getmany(active_partitions,
   timeout)`` (the consumer thread's ``getmany``), and after a seek goes on from
   :func:`read_offsets`.
+* mode's ``QueueServiceThread`` (faust's ``ConsumerThread``): ``call_thread`` puts a call on
+  the thread's ``method_queue`` (``MethodQueue.call(promise, fun, *args)``, the promise a
+  future of ``parent_loop``, answered from the thread and skipped when cancelled) and awaits
+  that promise alone; the thread stops its method queue before it stops the consumer, and
+  calls ``set_shutdown()`` when it has ended. ``StaticThread.call_thread`` races the promise
+  with the thread's end (:func:`queue_call`).
 * ``faust.assignor.client_assignment``: ``ClientAssignment`` (``actives``/``standbys``:
   ``{topic: [partition]}``) and ``ClientMetadata`` (``assignment``, ``url``,
   ``changelog_distribution``, ``external_topic_distribution``, ``topic_groups``), faust
@@ -49,6 +55,7 @@ import zlib
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+import aiokafka.errors
 import faust
 from faust.assignor import partition_assignor
 from faust.assignor.client_assignment import ClientAssignment, ClientMetadata
@@ -67,6 +74,16 @@ App = faust.App
 Transport = driver.Transport
 Consumer = driver.Consumer
 ConsumerThread = driver.AIOKafkaConsumerThread
+#: faust's fetch loop ends quietly on it (its ``consumer_stopped_errors``).
+ConsumerStoppedError = aiokafka.errors.ConsumerStoppedError
+
+
+async def queue_call(thread: Any, fun: Any, *args: Any, **kwargs: Any) -> Any:
+    """Put ``fun(*args, **kwargs)`` on the consumer thread's method queue, as mode's
+    ``call_thread`` does: the promise (a future of the app's loop) the thread answers.
+    ``RuntimeError`` when the thread's loop is closed."""
+    return await thread.method_queue.call(thread.parent_loop.create_future(), fun, *args,
+                                          **kwargs)  # fmt: skip
 
 
 def version() -> tuple[int, ...]:

@@ -28,6 +28,7 @@ from typing import Any
 
 from staticconsumer.localkafka import create_topic
 
+from .. import _processes
 from ..reliability._harness import PARTITIONS, Producer, Settings, rebalances_of, settled
 from ._nemesis import CRASH_KINDS, KINDS, Applied, EtlMember, Fault, Group, Nemesis
 from ._verdict import KafkaView, Verdict, Window, copies_of, judge
@@ -126,7 +127,7 @@ async def _run(view: KafkaView, settings: Settings, sink: str, group: Group, pro
     await producer.stop()
     result.liveness_s = await _liveness(view, group, settings, config.liveness_s, chaos_ended)
     result.problems += nemesis.problems
-    await asyncio.gather(*(m.stop() for m in group.running.values()))
+    await _processes.stop_all([m.stop() for m in group.running.values()])
     result.problems += _member_problems(group)
     result.rebalances = sum(rebalances_of(m, chaos_began) for m in group.all)
     for member in group.all:

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .. import _processes
 from ..integration._group import wait_until
 from ..reliability._harness import PARTITIONS, MemberProcess, Producer, Settings
 
@@ -29,6 +30,9 @@ class ServiceProcess(MemberProcess):
         super().__init__(name, settings, log_dir)
         self.base_id = base_id
         self.takeover = takeover
+        #: While this file exists the service's commits wait a minute for their answer
+        #: (``_service.slow_commits``).
+        self.slow_path = log_dir / f"{name}.slow"
 
     def member_argv(self, module: str = "tests.faststream._service") -> list[str]:
         s = self.settings
@@ -37,6 +41,7 @@ class ServiceProcess(MemberProcess):
             "--group", s.group, "--topics", s.topic, "--base-id", self.base_id,
             "--group-protocol", s.group_protocol,
             "--session-timeout-ms", str(s.session_timeout_ms),
+            "--slow-commits", str(self.slow_path),
             *(["--takeover"] if self.takeover else []),
         ]  # fmt: skip
 
@@ -158,8 +163,7 @@ async def _start_all(processes: list[ServiceProcess], topics: list[str]) -> None
 
 
 async def _stop_all(processes: list[ServiceProcess]) -> None:
-    for process in processes:
-        await process.stop(timeout_s=60)
+    await _processes.stop_all([process.stop(timeout_s=60) for process in processes])
 
 
 async def rolling_restart(settings: Settings, log_dir: Path, *, rounds: int = 1) -> Figures:
@@ -190,11 +194,14 @@ async def rolling_restart(settings: Settings, log_dir: Path, *, rounds: int = 1)
         await _stop_all(processes)
 
 
-async def duplicate_base_id(settings: Settings, log_dir: Path, *, watch_s: float = 15.0,
-                            takeover: bool = False) -> Figures:  # fmt: skip
+async def duplicate_base_id(
+    settings: Settings, log_dir: Path, *, watch_s: float = 15.0, takeover: bool = False,
+    mid_commit: bool = False,
+) -> Figures:  # fmt: skip
     """2 processes x 2 subscribers, then a third started with svc-0's base id. ``extra``:
     ``older_exit_s`` (None: still running after ``watch_s``), ``older_rc``, ``fatal_lines``
-    (the older holder's log lines that say it stops the app), ``newer_rc``."""
+    (the older holder's log lines that say it stops the app), ``newer_rc``. ``mid_commit``:
+    the twin starts once the older has a commit waiting for its answer (held a minute)."""
     topics = settings.topic.split(",")
     processes = [ServiceProcess(f"svc-{i}", f"svc-{i}", settings, log_dir, takeover=takeover)
                  for i in range(2)]  # fmt: skip
@@ -206,9 +213,12 @@ async def duplicate_base_id(settings: Settings, log_dir: Path, *, watch_s: float
         before, since = by_instance(processes), time.monotonic()
         for producer in producers.values():
             await producer.start()
+        older = processes[0]
+        if mid_commit:
+            older.slow_path.touch()
+            await older.wait_for(lambda e: e["ev"] == "commit-held", 30)
         started = time.monotonic()
         await twin.start()
-        older = processes[0]
         exited_at = None
         try:
             async with asyncio.timeout(watch_s):

@@ -16,6 +16,7 @@ import json
 import logging
 import sys
 import time
+from pathlib import Path
 from typing import Any
 
 from aiokafka.abc import ConsumerRebalanceListener
@@ -23,7 +24,9 @@ from faststream import AckPolicy, FastStream
 from faststream.kafka import KafkaBroker
 from faststream.kafka.annotations import KafkaMessage
 
+from staticconsumer.drivers.driver import Driver
 from staticconsumer.faststream import StaticKafkaBroker
+from staticconsumer.protocol import ApiKey
 
 #: FastStream's own lines go through logging (stderr), not to stdout, which carries the events.
 LOG = logging.getLogger("service")
@@ -43,6 +46,25 @@ class Listener(ConsumerRebalanceListener):  # type: ignore[misc]
 
     async def on_partitions_assigned(self, assigned: Any) -> None:
         emit(ev="assigned", sub=self.sub, partitions=sorted(tp.partition for tp in assigned))
+
+
+def slow_commits(flag: Path) -> None:
+    """While ``flag`` exists, each OffsetCommit's answer is held for a minute (a coordinator
+    slow to answer), and ``commit-held`` printed: a commit is pending when the fence lands
+    (issue 52's window, made deterministic). This process only."""
+    send = Driver.to_coordinator
+
+    async def slow(self: Any, request: Any, **kwargs: Any) -> Any:
+        if request.api_key == ApiKey.OFFSET_COMMIT and _exists(flag):
+            emit(ev="commit-held")
+            await asyncio.sleep(60)
+        return await send(self, request, **kwargs)
+
+    Driver.to_coordinator = slow  # type: ignore[method-assign]
+
+
+def _exists(path: Path) -> bool:
+    return path.exists()
 
 
 def build(args: argparse.Namespace) -> FastStream:
@@ -91,7 +113,15 @@ def main() -> None:
     parser.add_argument("--takeover", action="store_true")
     parser.add_argument("--health-port", type=int, default=None)
     parser.add_argument("--session-timeout-ms", type=int, default=30000)
+    parser.add_argument(
+        "--slow-commits",
+        type=Path,
+        default=None,
+        help="while this file exists, hold each OffsetCommit's answer",
+    )
     args = parser.parse_args()
+    if args.slow_commits is not None:
+        slow_commits(args.slow_commits)
     logging.basicConfig(level=logging.INFO, stream=sys.stderr,
                         format="%(asctime)s %(levelname)s %(name)s %(message)s")  # fmt: skip
     emit(ev="spawned")

@@ -38,13 +38,17 @@ async def test_rolling_restart_moves_nothing(
         assert rebalance_reasons(logs, settings.group, since) == []
 
 
-@pytest.mark.parametrize("protocol", ["classic", "consumer"])
+@pytest.mark.parametrize(("protocol", "mid_commit"),
+                         [("classic", False), ("consumer", False), ("classic", True)])  # fmt: skip
 async def test_a_duplicated_pod_stops_the_older_holder(
     kafka_cluster: KafkaCluster, unique_group_id: Callable[..., str], tmp_path: Path,
-    protocol: str,
+    protocol: str, mid_commit: bool,
 ) -> None:  # fmt: skip
+    """``mid_commit`` (issue 52): the fence lands while the older's commit waits for an answer
+    (held a minute): the commit ends with the fatal error at once, the older exits as fast."""
     settings = _settings(kafka_cluster, unique_group_id("fsdup"), protocol)
-    found = await duplicate_base_id(settings, tmp_path, takeover=protocol == "consumer")
+    found = await duplicate_base_id(settings, tmp_path, takeover=protocol == "consumer",
+                                    mid_commit=mid_commit)  # fmt: skip
     extra = found.extra
     assert extra["older_exit_s"] is not None and extra["older_exit_s"] < 15, found
     assert extra["older_rc"] not in (0, None), found

@@ -15,7 +15,6 @@ import asyncio
 import contextlib
 import json
 import os
-import signal
 import sys
 import time
 from collections import Counter
@@ -28,6 +27,7 @@ from aiokafka.admin import AIOKafkaAdminClient
 
 from staticconsumer.admin import describe_group
 
+from .. import _processes
 from ..integration._group import wait_until
 from ..reliability._harness import PARTITIONS, ROOT, Producer
 
@@ -55,6 +55,9 @@ class Worker:
         self.name, self.instance_id, self.settings = name, instance_id, settings
         self.process: asyncio.subprocess.Process | None = None
         self.events_path = settings.log_dir / f"{name}.events"
+        #: While this file exists the worker's agent and its fatal stop are slow
+        #: (``_worker.slow_down``).
+        self.slow_path = settings.log_dir / f"{name}.slow"
         self.datadir = settings.log_dir / f"{name}.data"
         self.web_port = next(self._ports)  # its canonical URL: the same across restarts
 
@@ -67,13 +70,14 @@ class Worker:
             "--standbys", str(s.standbys), "--store", s.store, "--datadir", str(self.datadir),
             "--web-port", str(self.web_port), "--events", str(self.events_path),
             "--session-timeout-s", str(s.session_timeout_s),
+            "--slow-down", str(self.slow_path),
         ]  # fmt: skip
 
     async def start(self) -> None:
         log = (self.settings.log_dir / f"{self.name}.log").open("ab")
         try:
-            self.process = await asyncio.create_subprocess_exec(
-                *self.argv(), cwd=ROOT, stdin=asyncio.subprocess.DEVNULL, stdout=log,
+            self.process = await _processes.spawn(
+                self.name, *self.argv(), cwd=ROOT, stdin=asyncio.subprocess.DEVNULL, stdout=log,
                 stderr=log, env={**os.environ, "PYTHONUNBUFFERED": "1"},
             )  # fmt: skip
         finally:
@@ -140,17 +144,17 @@ class Worker:
         return self.process is not None and self.process.returncode is None
 
     async def stop(self, timeout_s: float = 90) -> None:
-        """SIGTERM (faust's clean stop), then wait for the process."""
-        if self.process is None or self.process.returncode is not None:
+        """SIGTERM (faust's clean stop), then wait for the process; past ``timeout_s`` its
+        process group is killed and the test fails with its last log lines."""
+        if self.process is None:
             return
-        self.process.send_signal(signal.SIGTERM)
-        async with asyncio.timeout(timeout_s):
-            await self.process.wait()
+        log = self.settings.log_dir / f"{self.name}.log"
+        await _processes.stop(self.process, name=f"faust worker {self.name}",
+                              timeout_s=timeout_s, log=log)  # fmt: skip
 
     async def kill(self) -> None:
-        if self.process is not None and self.process.returncode is None:
-            self.process.kill()
-            await self.process.wait()
+        if self.process is not None:
+            await _processes.kill(self.process)
 
 
 def keyed_producer(bootstrap: str, topic: str, rate_per_s: float = 100.0) -> Producer:
@@ -177,8 +181,7 @@ async def running_group(
         yield workers, producer
     finally:
         await producer.stop()
-        for worker in workers:
-            await worker.stop()
+        await _processes.stop_all([worker.stop() for worker in workers])
 
 
 def settled(workers: list[Worker], settings: Settings, since: float | None) -> bool:

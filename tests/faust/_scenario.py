@@ -34,14 +34,21 @@ def _records(workers: list[Worker]) -> int:
     return sum(1 for w in workers for e in w.events if e["ev"] == "record")
 
 
-async def duplicated_worker(settings: Settings, watch_s: float = 30) -> Figures:
+async def duplicated_worker(
+    settings: Settings, watch_s: float = 30, *, mid_commit: bool = False
+) -> Figures:
     """``extra``: ``older_exit_s`` (None: it did not exit within ``watch_s``), ``older_rc``,
     ``fatal_lines`` (the older's one-line verdicts), ``others_rc`` (the three others'),
-    ``went_on`` (the others handled records after the older's end)."""
+    ``went_on`` (the others handled records after the older's end), ``slow_stop`` (whether the
+    older's fatal stop was slowed). ``mid_commit``: the older's agent is slow (a record is
+    being handled when the fence lands, and the app's stop commits it) and so is its fatal
+    consumer's stop in the consumer thread (issue 52's window, ``_worker.slow_down``)."""
     copy = Worker("w-1-copy", "w-1", settings)  # a copied manifest: the same id
     async with running_group(settings) as (workers, producer):
         older, others = workers[1], [workers[0], workers[2], copy]
         workers.append(copy)
+        if mid_commit:
+            older.slow_path.touch()
         started = now()
         await copy.start()
         try:
@@ -62,7 +69,8 @@ async def duplicated_worker(settings: Settings, watch_s: float = 30) -> Figures:
              if "was fenced (FENCED_INSTANCE_ID" in line]  # fmt: skip
     found.extra = {"older_exit_s": older_exit_s, "older_rc": older.returncode,
                    "fatal_lines": fatal, "others_rc": [w.returncode for w in others],
-                   "went_on": went_on}  # fmt: skip
+                   "went_on": went_on,
+                   "slow_stop": any(e["ev"] == "slow-stop" for e in older.events)}  # fmt: skip
     return found
 
 

@@ -15,13 +15,16 @@ lines to the ``--events`` file for ``_harness`` to read (faust sends stdout to i
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import sys
 import time
+from pathlib import Path
 from typing import Any
 
 import faust
 
+from staticconsumer import StaticConsumer
 from staticconsumer.faust import StaticApp
 
 EVENTS: list[Any] = []
@@ -73,6 +76,8 @@ def build(args: argparse.Namespace) -> faust.App:
     async def count(stream: Any) -> None:
         async for event in stream.events():
             counts[event.key] += 1
+            if slowed():
+                await asyncio.sleep(SLOW_RECORD_S)
             emit(ev="record", partition=event.message.partition, offset=event.message.offset)
 
     @app.on_partitions_assigned.connect
@@ -82,6 +87,35 @@ def build(args: argparse.Namespace) -> faust.App:
              standbys=_tps(app.assignor.assigned_standbys()))  # fmt: skip
 
     return app
+
+
+def slow_down(flag: Path) -> None:
+    """While ``flag`` exists, this worker's agent takes :data:`SLOW_RECORD_S` per record (so a
+    record is nearly always being handled, acknowledged only after, when the fence lands), and a
+    fatal consumer's stop in the consumer thread takes :data:`SLOW_STOP_S` (after faust's method
+    queue has stopped: the window in which a call sent to the thread was never answered). The
+    window of issue 52, made deterministic: the app's stop commits that record then."""
+    stop = StaticConsumer.stop
+
+    async def slow_stop(self: StaticConsumer) -> None:
+        if slowed() and self.fatal_error is not None:
+            emit(ev="slow-stop")
+            await asyncio.sleep(SLOW_STOP_S)
+        await stop(self)
+
+    StaticConsumer.stop = slow_stop  # type: ignore[method-assign]  # this worker process only
+    SLOW.append(flag)
+
+
+SLOW: list[Path] = []
+
+
+def slowed() -> bool:
+    return bool(SLOW) and SLOW[0].exists()
+
+
+SLOW_RECORD_S = 0.3
+SLOW_STOP_S = 8.0
 
 
 def main() -> None:
@@ -98,7 +132,15 @@ def main() -> None:
     parser.add_argument("--web-port", type=int, required=True)
     parser.add_argument("--session-timeout-s", type=float, default=30.0)
     parser.add_argument("--events", required=True)
+    parser.add_argument(
+        "--slow-down",
+        type=Path,
+        default=None,
+        help="while this file exists, slow the agent and a fatal stop down",
+    )
     args = parser.parse_args()
+    if args.slow_down is not None:
+        slow_down(args.slow_down)
     EVENTS.append(open(args.events, "a", buffering=1))
     emit(ev="started")
     app = build(args)

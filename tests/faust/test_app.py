@@ -554,3 +554,71 @@ async def test_a_fetch_from_before_a_seek_is_dropped_and_fetched_again(
     records, sought = await _handed_when_a_fetch_spans_the_seek(_app(instance_id="w-0"),
                                                                 monkeypatch)  # fmt: skip
     assert records == {} and sought == [(TP("orders", 0), 59)]
+
+
+# -- calls into the consumer thread (issue 52) --------------------------------------------------
+
+
+def _thread_not_serving(monkeypatch: pytest.MonkeyPatch) -> tuple[StaticApp, StaticThread]:
+    """An app whose consumer thread is not serving calls (its loop never runs: as after its
+    method queue stopped), with the app's crash recorded instead of run."""
+    app = _app(instance_id="w-0")
+    crashed: list[BaseException] = []
+
+    async def crash(reason: BaseException) -> None:
+        crashed.append(reason)
+
+    monkeypatch.setattr(app, "crash", crash)
+    thread = app.consumer._thread
+    assert isinstance(thread, StaticThread)
+    monkeypatch.setattr(thread, "parent_loop", asyncio.get_running_loop())
+    return app, thread
+
+
+async def _commit(offsets: Any) -> bool:
+    return True
+
+
+async def _waiting_call(thread: StaticThread) -> asyncio.Future[Any]:
+    """A call into the thread (a commit), still waiting for its answer."""
+    waiting = asyncio.ensure_future(thread.call_thread(_commit, {}))
+    await asyncio.sleep(0.05)
+    assert not waiting.done()
+    return waiting
+
+
+async def test_plain_faust_waits_forever_on_a_thread_that_no_longer_serves_calls(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    _, thread = _thread_not_serving(monkeypatch)
+    with pytest.raises(TimeoutError):  # mode's call_thread: the promise alone
+        await asyncio.wait_for(_seam.ConsumerThread.call_thread(thread, _commit, {}), 0.3)
+
+
+async def test_a_call_waiting_on_the_thread_ends_with_the_fatal_error(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    app, thread = _thread_not_serving(monkeypatch)
+    waiting = await _waiting_call(thread)
+    fenced = FencedInstanceIdError("fenced", group_id="orders", group_instance_id="w-0",
+                                   member_id="m", api="OffsetCommit")  # fmt: skip
+    consumer = app.static_consumer({"group_id": "orders"}, on_fatal=thread._on_consumer_fatal)
+    consumer._on_fatal(fenced)  # what the driver calls, once, when the member turns fatal
+    with pytest.raises(FencedInstanceIdError) as info:
+        await asyncio.wait_for(waiting, 1)
+    assert info.value is fenced is app.fatal_error
+    with pytest.raises(FencedInstanceIdError):  # and every later call, at once
+        await asyncio.wait_for(thread.call_thread(_commit, {}), 1)
+    await consumer.stop()
+
+
+async def test_a_call_waiting_on_a_thread_that_ended_fails_instead_of_waiting(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    _, thread = _thread_not_serving(monkeypatch)
+    waiting = await _waiting_call(thread)
+    thread.set_shutdown()  # mode's, from the thread: it has ended (stopped or crashed)
+    with pytest.raises(_seam.ConsumerStoppedError):
+        await asyncio.wait_for(waiting, 1)
+    with pytest.raises(_seam.ConsumerStoppedError):
+        await asyncio.wait_for(thread.call_thread(_commit, {}), 1)

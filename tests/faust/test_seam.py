@@ -172,3 +172,20 @@ def test_the_fetch_loop_fetches_through_getmany_and_goes_on_from_the_read_offset
     assert "offset >= r_offset" in drain
     app = faust.App("seam", broker="kafka://host-a:9092")
     assert _seam.read_offsets(app.consumer) is app.consumer._read_offset
+
+
+def test_a_call_into_the_thread_waits_on_its_promise_alone() -> None:
+    """Why StaticThread races ``call_thread`` with the thread's end (issue 52): mode's awaits
+    the promise the method queue answers, and the thread stops that queue before the consumer."""
+    from mode.threads import MethodQueue, QueueServiceThread, ServiceThread
+
+    call = inspect.getsource(QueueServiceThread.call_thread)
+    assert "self.method_queue.call(" in call and "self.parent_loop.create_future()" in call
+    assert "await promise" in call
+    assert "if not promise.cancelled()" in inspect.getsource(MethodQueue._process_enqueued)
+    assert "await thread.method_queue.call(" in inspect.getsource(_seam.queue_call)
+    thread_stop = inspect.getsource(driver.AIOKafkaConsumerThread.on_thread_stop)
+    assert thread_stop.index("super().on_thread_stop()") < thread_stop.index("consumer.stop()")
+    assert "self.set_shutdown()" in inspect.getsource(ServiceThread._shutdown_thread)
+    assert issubclass(StaticThread, QueueServiceThread)
+    assert _seam.ConsumerStoppedError in driver.Consumer.consumer_stopped_errors

@@ -40,6 +40,25 @@ async def test_a_duplicated_worker_stops_the_older_and_the_rest_go_on(
     assert found.lost == 0, found
 
 
+async def test_a_worker_fenced_with_a_commit_in_flight_exits(
+    kafka_cluster: KafkaCluster, unique_group_id: Callable[..., str], tmp_path: Path
+) -> None:
+    """Issue 52: the fence lands while the older's agent handles a record, and its consumer
+    thread's stop is slow: the app's stop commits that record through the thread, whose
+    method queue has stopped. The commit fails at once, the older exits 1 within the bound
+    (the slowed stop's 8 s and a fence's seconds), the rest go on."""
+    settings = _settings(kafka_cluster, unique_group_id("fmid"), tmp_path)
+    found = await duplicated_worker(settings, mid_commit=True)
+    extra = found.extra
+    assert extra["slow_stop"], found
+    assert extra["older_rc"] not in (0, None), found
+    assert extra["older_exit_s"] < 25, found
+    assert len(extra["fatal_lines"]) == 1, found
+    assert extra["others_rc"] == [0, 0, 0], found
+    assert extra["went_on"], found
+    assert found.lost == 0, found
+
+
 async def test_a_rolling_restart_rebalances_nothing_and_restores_nothing(
     kafka_cluster: KafkaCluster, unique_group_id: Callable[..., str], tmp_path: Path
 ) -> None:

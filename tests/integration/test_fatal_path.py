@@ -4,13 +4,16 @@ commits again (STYLE rule 7), on the real group coordinator."""
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Callable
+from typing import Any
 
 import pytest
 from aiokafka import TopicPartition
 
 from assignors import RangeAssignor
 from staticconsumer import FencedInstanceIdError, StaticConsumer, StaticConsumerError
+from staticconsumer.protocol import ApiKey
 
 from ._group import FAST, Producer, wait_until
 
@@ -84,3 +87,59 @@ async def test_an_assignor_that_raises_fails_start_instead_of_hanging(
         async with asyncio.timeout(30):
             await consumer.start()
     assert isinstance(info.value.__cause__, RuntimeError)
+
+
+async def test_calls_waiting_when_the_fence_lands_end_with_the_fatal_error(
+    kafka_bootstrap: str, topic_factory: Callable[..., str], unique_group_id: Callable[..., str]
+) -> None:
+    """Issue 52 on a bare StaticConsumer: a commit whose OffsetCommit has no answer yet (held
+    here, as a slow coordinator would), a second commit queued behind it, a committed() and a
+    getmany() are all waiting when the fence lands (through a heartbeat): each ends within a
+    second or two with the one fatal error, not when the held answer would come (60 s)."""
+    topic, group = topic_factory(partitions=2), unique_group_id()
+    tp = TopicPartition(topic, 0)
+    async with Producer(kafka_bootstrap, topic) as producer:
+        await wait_until(lambda: len(producer.sent) > 20, 30, "records to consume")
+    old = StaticConsumer(topic, bootstrap_servers=kafka_bootstrap, group_id=group,
+                         group_instance_id="twin", **FAST)  # fmt: skip
+    await old.start()
+    async with asyncio.timeout(20):
+        while not await old.getmany(timeout_ms=500):
+            pass
+    driver = old._driver  # the hook: OffsetCommit and OffsetFetch answers held for 60 s
+    assert driver is not None
+    send = driver.to_coordinator
+    held = {ApiKey.OFFSET_COMMIT, ApiKey.OFFSET_FETCH}
+
+    async def slow_answers(request: Any, **kwargs: Any) -> Any:
+        if request.api_key in held:
+            await asyncio.sleep(60)
+        return await send(request, **kwargs)
+
+    driver.to_coordinator = slow_answers  # type: ignore[method-assign]
+    waiting = {
+        "commit in flight": asyncio.create_task(old.commit()),
+        "commit behind it": asyncio.create_task(old.commit()),
+        "committed": asyncio.create_task(old.committed(tp)),
+        "getmany": asyncio.create_task(old.getmany(timeout_ms=60_000)),
+    }
+    await asyncio.sleep(0.5)
+    assert not any(task.done() for task in waiting.values()), waiting
+
+    new = StaticConsumer(topic, bootstrap_servers=kafka_bootstrap, group_id=group,
+                         group_instance_id="twin", **FAST)  # fmt: skip
+    await new.start()
+    try:
+        await wait_until(lambda: old.fatal_error is not None, 10, "the old member to be fenced")
+        fenced_at = time.monotonic()
+        _, pending = await asyncio.wait(waiting.values(), timeout=5)
+        ended_after = time.monotonic() - fenced_at
+        assert not pending, f"still waiting 5 s after the fence: {pending}"
+        for name, task in waiting.items():
+            assert task.exception() is old.fatal_error, (name, task.exception())
+        assert ended_after < 5
+    finally:
+        for task in waiting.values():
+            task.cancel()
+        await old.stop()
+        await new.stop()

@@ -22,7 +22,6 @@ import json
 import logging
 import os
 import re
-import signal
 import sys
 import time
 from collections.abc import Callable
@@ -36,6 +35,7 @@ from aiokafka.errors import KafkaError
 
 from staticconsumer.localkafka import LocalKafkaCluster
 
+from .. import _processes
 from ..integration._group import wait_until
 
 log = logging.getLogger("staticconsumer.reliability")
@@ -88,9 +88,10 @@ class MemberProcess:
             argv.append("--pause-on-assign")
         stderr = (self.log_dir / f"{self.name}.log").open("ab")
         try:
-            self.process = await asyncio.create_subprocess_exec(
-                *argv, cwd=ROOT, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
-                stderr=stderr, env={**os.environ, "PYTHONUNBUFFERED": "1"},
+            self.process = await _processes.spawn(
+                self.name, *argv, cwd=ROOT, stdin=asyncio.subprocess.PIPE,
+                stdout=asyncio.subprocess.PIPE, stderr=stderr,
+                env={**os.environ, "PYTHONUNBUFFERED": "1"},
             )  # fmt: skip
         finally:
             stderr.close()
@@ -128,24 +129,24 @@ class MemberProcess:
         self.process.stdin.write(b"go\n")
 
     async def stop(self, timeout_s: float = 90) -> None:
-        """Clean stop: SIGTERM, then wait for the process to finish its batch, commit, stop."""
+        """Clean stop: SIGTERM, then wait for the process to finish its batch, commit, stop;
+        past ``timeout_s`` its process group is killed and the test fails with its last log
+        lines."""
         if self.process is None or self.process.returncode is not None:
             return
         self.stop_requested_at = time.monotonic()
         self.events.append({"ev": "stop_requested", "t": self.stop_requested_at})
-        self.process.send_signal(signal.SIGTERM)
-        async with asyncio.timeout(timeout_s):
-            await self.process.wait()
-            if self._reader is not None:
-                await self._reader
+        await _processes.stop(self.process, name=f"member {self.name}", timeout_s=timeout_s,
+                              log=self.log_dir / f"{self.name}.log")  # fmt: skip
+        if self._reader is not None:
+            await self._reader
 
     async def kill(self) -> None:
         """A crash: SIGKILL; nothing is committed or sent on the way out."""
         if self.process is None or self.process.returncode is not None:
             return
         self.events.append({"ev": "killed", "t": time.monotonic()})
-        self.process.kill()
-        await self.process.wait()
+        await _processes.kill(self.process)
         if self._reader is not None:
             await self._reader
 
