@@ -34,7 +34,9 @@ for round in $(seq "$rounds"); do
   code=$?
   set -e
   summary=$(tail -1 "$out")
-  grep -E "^(FAILED|ERROR)" "$out" || true
+  if [ "$code" -ne 0 ]; then  # what failed, and why: the end of each failure's report
+    grep -E "^(FAILED|ERROR)|^E  " "$out" | head -40 || true
+  fi
   rm -f "$out"
   if [ "$code" -eq 0 ]; then passed=$((passed + 1));
   elif [ "$code" -eq 124 ] || [ "$code" -eq 137 ]; then hung=$((hung + 1)); summary="HUNG ($summary)";

@@ -4,8 +4,12 @@ No broker: construction sends nothing."""
 
 from __future__ import annotations
 
+import ast
 import dataclasses
+import tokenize
+from collections import Counter
 from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -19,14 +23,14 @@ from staticconsumer import (
     StaticConsumer,
 )
 from staticconsumer._compat.features import CLIENT_RACK
-from staticconsumer._consumer.options import close_options
+from staticconsumer._consumer.checks import close_options
 from staticconsumer._error_map import MemberContext, fatal_error
 from staticconsumer.membership import (
     ConsumerGroupConfig,
     MemberConfig,
     RebalanceProtocol,
 )
-from staticconsumer.options import STATIC_SESSION_TIMEOUT_MS
+from staticconsumer.options import BY_NAME, ENGINE_OPTIONS, OPTIONS, STATIC_SESSION_TIMEOUT_MS
 from staticconsumer.protocol import ErrorCode
 
 _made: list[StaticConsumer] = []
@@ -55,13 +59,25 @@ def test_the_value_is_frozen_and_keyword_only() -> None:
 
 
 def test_every_field_documents_its_default_and_its_java_key_or_why_none() -> None:
-    source = open(ConsumerOptions.__module__.replace(".", "/") + ".py").read()
+    """Issue 49: each option is one row, which says its default and its Java key (or why there
+    is none); each field of the value the engines read is a row, with the row's default."""
+    for option in OPTIONS:
+        assert option.java.strip(), option.name
+        assert option.java.startswith("no ") or "." in option.java, option.name
+    value = ConsumerOptions()
     for field in dataclasses.fields(ConsumerOptions):
         if field.name == "session_timeout_given":
             continue
-        before = source[: source.index(f"    {field.name}: ")].rsplit("\n\n", 1)[-1]
-        assert "Default" in before, field.name
-        assert "Java" in before, field.name
+        assert field.name in ENGINE_OPTIONS, field.name
+        row = BY_NAME[field.name]
+        decided = {
+            "client_id",
+            "instance_takeover",
+            "partition_assignment_strategy",
+            "rebalance_timeout_ms",
+        }  # the row's default is decided at construction
+        if field.name not in decided:
+            assert getattr(value, field.name) == row.default, field.name
 
 
 async def test_the_constructor_builds_the_value_and_the_engines_are_built_from_it() -> None:
@@ -78,13 +94,16 @@ async def test_the_constructor_builds_the_value_and_the_engines_are_built_from_i
     [assignor] = options.partition_assignment_strategy
     assert isinstance(assignor, CooperativeStickyAssignor)
     config = MemberConfig.of(options)
-    assert config == MemberConfig("g", "svc-0", 60_000, 2_000, 90_000,
-                                  RebalanceProtocol.COOPERATIVE, client_id="svc")  # fmt: skip
+    assert config == MemberConfig(options, RebalanceProtocol.COOPERATIVE)
+    assert (config.group_id, config.group_instance_id) == ("g", "svc-0")
+    assert (options.session_timeout_ms, options.heartbeat_interval_ms) == (60_000, 2_000)
+    assert options.max_poll_interval_ms == 90_000 and options.client_id == "svc"
     kip848 = ConsumerGroupConfig.of(
         make(group_protocol="consumer", group_instance_id="svc-0", **rack,
              group_remote_assignor="uniform").options, "m-1")  # fmt: skip
     expected = ("m-1", "uniform", rack.get("client_rack"))
-    assert (kip848.member_id, kip848.server_assignor, kip848.rack_id) == expected
+    found = (kip848.member_id, kip848.options.group_remote_assignor, kip848.options.client_rack)
+    assert found == expected
 
 
 def test_an_eager_assignor_among_the_strategies_keeps_the_member_eager() -> None:
@@ -172,3 +191,87 @@ def test_a_fatal_verdict_that_is_no_fence_is_worded_by_the_error_map_and_typed()
     assert (error.api, error.error_code, error.group_id) == ("JoinGroup", 81, "g")
     assert error.error_name == "GROUP_MAX_SIZE_REACHED"
     assert "GROUP_MAX_SIZE_REACHED" in str(error) and "'svc-0'" in str(error)
+
+
+#: Literals equal to an option's default that are not that default, with why.
+NOT_A_DEFAULT = {
+    ("staticconsumer/drivers/classic.py", 5_000): "JOIN_GROUP_TIMEOUT_LAPSE_MS, Java's lapse",
+}
+
+
+#: Tooling with numbers of its own (the launcher's probes, the report, the demo's apps), not
+#: consumer options; the frameworks (faust, faststream) are scanned.
+TOOLING_OF_THEIR_OWN = {"localkafka", "analytics", "_demo", "streams_app", "testing", "cli"}
+
+
+def test_every_default_is_written_once() -> None:
+    """Issue 49: an option's default is written in its row and nowhere else in the SDK or the
+    framework integrations (a
+    number of 1 000 or more: smaller ones are everywhere for other reasons); the static
+    session timeout is its one named constant."""
+    root = Path(__file__).resolve().parents[1]
+    wanted = Counter(o.default for o in OPTIONS if isinstance(o.default, int)
+                     and not isinstance(o.default, bool) and o.default >= 1_000)  # fmt: skip
+    wanted[STATIC_SESSION_TIMEOUT_MS] += 1
+    found: dict[int, list[str]] = {}
+    for path in sorted((root / "staticconsumer").rglob("*.py")):
+        where = str(path.relative_to(root))
+        if where.split("/")[1] in TOOLING_OF_THEIR_OWN:
+            continue
+        with path.open() as source:
+            for token in tokenize.generate_tokens(source.readline):
+                if token.type != tokenize.NUMBER or not token.string.replace("_", "").isdigit():
+                    continue
+                value = int(token.string.replace("_", ""))
+                if value in wanted and (where, value) not in NOT_A_DEFAULT:
+                    found.setdefault(value, []).append(f"{where}:{token.start[0]}")
+    for value, count in wanted.items():
+        assert len(found[value]) == count, (value, found[value])
+        assert all(w.startswith("staticconsumer/options.py:") for w in found[value]), found[value]
+
+
+def _files_naming(name: str) -> set[str]:
+    """The SDK and framework modules whose code (not a docstring or a comment) names ``name``:
+    a variable, parameter, attribute, keyword or string equal to it."""
+    root = Path(__file__).resolve().parents[1]
+    found = set()
+    for path in sorted((root / "staticconsumer").rglob("*.py")):
+        where = str(path.relative_to(root))
+        if where.split("/")[1] in TOOLING_OF_THEIR_OWN:
+            continue
+        tree = ast.parse(path.read_text())
+        docstrings = {id(node.body[0].value) for node in ast.walk(tree)
+                      if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef
+                                    | ast.AsyncFunctionDef)
+                      and node.body and isinstance(node.body[0], ast.Expr)}  # fmt: skip
+        for node in ast.walk(tree):
+            named = (
+                (isinstance(node, ast.Name) and node.id == name)
+                or (isinstance(node, ast.Attribute) and node.attr == name)
+                or (isinstance(node, ast.keyword | ast.arg) and node.arg == name)
+                or (isinstance(node, ast.Constant) and node.value == name
+                    and id(node) not in docstrings)
+            )  # fmt: skip
+            if named:
+                found.add(where)
+                break
+    return found
+
+
+def test_session_timeout_crosses_four_files_from_the_constructor_to_the_bytes() -> None:
+    """Issue 49, measured: ``session_timeout_ms`` goes from ``StaticConsumer(**options)`` (the
+    constructor does not name it) through its row and value (options.py), the JoinGroup the
+    classic driver builds, and the request's encoding (its builder and its schema): 4 files.
+    The others that name it use it (they are not on its way to the wire): each says why."""
+    on_the_way = {
+        "staticconsumer/options.py", "staticconsumer/drivers/classic.py",
+        "staticconsumer/protocol/group.py", "staticconsumer/protocol/_messages.py",
+    }  # fmt: skip
+    uses = {
+        "staticconsumer/membership/_classic.py": "the engine: no heartbeat answered within it",
+        "staticconsumer/drivers/fence_diagnosis.py": "INVALID_SESSION_TIMEOUT: the bounds",
+        "staticconsumer/_error_map.py": "INVALID_SESSION_TIMEOUT's message names it",
+        "staticconsumer/faust/_seam.py": "faust's broker_session_timeout setting, as faust's",
+    }
+    assert _files_naming("session_timeout_ms") == on_the_way | set(uses)
+    assert len(on_the_way) <= 4

@@ -1,13 +1,13 @@
 """What ``StaticConsumer.__init__`` decides before aiokafka's constructor runs: every option
-checked (a :class:`~staticconsumer.ConfigurationError` names the field, the Java key and the
-KIP), aiokafka's keywords split from ours once, and our group options built into one frozen
-:class:`~staticconsumer.options.ConsumerOptions`, which the driver and the engines are built
-from (nothing reads our settings back out of aiokafka).
+checked (the rows of :data:`staticconsumer.options.OPTIONS`, then the values made of several
+keywords: a :class:`~staticconsumer.ConfigurationError` names the field, the Java key and the
+KIP), aiokafka's keywords split from ours once, and the options the driver and the engines read
+built into one frozen :class:`~staticconsumer.options.ConsumerOptions` (nothing reads our
+settings back out of aiokafka).
 
-The consumer's signature lists every argument; :func:`check_construction` reads them all from
-it (``dict(locals())``), so that the class keeps only the signature and the wiring. The fields of
-:class:`ConsumerOptions` that are constructor arguments are read by their names: a new field is
-a line in ``options.py`` and a keyword in the signature, not a line here.
+The constructor takes its keywords as one mapping (``**options``), so what the caller gave is
+what is in it: a keyword given is passed on to aiokafka, a keyword not given takes its row's
+default. A keyword given as None where its default is None counts as not given.
 """
 
 from __future__ import annotations
@@ -17,22 +17,21 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from .. import _compat
 from .._instance_id import InstanceId
 from .._observability.emitter import EventOptions, event_options
 from .._observability.health import HealthOptions, health_options
 from ..errors import ConfigurationError
-from ..options import ConsumerOptions, default_session_timeout_ms
+from ..options import AUTO, BY_NAME, ConsumerOptions, check_values, decide
 from ..roster import RosterReader, roster_reader
-from .options import (
-    SESSION_TIMEOUT_MS,
-    check_aiokafka_options,
+from .auto_protocol import AutoProtocol
+from .checks import (
     check_lacking_arguments,
-    given_options,
     group_protocol_options,
-    roster_barrier_option,
     roster_topic_option,
     security_options,
 )
+from .keywords import defaults
 from .strategy import default_assignors, group_assignors
 
 
@@ -50,18 +49,27 @@ class Construction:
     events: EventOptions
     health: HealthOptions | None
     aiokafka_settings: Mapping[str, Any]
+    #: ``group_protocol="auto"``: the two values it chooses between at start (else None).
+    auto: AutoProtocol | None = None
 
     def __repr__(self) -> str:
         return f"Construction(options={self.options!r}, roster={self.roster!r})"
 
 
-def check_construction(values: Mapping[str, Any], defaults: Mapping[str, Any]) -> Construction:
-    """``values``: the constructor's arguments by name; ``defaults``: aiokafka's argument names
-    with the consumer's defaults. Raises :class:`~staticconsumer.ConfigurationError`."""
+def check_construction(
+    keywords: Mapping[str, Any], *, who: str = "StaticConsumer()"
+) -> Construction:
+    """``keywords``: the constructor's, as given. Raises :class:`TypeError` for a keyword no
+    row has (as Python does for a missing parameter), else
+    :class:`~staticconsumer.ConfigurationError`."""
+    unknown = sorted(set(keywords) - set(BY_NAME))
+    if unknown:
+        raise TypeError(f"{who} got unexpected keyword arguments: {', '.join(unknown)}")
+    given = {name: value for name, value in keywords.items()
+             if value is not None or BY_NAME[name].default is not None}  # fmt: skip
+    values = {**defaults(), **given}
     check_lacking_arguments(values)
-    kwargs = given_options(values, defaults)
-    group_id = kwargs.get("group_id")
-    group_instance_id = values["group_instance_id"]
+    group_id, group_instance_id = values["group_id"], values["group_instance_id"]
     if group_instance_id is not None:
         InstanceId.validate(group_instance_id)
         if group_id is None:
@@ -69,9 +77,8 @@ def check_construction(values: Mapping[str, Any], defaults: Mapping[str, Any]) -
                 "group_instance_id (Java: group.instance.id, KIP-345) needs group_id "
                 "(Java: group.id): static membership is membership of a consumer group"
             )
-    on_fatal = values["on_fatal"]
-    if on_fatal is not None and not callable(on_fatal):
-        raise ConfigurationError(f"on_fatal must be callable, got {on_fatal!r}")
+    told = decide(values, given)
+    check_values(values)
     events = event_options(
         on_event=values["on_event"], events_topic=values["events_topic"],
         events_buffer_size=values["events_buffer_size"],
@@ -81,48 +88,26 @@ def check_construction(values: Mapping[str, Any], defaults: Mapping[str, Any]) -
     health = health_options(values["health_port"], values["health_host"], group_id=group_id)
     protocol = group_protocol_options(
         values["group_protocol"], values["group_remote_assignor"], values["instance_takeover"],
-        group_instance_id=group_instance_id, kwargs=kwargs,
+        group_instance_id=group_instance_id, kwargs=given,
     )  # fmt: skip
-    session_timeout_ms, session_given = _session_timeout(values, group_instance_id)
-    check_aiokafka_options({**values, "session_timeout_ms": session_timeout_ms},
-                           classic=not protocol.consumer)  # fmt: skip
+    kwargs = {name: value for name, value in given.items() if BY_NAME[name].aiokafka}
     kwargs.update(security_options(values["security"], kwargs))
-    roster_topic = roster_topic_option(values["roster_topic"])
-    roster = roster_reader(
-        roster_topic, group_id, {"bootstrap_servers": values["bootstrap_servers"], **kwargs}
+    values["roster_topic"] = roster_topic_option(values["roster_topic"])
+    client = {"bootstrap_servers": values["bootstrap_servers"], **kwargs}
+    roster = roster_reader(values["roster_topic"], group_id, client)
+    kwargs.update(told)
+    if not protocol.consumer:  # ours by default (instance id first), made from what was given
+        given_strategy = kwargs.get("partition_assignment_strategy")
+        kwargs["partition_assignment_strategy"] = group_assignors(
+            default_assignors() if given_strategy is None else given_strategy)  # fmt: skip
+    values.update(
+        dataclasses.asdict(protocol),
+        client_id=str(values["client_id"]),
+        partition_assignment_strategy=kwargs.get("partition_assignment_strategy", ()),
     )
-    barrier = roster_barrier_option(values["roster_barrier"])
-    if not (protocol.consumer or session_given or group_instance_id is None):
-        # A static member's default is Java's 45 s (KIP-735), not aiokafka's 10 s: aiokafka
-        # is told it too (a restart slower than 10 s would otherwise rebalance, KIP-345).
-        kwargs["session_timeout_ms"] = session_timeout_ms
-    strategies: tuple[Any, ...] = ()
-    if not protocol.consumer:
-        given = kwargs.get("partition_assignment_strategy")
-        strategies = group_assignors(default_assignors() if given is None else given)
-        kwargs["partition_assignment_strategy"] = strategies
-    if kwargs.get("rebalance_timeout_ms") is None:
-        # Java sends max.poll.interval.ms as JoinGroup's RebalanceTimeoutMs; aiokafka would
-        # send session_timeout_ms, which static members set long (docs/scaling.md).
-        kwargs["rebalance_timeout_ms"] = values["max_poll_interval_ms"]
-    ours = {f.name: values[f.name] for f in dataclasses.fields(ConsumerOptions) if f.name in values}
-    options = ConsumerOptions(**{
-        **ours, **dataclasses.asdict(protocol), "client_id": str(values["client_id"]),
-        "roster_topic": roster_topic, "roster_barrier": barrier, "group_id": group_id,
-        "partition_assignment_strategy": strategies, "session_timeout_ms": session_timeout_ms,
-        "session_timeout_given": session_given,
-        "rebalance_timeout_ms": kwargs["rebalance_timeout_ms"],
-    })  # fmt: skip
-    settings = {**{name: values[name] for name in defaults}, **kwargs,
+    options = ConsumerOptions.of(values)
+    aiokafkas = _compat.aiokafka_consumer_parameters()
+    settings = {**{name: values[name] for name in BY_NAME if name in aiokafkas}, **kwargs,
                 "group_instance_id": group_instance_id}  # fmt: skip
-    return Construction(options, kwargs, roster, events, health, settings)
-
-
-def _session_timeout(values: Mapping[str, Any], group_instance_id: str | None) -> tuple[Any, bool]:
-    """``session_timeout_ms`` as the member will have it (checked after this), and whether it was
-    given: when not, Java's 45 s for a static member (KIP-735, KIP-345), aiokafka's 10 s for a
-    dynamic one."""
-    value = values["session_timeout_ms"]
-    if value is not SESSION_TIMEOUT_MS:
-        return value, True
-    return default_session_timeout_ms(group_instance_id), False
+    auto = AutoProtocol.of(options, given) if options.group_protocol == AUTO else None
+    return Construction(options, kwargs, roster, events, health, settings, auto)

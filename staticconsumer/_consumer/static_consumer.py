@@ -2,55 +2,37 @@
 
 from __future__ import annotations
 
-import asyncio
-import inspect
 import logging
-import ssl
-from collections.abc import Awaitable, Callable, Mapping, Sequence
-from typing import Any, TypeAlias, TypeVar
+from collections.abc import Awaitable, Mapping
+from typing import Any, TypeAlias, TypeVar, Unpack
 
 from aiokafka import AIOKafkaConsumer
 from aiokafka.errors import ConsumerStoppedError, RecordTooLargeError
 from aiokafka.structs import ConsumerRecord, TopicPartition
 
-from assignors import GroupAssignor
-
 from .. import _compat
 from .._compat import WakeMarker
 from .._compat.auth import consumer_security_error
-from .._observability.emitter import EventCallback
-from ..drivers import AnyDriver, FatalCallback
+from .._observability.metrics import MetricLabels
+from ..drivers import AnyDriver
 from ..errors import (
     ClusterUnavailableError,
     StaticConsumerError,
     UnreleasedInstanceIdError,
 )
 from ..membership import Lifecycle, LogIdentity
-from ..options import ConsumerOptions, MembershipOperation
+from ..options import ConsumerKeywords, ConsumerOptions, MembershipOperation
 from ..protocol import GroupApiVersions
 from ..roster import JoinBarrier
-from ..security import SecuritySettings
 from .assembly import Observability, make_driver
+from .checks import close_options, enforce_reason_option
 from .construction import check_construction
-from .options import (
-    API_VERSION,
-    CLIENT_ID,
-    HEARTBEAT_INTERVAL_MS,
-    SASL_KERBEROS_SERVICE_NAME,
-    SASL_MECHANISM,
-    SECURITY_PROTOCOL,
-    SESSION_TIMEOUT_MS,
-    close_options,
-    enforce_reason_option,
-)
+from .keywords import consumer_signature
 from .owned import OwnedServices, fatal_notice
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 
-Deserializer: TypeAlias = Callable[[bytes], Any]
-#: An assignor object, an assignor class, a protocol or Java class name; or a list of them.
-Strategy: TypeAlias = GroupAssignor | type[GroupAssignor] | str
 Record: TypeAlias = ConsumerRecord[Any, Any]  # key and value: what the deserializers return
 
 
@@ -79,80 +61,39 @@ class StaticConsumer(Observability, AIOKafkaConsumer):  # type: ignore[misc]  # 
     * Pre-registration (KIP-469, ``docs/scaling.md``), opt-in: ``roster_topic``, ``roster_barrier``.
     """
 
-    def __init__(
-        self,
-        *topics: str,
-        group_instance_id: str | None = None,
-        on_fatal: FatalCallback | None = None,
-        on_event: EventCallback | None = None,
-        events_topic: str | None = None,
-        events_buffer_size: int = 10_000,
-        events_flush_timeout_ms: int = 5_000,
-        events_producer_config: dict[str, Any] | None = None,
-        health_port: int | None = None,
-        health_host: str | None = None,
-        group_protocol: str = "classic",
-        group_remote_assignor: str | None = None,
-        instance_takeover: bool | None = None,
-        unreleased_instance_wait_ms: int = 45_000,
-        roster_topic: str | None = None,
-        roster_barrier: bool = True,
-        security: SecuritySettings | None = None,
-        # aiokafka's arguments, with aiokafka's defaults (partition_assignment_strategy: ours)
-        loop: asyncio.AbstractEventLoop | None = None,
-        bootstrap_servers: str | list[str] = "localhost",
-        client_id: str = CLIENT_ID,
-        group_id: str | None = None,
-        key_deserializer: Deserializer | None = None,
-        value_deserializer: Deserializer | None = None,
-        fetch_max_wait_ms: int = 500,
-        fetch_max_bytes: int = 52_428_800,
-        fetch_min_bytes: int = 1,
-        max_partition_fetch_bytes: int = 1_048_576,
-        request_timeout_ms: int = 40_000,
-        retry_backoff_ms: int = 100,
-        auto_offset_reset: str = "latest",
-        enable_auto_commit: bool = True,
-        auto_commit_interval_ms: int = 5_000,
-        check_crcs: bool = True,
-        metadata_max_age_ms: int = 300_000,
-        partition_assignment_strategy: Strategy | Sequence[Strategy] | None = None,
-        max_poll_interval_ms: int = 300_000,
-        rebalance_timeout_ms: int | None = None,
-        session_timeout_ms: int = SESSION_TIMEOUT_MS,
-        heartbeat_interval_ms: int = HEARTBEAT_INTERVAL_MS,
-        consumer_timeout_ms: int = 200,
-        max_poll_records: int | None = None,
-        ssl_context: ssl.SSLContext | None = None,
-        security_protocol: str = SECURITY_PROTOCOL,
-        api_version: str | None = API_VERSION,
-        exclude_internal_topics: bool = True,
-        connections_max_idle_ms: int | None = 540_000,
-        isolation_level: str = "read_uncommitted",
-        sasl_mechanism: str = SASL_MECHANISM,
-        sasl_plain_password: str | None = None,
-        sasl_plain_username: str | None = None,
-        sasl_kerberos_service_name: str = SASL_KERBEROS_SERVICE_NAME,
-        sasl_kerberos_domain_name: str | None = None,
-        sasl_oauth_token_provider: Any = None,
-        client_rack: str | None = None,
-    ) -> None:
-        # Every argument by name (the signature above is the one list of them): checked, split
-        # into aiokafka's (those the caller gave, as a ``**kwargs`` catch-all passed them) and
-        # our options value, which the driver and its engine are built from.
-        built = check_construction(dict(locals()), AIOKAFKA_DEFAULTS)
+    def __init__(self, *topics: str, **options: Unpack[ConsumerKeywords]) -> None:
+        # The keywords are the rows of staticconsumer.options.OPTIONS (the signature inspect
+        # shows is made from them, below the class): checked, split into aiokafka's (those the
+        # caller gave) and our options value, which the driver and its engine are built from.
+        built = check_construction(options, who="StaticConsumer.__init__()")
+        group_instance_id = built.options.group_instance_id
         self._options = built.options
         #: aiokafka's arguments, given or defaulted: the seam starts the consumer with them.
         self._aiokafka_settings = built.aiokafka_settings
         self._roster = built.roster
+        self._auto = built.auto  # group_protocol="auto": decided in start()
+        self._protocol_reason: str | None = None
         self._driver: AnyDriver | None = None  # made in start(), by _make_driver
         super().__init__(*topics, group_instance_id=group_instance_id, **built.aiokafka_kwargs)
         self._lifecycle = Lifecycle.NOT_STARTED
         #: Who this consumer is in its log lines (``docs/logging.md``).
         self._identity = LogIdentity(built.options.group_id or "", group_instance_id,
                                      built.options.client_id, lambda: self.member_id)  # fmt: skip
-        self._on_fatal = fatal_notice(on_fatal, self._identity)  # the driver calls it once
+        # the driver calls it once
+        self._on_fatal = fatal_notice(options.get("on_fatal"), self._identity)
         self._owned = OwnedServices(built, self._identity, membership=lambda: self.membership)
+
+    @property
+    def group_protocol(self) -> str:
+        """The group protocol this consumer runs (Java ``group.protocol``): ``"classic"`` or
+        ``"consumer"``; ``"auto"`` until ``start()`` has decided."""
+        return self._options.group_protocol
+
+    @property
+    def group_protocol_reason(self) -> str | None:
+        """With ``group_protocol="auto"``, why ``start()`` chose what it chose (also logged
+        once); None otherwise or before."""
+        return self._protocol_reason
 
     @staticmethod
     def check_options(**kwargs: Any) -> ConsumerOptions:
@@ -225,6 +166,10 @@ class StaticConsumer(Observability, AIOKafkaConsumer):  # type: ignore[misc]  # 
                 )
 
     def _make_driver(self, seam: _compat.ClientSeam, versions: GroupApiVersions) -> AnyDriver:
+        if self._auto is not None:  # group_protocol="auto": decided once, said once
+            self._options, self._protocol_reason = self._auto.choose(versions)
+            self._owned.metrics.relabel(MetricLabels.of(self._options))
+            self._identity.logger(log).info("group_protocol='auto' chose %s", self._protocol_reason)
         self._driver = make_driver(self._options, seam, versions, on_fatal=self._on_fatal,
                                    owned=self._owned, roster=self._roster)  # fmt: skip
         return self._driver
@@ -382,24 +327,11 @@ class StaticConsumer(Observability, AIOKafkaConsumer):  # type: ignore[misc]  # 
         super().subscribe(topics, pattern=pattern, listener=listener)
 
 
-#: StaticConsumer's defaults for aiokafka's arguments, read from its signature (written once).
-AIOKAFKA_DEFAULTS = {
-    name: parameter.default
-    for name, parameter in inspect.signature(StaticConsumer.__init__).parameters.items()
-    if name in _compat.aiokafka_consumer_parameters()
-    and name not in ("self", "topics", "group_instance_id")
-}
-#: Every keyword argument of the constructor with its default.
-_ARGUMENTS = {
-    name: parameter.default
-    for name, parameter in inspect.signature(StaticConsumer.__init__).parameters.items()
-    if parameter.kind is parameter.KEYWORD_ONLY
-}
+# The signature inspect, help() and IDEs show: a keyword-only parameter per row, with its default
+# (mypy reads ConsumerKeywords).
+setattr(StaticConsumer.__init__, "__signature__", consumer_signature(StaticConsumer.__init__))  # noqa: B010
 
 
 def check_options(kwargs: Mapping[str, Any]) -> ConsumerOptions:
     """:meth:`StaticConsumer.check_options`."""
-    unknown = sorted(set(kwargs) - set(_ARGUMENTS))
-    if unknown:
-        raise TypeError(f"StaticConsumer() got unexpected keyword arguments: {', '.join(unknown)}")
-    return check_construction({**_ARGUMENTS, **kwargs}, AIOKAFKA_DEFAULTS).options
+    return check_construction(kwargs).options

@@ -29,6 +29,7 @@ from aiokafka.admin import AIOKafkaAdminClient
 from .. import InstanceId
 from ..errors import StaticConsumerError
 from ..localkafka import create_topic, delete_topics
+from ..options import DEFAULTS
 from . import _data, _retry
 from ._apps import AppProcess
 
@@ -65,7 +66,7 @@ class DemoOptions:
     def session_ms(self) -> int:
         if self.session_timeout_ms is not None:
             return self.session_timeout_ms
-        return 10_000 if self.dynamic else 20_000
+        return DEFAULTS["session_timeout_ms"] if self.dynamic else 20_000  # aiokafka's: 10 s
 
 
 Snapshot = tuple[int, dict[str, list[int]]]  # generation, thread -> partitions

@@ -15,7 +15,7 @@ import socket
 import time
 import uuid
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from aiokafka import AIOKafkaProducer
@@ -45,11 +45,11 @@ _WHERE = "(staticconsumer option, no Java equivalent; schema: docs/membership-ev
 class EventOptions:
     """The consumer's membership-event options, validated (see :func:`event_options`)."""
 
-    on_event: EventCallback | None = None
-    topic: str | None = None
-    buffer_size: int = 10_000
-    flush_timeout_ms: int = 5_000
-    producer_config: Mapping[str, Any] = field(default_factory=dict)
+    on_event: EventCallback | None
+    topic: str | None
+    buffer_size: int  # the defaults: the constructor's (staticconsumer.options.OPTIONS)
+    flush_timeout_ms: int
+    producer_config: Mapping[str, Any]
 
     @property
     def enabled(self) -> bool:

@@ -244,7 +244,6 @@ class ConsumerMetrics:
     def __init__(
         self, labels: MetricLabels, *, clock: Callable[[], float] = time.monotonic
     ) -> None:
-        self.labels = labels
         self._clock = clock
         self.assigned: Callable[[], int] = lambda: 0
         self._rebalance = _Sensor()
@@ -258,6 +257,12 @@ class ConsumerMetrics:
         self._last_rebalance_end: float | None = None
         self._last_heartbeat_sent: float | None = None
         self._read = self._readers()
+        self.relabel(labels)
+
+    def relabel(self, labels: MetricLabels) -> None:
+        """The consumer's labels, and with their protocol the metrics it has
+        (``group_protocol="auto"`` has none until ``start()`` decides)."""
+        self.labels = labels
         self._names = tuple(s.name for s in METRICS if labels.protocol in s.protocols)
 
     # -- the driver's hooks ---------------------------------------------------------------------

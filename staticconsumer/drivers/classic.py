@@ -139,11 +139,7 @@ class ClassicSender:
         self._log = engine.identity.logger(log)
         self._seam = driver.seam
         self._versions = driver.versions
-        options = driver.options
-        self._client_rack = options.client_rack
-        self._assignors = list(options.partition_assignment_strategy)
-        self._session_timeout_ms = options.session_timeout_ms
-        self._rebalance_timeout_ms = options.rebalance_timeout_ms
+        self._options = driver.options  # read where used, not copied
         self._roster = RosterGate(roster, self._log, self._roster_wait_ended)
         self._reason_dropped_told = False
         self._refreshed_for_join = False  # before_poll fetched metadata for the join now due
@@ -261,13 +257,13 @@ class ClassicSender:
         generation = max(action.generation_id, -1)
         protocols = [
             (a.name, subscription_bytes(topics, user_data_for(a, topics, action.owned, generation),
-                                        action.owned, generation, self._client_rack))
-            for a in self._assignors
+                                        action.owned, generation, self._options.client_rack))
+            for a in self._options.partition_assignment_strategy
         ]  # fmt: skip
         request = build_join_group(
             self._versions.join_group, group_id=cfg.group_id,
-            session_timeout_ms=self._session_timeout_ms,
-            rebalance_timeout_ms=self._rebalance_timeout_ms, member_id=action.member_id,
+            session_timeout_ms=self._options.session_timeout_ms,
+            rebalance_timeout_ms=self._options.rebalance_timeout_ms, member_id=action.member_id,
             group_instance_id=cfg.group_instance_id, protocol_type=CONSUMER_PROTOCOL_TYPE,
             protocols=protocols, reason=action.reason,
         )  # fmt: skip
@@ -280,7 +276,7 @@ class ClassicSender:
             return JoinGroupAnswered(r.error_code, r.generation_id, r.member_id, r.protocol_name,
                                      r.leader, r.skip_assignment, r.members)  # fmt: skip
 
-        wait_ms = self._rebalance_timeout_ms + JOIN_GROUP_TIMEOUT_LAPSE_MS
+        wait_ms = self._options.rebalance_timeout_ms + JOIN_GROUP_TIMEOUT_LAPSE_MS
         return await self._send(Api.JOIN_GROUP, request, parse_join_group, answer,
                                 timeout_at_least_ms=wait_ms)  # fmt: skip
 
@@ -346,7 +342,8 @@ class ClassicSender:
 
     def _assignor(self, protocol: str) -> GroupAssignor | None:
         """The configured assignor the coordinator chose (by its protocol name)."""
-        return next((a for a in self._assignors if a.name == protocol), None)
+        strategies = self._options.partition_assignment_strategy
+        return next((a for a in strategies if a.name == protocol), None)
 
     def _deliver(self, action: DeliverAssignment) -> Sequence[ClassicAction]:
         """This member's own assignment to its assignor's optional ``on_assignment`` hook
@@ -420,7 +417,7 @@ class ClassicSender:
         engine = self._engine
         if action.error_code == ErrorCode.INVALID_SESSION_TIMEOUT:
             return await session_timeout_error(
-                self._seam, engine.coordinator, self._session_timeout_ms
+                self._seam, engine.coordinator, self._options.session_timeout_ms
             )
         context = self._driver.context()
         if not action.fenced:

@@ -153,7 +153,7 @@ class ConsumerGroupSender:
     # -- the heartbeat ----------------------------------------------------------------------------
 
     async def _heartbeat(self, action: SendConsumerGroupHeartbeat) -> list[ConsumerGroupAction]:
-        cfg = self._engine.config
+        cfg, options = self._engine.config, self._driver.options
         loop = asyncio.get_running_loop()
         sent_at = self._driver.metrics.now()
         try:
@@ -161,10 +161,12 @@ class ConsumerGroupSender:
             request = build_consumer_group_heartbeat(
                 self._heartbeat_version, group_id=cfg.group_id, member_id=cfg.member_id,
                 member_epoch=action.member_epoch, instance_id=cfg.group_instance_id,
-                rack_id=cfg.rack_id if action.full else None,
-                rebalance_timeout_ms=cfg.rebalance_timeout_ms if action.full else -1,
+                rack_id=options.client_rack if action.full else None,
+                # Java sends max.poll.interval.ms as the rebalance timeout
+                rebalance_timeout_ms=options.max_poll_interval_ms if action.full else -1,
                 subscribed_topic_names=action.topics,
-                server_assignor=cfg.server_assignor if action.full else None, owned=owned,
+                server_assignor=options.group_remote_assignor if action.full else None,
+                owned=owned,
             )  # fmt: skip
             result = parse_consumer_group_heartbeat(await self._driver.to_coordinator(request))
             assignment = None

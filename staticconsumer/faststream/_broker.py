@@ -21,6 +21,7 @@ from ..errors import (
     UnreleasedInstanceIdError,
 )
 from ..events import MembershipEvent
+from ..options import AUTO, CONSUMER, REFUSED_BY_CONSUMER_PROTOCOL
 from . import _seam
 from ._consumer import ServiceConsumer, WorkerStop
 from ._identities import Identities, Planned, WorkerIds
@@ -31,7 +32,7 @@ log = logging.getLogger(__name__)
 #: ``subscriber(...)`` options FastStream always passes (with its own defaults): left out when
 #: they hold FastStream's default, so StaticConsumer's apply (its instance-id-first assignors;
 #: under the consumer protocol, the coordinator's session and heartbeat).
-_DEFAULTED = ("partition_assignment_strategy", "session_timeout_ms", "heartbeat_interval_ms")
+_DEFAULTED = tuple(option.name for option in REFUSED_BY_CONSUMER_PROTOCOL)
 #: StaticConsumer keywords the broker sets itself (refused in ``consumer_options``).
 _OWNED = frozenset({
     "group_instance_id", "group_protocol", "group_remote_assignor", "instance_takeover",
@@ -79,7 +80,8 @@ class StaticKafkaBroker(_seam.ConnectSeam):
       subscriber with ``max_workers=N`` one consumer per worker, ``<base>-<key>-<n>``. Ids and
       consumer options are checked when a subscriber is declared, when the broker connects
       (``TestKafkaBroker`` too) and at start.
-    * ``group_protocol`` (Java ``group.protocol``, KIP-848), ``group_remote_assignor``,
+    * ``group_protocol`` (Java ``group.protocol``, KIP-848: ``"classic"``, ``"consumer"`` or
+      ``"auto"``, the consumer protocol where the broker offers it), ``group_remote_assignor``,
       ``instance_takeover`` (None: on under the consumer protocol when the base id is this
       pod's StatefulSet name) and ``partition_assignment_strategy`` (default: StaticConsumer's
       instance-id-first ``range`` then ``roundrobin``; ``"cooperative-sticky"`` by name) for
@@ -132,7 +134,7 @@ class StaticKafkaBroker(_seam.ConnectSeam):
         self._static: dict[str, Any] = {
             "group_protocol": group_protocol, "on_event": on_event, **(consumer_options or {}),
         }  # fmt: skip
-        if group_protocol == "consumer":
+        if group_protocol == CONSUMER:
             self._static["group_remote_assignor"] = group_remote_assignor
         elif group_remote_assignor is not None or instance_takeover:
             self._static["group_remote_assignor"] = group_remote_assignor  # StaticConsumer says
@@ -268,7 +270,7 @@ class StaticKafkaBroker(_seam.ConnectSeam):
             iid = args["group_instance_id"] = self._ids.take_worker(iid)
             worker = WorkerStop(_seam.graceful_timeout(self),
                                 functools.partial(self._ids.release, iid))  # fmt: skip
-        consumer_protocol = self._static["group_protocol"] == "consumer"
+        consumer_protocol = self._static["group_protocol"] == CONSUMER
         consumer = ServiceConsumer(
             report=functools.partial(self._on_fatal, iid),
             start_wait_s=self._unreleased_wait_s if consumer_protocol and iid else None,
@@ -286,7 +288,7 @@ class StaticKafkaBroker(_seam.ConnectSeam):
         if self._strategy is not None:  # StaticConsumer refuses it with the consumer protocol
             args.setdefault("partition_assignment_strategy", self._strategy)
         static = dict(self._static)
-        if static["group_protocol"] == "consumer":
+        if static["group_protocol"] in (CONSUMER, AUTO):  # AUTO: if the consumer one runs
             takeover = self._takeover
             if takeover is None:
                 takeover = self._ids.is_pod_identity(args.get("group_instance_id"))

@@ -25,7 +25,7 @@ from ..errors import (
     StaticConsumerError,
     UnreleasedInstanceIdError,
 )
-from ..options import CLASSIC, CONSUMER, check_group_protocol
+from ..options import AUTO, CLASSIC, CONSUMER, check_group_protocol, left_to_the_coordinator
 from . import _seam
 from ._assignor import TableAssignor
 
@@ -44,7 +44,10 @@ class StaticApp(_seam.App):
       ``consumer_group_instance_id`` setting, else ``InstanceId.from_env()`` (a StatefulSet pod
       name from ``$POD_NAME``/``$HOSTNAME``, or ``$STATICCONSUMER_INSTANCE_ID``), read when the
       worker starts; validated, and logged once.
-    * ``group_protocol`` (Java ``group.protocol``, KIP-848): ``"classic"`` (default) or
+    * ``group_protocol`` (Java ``group.protocol``, KIP-848): ``"classic"`` (default),
+      ``"auto"`` (the consumer protocol where the broker offers it and faust's settings allow
+      it: an app with tables, or with ``broker_session_timeout``/``broker_heartbeat_interval``
+      set, runs the classic one; the choice is logged) or
       ``"consumer"``; with ``"consumer"`` the broker assigns partitions, so an app with tables
       (faust's actives and standbys are assigned by the client) is refused.
     * ``consumer_options``: other StaticConsumer keywords (``on_event``, ``health_port``,
@@ -123,13 +126,21 @@ class StaticApp(_seam.App):
         runs first when it turns fatal, then :meth:`report_fatal`."""
         instance_id = self.static_instance_id
         tables = _seam.uses_table_assignor(self)
-        static: dict[str, Any] = {"group_protocol": self._group_protocol,
-                                  **self._consumer_options}  # fmt: skip
-        if self._group_protocol == CONSUMER:
+        protocol = self._group_protocol
+        if protocol == AUTO and tables:  # the tables' assignment travels in user data
+            protocol = CLASSIC
+            log.info("faust app %s: group_protocol='auto' runs the classic protocol: faust's "
+                     "tables and standbys are planned by the client", self.conf.id)  # fmt: skip
+        static: dict[str, Any] = {"group_protocol": protocol, **self._consumer_options}
+        if protocol == CONSUMER:
             if tables:
                 raise ConfigurationError(_NO_TABLES_ON_CONSUMER_PROTOCOL.format(app=self.conf.id))
-            for name in ("rebalance_timeout_ms", "session_timeout_ms", "heartbeat_interval_ms"):
-                options.pop(name, None)  # the coordinator's, under KIP-848
+            for name in left_to_the_coordinator():  # the coordinator's, under KIP-848
+                options.pop(name, None)
+            static.setdefault("instance_takeover", InstanceId.is_statefulset_identity(instance_id))
+        elif protocol == AUTO:  # faust's settings at faust's defaults leave the choice open
+            for name in _seam.settings_at_faust_defaults(self, left_to_the_coordinator()):
+                options.pop(name, None)
             static.setdefault("instance_takeover", InstanceId.is_statefulset_identity(instance_id))
         else:
             static["partition_assignment_strategy"] = [

@@ -50,6 +50,7 @@ the installed faust, so an upgrade that moves one fails there, by name:
 from __future__ import annotations
 
 import importlib.metadata
+import inspect
 import json
 import zlib
 from collections.abc import Iterator, Mapping
@@ -247,6 +248,23 @@ def read_offsets(consumer: Any) -> dict[Any, int | None]:
     which hands on only records at or past it). The dict itself."""
     offsets: dict[Any, int | None] = consumer._read_offset
     return offsets
+
+
+#: The consumer options faust's settings give (:func:`consumer_options`), by the setting.
+_SETTING_OF = {
+    "session_timeout_ms": "broker_session_timeout",
+    "heartbeat_interval_ms": "broker_heartbeat_interval",
+    "rebalance_timeout_ms": "broker_rebalance_timeout",
+}
+
+
+def settings_at_faust_defaults(app: Any, names: Any) -> list[str]:
+    """Of the consumer options ``names``, those whose faust setting holds faust's own default
+    (the ``Settings`` class's ``Param.default``): not chosen by the app's author."""
+    settings = type(app.conf)
+    return [name for name in names if name in _SETTING_OF
+            and getattr(app.conf, _SETTING_OF[name])
+            == inspect.getattr_static(settings, _SETTING_OF[name]).default]  # fmt: skip
 
 
 def check_errors(consumer: Any) -> None:

@@ -59,6 +59,7 @@ from ..protocol import (
     truncate_reason,
 )
 from . import _reasons as why
+from ._engine import EngineConfig
 from ._io import (
     REVOKED_LOST,
     Assign,
@@ -106,18 +107,15 @@ _CLASSIC = GroupProtocol.CLASSIC
 
 
 @dataclass(frozen=True)
-class MemberConfig:
-    group_id: str
-    group_instance_id: str | None
-    session_timeout_ms: int
-    heartbeat_interval_ms: int
-    max_poll_interval_ms: int
+class MemberConfig(EngineConfig):
+    """The classic engine's config: the consumer's options value, read by name where it is used
+    (each option's default, Java key and KIP: its row of ``staticconsumer.options.OPTIONS``),
+    and what is decided from it."""
+
     #: As Java chooses it: the most advanced protocol every configured assignor supports, so a
     #: member offering ["cooperative-sticky", "range"] stays eager (the first bounce of an
     #: eager -> cooperative upgrade) and one offering ["cooperative-sticky"] is cooperative.
-    rebalance_protocol: RebalanceProtocol = RebalanceProtocol.EAGER
-    #: Only to name the member in its log lines (``_log``).
-    client_id: str = ""
+    rebalance_protocol: RebalanceProtocol
 
     @classmethod
     def of(cls, options: ConsumerOptions) -> MemberConfig:
@@ -126,11 +124,8 @@ class MemberConfig:
         cooperative = bool(strategies) and all(
             "cooperative" in a.supported_protocols for a in strategies)  # fmt: skip
         return cls(
-            options.group_id or "", options.group_instance_id, options.session_timeout_ms,
-            options.heartbeat_interval_ms, options.max_poll_interval_ms,
-            RebalanceProtocol.COOPERATIVE if cooperative else RebalanceProtocol.EAGER,
-            client_id=options.client_id,
-        )  # fmt: skip
+            options, RebalanceProtocol.COOPERATIVE if cooperative else RebalanceProtocol.EAGER
+        )
 
 
 class ClassicMember:
@@ -138,8 +133,11 @@ class ClassicMember:
 
     def __init__(self, config: MemberConfig) -> None:
         self.config = config
+        #: The consumer's options, read by name where each is used.
+        self.options = config.options
         #: Who this member is in its log lines (``_log``); the driver's parts log as it too.
-        self.identity = LogIdentity(config.group_id, config.group_instance_id, config.client_id,
+        self.identity = LogIdentity(config.group_id, config.group_instance_id,
+                                    config.options.client_id,
                                     lambda: self.member_id)  # fmt: skip
         self.state = MemberState.UNJOINED
         self.member_id = UNKNOWN_MEMBER_ID
@@ -378,7 +376,7 @@ class ClassicMember:
             self.in_group = True
         if self.coordinator is None:
             return [FindCoordinator()]
-        max_poll_s = self.config.max_poll_interval_ms / 1000
+        max_poll_s = self.options.max_poll_interval_ms / 1000
         if self.join_due:
             if self._idle_reset and idle_s >= max_poll_s:
                 return [Backoff()]  # the application is not polling: do not join for it
@@ -389,12 +387,12 @@ class ClassicMember:
         return self._heartbeat_if_due(now)
 
     def _heartbeat_if_due(self, now: float) -> Sequence[ClassicAction]:
-        interval = self.config.heartbeat_interval_ms / 1000
+        interval = self.options.heartbeat_interval_ms / 1000
         if self._last_heartbeat_ok is None:
             self._last_heartbeat_ok = now
         if self._next_heartbeat is None:
             self._next_heartbeat = now + interval
-        if now - self._last_heartbeat_ok > self.config.session_timeout_ms / 1000:
+        if now - self._last_heartbeat_ok > self.options.session_timeout_ms / 1000:
             self._log.warning("no heartbeat answered within session_timeout_ms: finding the "
                               "coordinator")  # fmt: skip
             self._last_heartbeat_ok = now
@@ -409,7 +407,7 @@ class ClassicMember:
         leaves; a static member sends nothing (KIP-345) but drops its generation, and both
         re-join only once the application polls again."""
         self._log.warning("no poll within max_poll_interval_ms=%s: giving up the membership",
-                          self.config.max_poll_interval_ms)  # fmt: skip
+                          self.options.max_poll_interval_ms)  # fmt: skip
         # Lost at once, before the leave: the coordinator gives them to another member, so the
         # application must get none of their records (aiokafka prepares the join here too;
         # Java's next poll() runs onPartitionsLost before it returns a record).

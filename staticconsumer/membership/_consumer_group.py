@@ -63,6 +63,7 @@ from ..protocol import (
     truncate_reason,
 )
 from . import _reasons as why
+from ._engine import EngineConfig
 from ._io import (
     REVOKED_LOST,
     Assign,
@@ -118,31 +119,18 @@ _HOLDING = frozenset(
 
 
 @dataclass(frozen=True)
-class ConsumerGroupConfig:
-    group_id: str
-    member_id: str  # made by the client (KIP-1082), kept for the process's lifetime
-    group_instance_id: str | None
-    rebalance_timeout_ms: int  # Java sends max.poll.interval.ms
-    server_assignor: str | None = None
-    rack_id: str | None = None
-    unreleased_wait_ms: int = 45_000  # the broker's default group.consumer.session.timeout.ms
-    max_poll_interval_ms: int = 300_000
-    takeover: bool = False
-    #: Only to name the member in its log lines (``_log``).
-    client_id: str = ""
+class ConsumerGroupConfig(EngineConfig):
+    """The consumer-protocol engine's config: the consumer's options value, read by name where
+    it is used (each option's default, Java key and KIP: its row of
+    ``staticconsumer.options.OPTIONS``), and the member id the client made (KIP-1082), kept for
+    the process's lifetime."""
+
+    member_id: str
 
     @classmethod
     def of(cls, options: ConsumerOptions, member_id: str) -> ConsumerGroupConfig:
-        """The engine's config, from the consumer's options value (its group id is set) and the
-        member id the client made (KIP-1082)."""
-        return cls(
-            options.group_id or "", member_id, options.group_instance_id,
-            rebalance_timeout_ms=options.max_poll_interval_ms,
-            server_assignor=options.group_remote_assignor, rack_id=options.client_rack,
-            unreleased_wait_ms=options.unreleased_instance_wait_ms,
-            max_poll_interval_ms=options.max_poll_interval_ms,
-            takeover=options.instance_takeover, client_id=options.client_id,
-        )  # fmt: skip
+        """The engine's config (the options' group id is set)."""
+        return cls(options, member_id)
 
 
 class ConsumerGroupMember:
@@ -151,8 +139,11 @@ class ConsumerGroupMember:
 
     def __init__(self, config: ConsumerGroupConfig) -> None:
         self.config = config
+        #: The consumer's options, read by name where each is used.
+        self.options = config.options
         #: Who this member is in its log lines (``_log``); the driver's parts log as it too.
-        self.identity = LogIdentity(config.group_id, config.group_instance_id, config.client_id,
+        self.identity = LogIdentity(config.group_id, config.group_instance_id,
+                                    config.options.client_id,
                                     lambda: self.member_id)  # fmt: skip
         self.state = ConsumerGroupState.UNSUBSCRIBED
         self.member_epoch = JOIN_GROUP_MEMBER_EPOCH
@@ -274,10 +265,10 @@ class ConsumerGroupMember:
         subscribed = tuple(sorted(topics))
         if self.terminal or self._in_flight or not subscribed:
             return []
-        if idle_s * 1000 >= self.config.max_poll_interval_ms and self.member_epoch > 0:
+        if idle_s * 1000 >= self.options.max_poll_interval_ms and self.member_epoch > 0:
             return self._poll_expired()
         if self.state is ConsumerGroupState.POLL_EXPIRED:
-            if idle_s * 1000 >= self.config.max_poll_interval_ms:
+            if idle_s * 1000 >= self.options.max_poll_interval_ms:
                 return []
             self.state = ConsumerGroupState.UNSUBSCRIBED
         if self.coordinator is None:
@@ -319,7 +310,7 @@ class ConsumerGroupMember:
         partitions lost (nothing committed for them); join again when the application polls."""
         self._log.warning(
             "no poll for max_poll_interval_ms (%d ms): leaving the group (%s); the "
-            "member joins again when the application polls", self.config.max_poll_interval_ms,
+            "member joins again when the application polls", self.options.max_poll_interval_ms,
             "static: its partitions wait for it until the session times out" if self.is_static
             else "dynamic: its partitions go to the other members",
         )  # fmt: skip
@@ -386,8 +377,8 @@ class ConsumerGroupMember:
         actions: list[ConsumerGroupAction] = []
         if answer.member_epoch != self.member_epoch:
             self.member_epoch = answer.member_epoch
-            actions.append(self._emit(GroupJoined, leader=False,
-                                      protocol=self.config.server_assignor or ""))  # fmt: skip
+            assignor = self.options.group_remote_assignor or ""
+            actions.append(self._emit(GroupJoined, leader=False, protocol=assignor))
         self._next_heartbeat = answer.now + answer.heartbeat_interval_ms / 1000
         if answer.assignment is None:
             if self.state is not ConsumerGroupState.RECONCILING:
@@ -458,15 +449,15 @@ class ConsumerGroupMember:
             self._log.warning(
                 "instance id %s is still held by its previous member (it did not leave: "
                 "a crash?); %s", self.config.group_instance_id,
-                "removing that member (takeover=True)" if self.config.takeover else
+                "removing that member (takeover=True)" if self.options.instance_takeover else
                 "asking again until the coordinator releases it, at the latest when that "
                 "member's session times out (takeover=True removes it at once)",
             )  # fmt: skip
-        if self.config.takeover and not self._took_over:
+        if self.options.instance_takeover and not self._took_over:
             assert self.config.group_instance_id is not None
             self._took_over = True
             return [TakeOver(self.config.group_instance_id)]
-        if (now - self._unreleased_since) * 1000 >= self.config.unreleased_wait_ms:
+        if (now - self._unreleased_since) * 1000 >= self.options.unreleased_instance_wait_ms:
             self._unreleased_since = now
             return [RaiseError(_API, ErrorCode.UNRELEASED_INSTANCE_ID), Backoff()]
         return [Backoff()]

@@ -15,22 +15,30 @@ where the drivers are built (``drivers.classic_driver``, ``drivers.consumer_grou
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Sequence
+from dataclasses import dataclass
 from typing import Never, Protocol, TypeVar
 
-from ..options import MembershipOperation
+from ..options import ConsumerOptions, MembershipOperation
 from ._io import CommitOutcome, CommonAction, Partitions
 from ._log import LogIdentity
 from ._status import MembershipState
 
 
-class EngineConfig(Protocol):
-    """The part of an engine's configuration a driver reads."""
+@dataclass(frozen=True)
+class EngineConfig:
+    """What both engines' configs hold: the consumer's options value, read by name where each
+    option is used (its default, Java key and KIP: its row of ``staticconsumer.options.OPTIONS``);
+    each engine's config adds only what is decided from it."""
+
+    options: ConsumerOptions
 
     @property
-    def group_id(self) -> str: ...
+    def group_id(self) -> str:
+        return self.options.group_id or ""
 
     @property
-    def group_instance_id(self) -> str | None: ...
+    def group_instance_id(self) -> str | None:
+        return self.options.group_instance_id
 
 
 #: The inputs an engine takes (contravariant: an engine that takes more serves a driver that

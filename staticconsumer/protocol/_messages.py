@@ -34,6 +34,9 @@ Heartbeat                                  id; v1: subscribed_topic_regex, membe
                                            the client (KIP-1082)
 ConsumerGroup-  69   0-1         0+        a consumer group's members, epochs, assignments
 Describe                                   and target assignments; v1: member_type
+StreamsGroup-   88,  0-1         0+        streams groups (KIP-1071): _streams_messages.py
+Heartbeat,      89
+Describe
 ==============  ===  ==========  ========  =================================================
 """
 
@@ -45,6 +48,10 @@ from types import MappingProxyType
 from typing import Any
 
 from staticconsumer.errors import UnsupportedBrokerError
+from staticconsumer.protocol._streams_messages import (
+    streams_group_describe,
+    streams_group_heartbeat,
+)
 from staticconsumer.protocol._types import (
     Boolean,
     Int8,
@@ -73,6 +80,8 @@ class ApiKey(enum.IntEnum):
     API_VERSIONS = 18
     CONSUMER_GROUP_HEARTBEAT = 68
     CONSUMER_GROUP_DESCRIBE = 69
+    STREAMS_GROUP_HEARTBEAT = 88
+    STREAMS_GROUP_DESCRIBE = 89
 
 
 def _join_group(v: int) -> tuple[Schema, Schema]:
@@ -444,6 +453,14 @@ _APIS: dict[int, tuple[str, range, int, _Layout]] = {
         0,
         _consumer_group_describe,
     ),
+    # KIP-1071 (_streams_messages.py)
+    ApiKey.STREAMS_GROUP_HEARTBEAT: (
+        "StreamsGroupHeartbeat",
+        range(0, 2),
+        0,
+        streams_group_heartbeat,
+    ),
+    ApiKey.STREAMS_GROUP_DESCRIBE: ("StreamsGroupDescribe", range(0, 2), 0, streams_group_describe),
 }
 
 

@@ -52,6 +52,9 @@ class ErrorCode(enum.IntEnum):
     UNSUPPORTED_ASSIGNOR = 112
     STALE_MEMBER_EPOCH = 113
     REBOOTSTRAP_REQUIRED = 129
+    STREAMS_INVALID_TOPOLOGY = 130  # KIP-1071: the topology the member sent is not valid
+    STREAMS_INVALID_TOPOLOGY_EPOCH = 131  # its epoch is not the group's next
+    STREAMS_TOPOLOGY_FENCED = 132  # the group's topology is newer than the member's
 
 
 def error_name(code: int) -> str:

@@ -15,7 +15,7 @@ from aiokafka.consumer.fetcher import Fetcher
 
 from staticconsumer import ConfigurationError, StaticConsumer
 from staticconsumer._compat import features
-from staticconsumer._consumer.options import check_lacking_arguments
+from staticconsumer._consumer.checks import check_lacking_arguments
 
 RELEASE = features.release(aiokafka.__version__)
 
@@ -107,7 +107,7 @@ async def test_an_argument_the_installed_aiokafka_has_is_passed_on() -> None:
 def test_the_refusal_holds_for_every_versioned_argument(monkeypatch: pytest.MonkeyPatch) -> None:
     """The check itself on every release, as if the installed aiokafka lacked every versioned
     argument: a given one is refused, none given passes."""
-    from staticconsumer._consumer import options
+    from staticconsumer._consumer import checks as options
 
     monkeypatch.setattr(options, "LACKING_ARGUMENTS", features._VERSIONED_ARGUMENTS)
     unset = dict.fromkeys(features._VERSIONED_ARGUMENTS)

@@ -76,3 +76,16 @@ def test_records_are_typed_for_mypy(tmp_path: Path) -> None:
     body = PROGRAM.format(argument="session_timeout_ms").replace("record.offset", "record.ofset")
     output, status = _mypy(tmp_path, body)
     assert status == 1 and '"ConsumerRecord[Any, Any]" has no attribute "ofset"' in output, output
+
+
+def test_the_keywords_are_the_option_rows_in_their_order_with_their_defaults() -> None:
+    """Issue 49: the signature is made from the rows (names, order, defaults); the types mypy
+    reads name the same keywords."""
+    from staticconsumer._consumer.keywords import defaults
+    from staticconsumer.options import OPTIONS, ConsumerKeywords
+
+    ours = inspect.signature(StaticConsumer.__init__).parameters
+    keywords = [name for name in ours if name not in ("self", "topics")]
+    assert keywords == [o.name for o in OPTIONS]
+    assert list(ConsumerKeywords.__annotations__) == keywords
+    assert {name: ours[name].default for name in keywords} == defaults()

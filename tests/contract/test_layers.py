@@ -162,7 +162,7 @@ LAYER_NAMES = [name for name, _ in _imports.LAYERS]
         ("staticconsumer._consumer.static_consumer", "from ..admin import describe_group",
          "public face"),
         ("staticconsumer.drivers.loop", "from .. import StaticConsumer", "public face"),
-        ("staticconsumer.drivers.classic", "from .._consumer.options import X", "consumer"),
+        ("staticconsumer.drivers.classic", "from .._consumer.checks import X", "consumer"),
         ("staticconsumer.roster._gate", "from ..drivers import classic", "drivers"),
         ("staticconsumer.roster._reader",
          "def later():\n    from .._consumer import owned\n", "consumer"),

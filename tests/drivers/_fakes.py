@@ -362,14 +362,16 @@ def kip848_options(**overrides: Any) -> ConsumerOptions:
 def classic_harness(
     assignor: ScriptedAssignor, *, coordinator: FakeCoordinator | None = None,
     enable_auto_commit: bool = True, events: Any = None, group_instance_id: str | None = "i-0",
-    roster: Any = None, versions: GroupApiVersions = VERSIONS,
+    roster: Any = None, versions: GroupApiVersions = VERSIONS, also_offered: tuple[Any, ...] = (),
 ) -> Harness:  # fmt: skip
+    """A classic driver over the fake coordinator; ``also_offered``: assignors offered after
+    ``assignor`` in JoinGroup."""
     coordinator = coordinator or FakeCoordinator()
     seam = FakeSeam(coordinator)
     fatal: list[StaticConsumerError] = []
     options = ConsumerOptions(
         group_id="g", group_instance_id=group_instance_id, client_id="c", client_rack=None,
-        partition_assignment_strategy=(assignor,), session_timeout_ms=10_000,
+        partition_assignment_strategy=(assignor, *also_offered), session_timeout_ms=10_000,
         heartbeat_interval_ms=100, rebalance_timeout_ms=10_000, max_poll_interval_ms=300_000,
         retry_backoff_ms=10, enable_auto_commit=enable_auto_commit, auto_commit_interval_ms=60_000,
     )  # type: ignore[arg-type]  # fmt: skip

@@ -66,8 +66,7 @@ async def test_the_hook_gets_the_members_assignment_before_the_listener() -> Non
 
 async def test_only_the_assignor_the_coordinator_chose_hears_of_the_assignment() -> None:
     chosen, other = Planned("first"), Planned("second")
-    h = classic_harness(chosen)
-    h.driver.sender._assignors.append(other)  # type: ignore[attr-defined]  # offered second
+    h = classic_harness(chosen, also_offered=(other,))  # offered second
     h.driver.start()
     await wait_for(lambda: h.driver.membership_state() is MembershipState.STABLE, "stable")
     assert len(chosen.received) == 1 and other.received == []

@@ -16,7 +16,6 @@ from staticconsumer.membership import (
     ClassicMember,
     CoordinatorFound,
     JoinGroupAnswered,
-    MemberConfig,
     SyncGroupAnswered,
 )
 from staticconsumer.protocol import (
@@ -26,6 +25,7 @@ from staticconsumer.protocol import (
     group_partitions,
 )
 
+from ..membership._configs import classic_config
 from ._fakes import Harness, ScriptedAssignor, classic_harness, wait_for
 from .test_consumer_group import ConsumerGroupCoordinator, kip848_driver, stable
 
@@ -90,7 +90,7 @@ async def test_a_caller_extra_is_kept_beside_the_identity(
 
 
 def _stable_engine() -> ClassicMember:
-    member = ClassicMember(MemberConfig("g", None, 10_000, 3_000, 300_000, client_id="c"))
+    member = ClassicMember(classic_config(None, client_id="c"))
     member.handle(CoordinatorFound(1))
     member.poll(100.0, ("t",), 0.0)
     member.handle(JoinGroupAnswered(ErrorCode.NONE, 1, "m-1", "p", "other", False, ()))

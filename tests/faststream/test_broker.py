@@ -297,7 +297,7 @@ async def test_a_workers_stop_waits_no_longer_than_the_graceful_timeout(
     assert "still in its handler after 0.1 s" in caplog.text
 
 
-@pytest.mark.parametrize("protocol", ["classic", "consumer"])
+@pytest.mark.parametrize("protocol", ["classic", "consumer", "auto"])
 async def test_each_subscriber_gets_a_static_consumer_with_its_id(protocol: str) -> None:
     broker = StaticKafkaBroker("localhost:1", instance_id="svc-0", consumer_only=True,
                                group_protocol=protocol)  # fmt: skip
@@ -311,6 +311,7 @@ async def test_each_subscriber_gets_a_static_consumer_with_its_id(protocol: str)
     assert ids == {"svc-0-billing-orders", "svc-0-mail-orders", None}
     labels = {c.metrics().labels.instance_id for c in consumers}
     assert labels == {"svc-0-billing-orders", "svc-0-mail-orders", ""}
+    assert {c.group_protocol for c in consumers} == {protocol}  # auto: until start() decides
     for consumer in consumers:
         await consumer.stop()
 

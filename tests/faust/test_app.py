@@ -622,3 +622,46 @@ async def test_a_call_waiting_on_a_thread_that_ended_fails_instead_of_waiting(
         await asyncio.wait_for(waiting, 1)
     with pytest.raises(_seam.ConsumerStoppedError):
         await asyncio.wait_for(thread.call_thread(_commit, {}), 1)
+
+
+# -- group_protocol="auto" (issue 51) -----------------------------------------------------------
+
+
+async def test_auto_with_tables_runs_the_classic_protocol_and_says_so(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    caplog.set_level(logging.INFO, "staticconsumer.faust")
+    consumer = _app(instance_id="w-0", group_protocol="auto").static_consumer({"group_id": "o"})
+    assert consumer.group_protocol == "classic"
+    (assignor,) = consumer._options.partition_assignment_strategy
+    assert isinstance(assignor, TableAssignor)
+    assert "group_protocol='auto' runs the classic protocol" in caplog.text
+    await consumer.stop()
+
+
+def _faust_passes(app: StaticApp) -> dict[str, Any]:
+    """The options of faust's settings that the consumer protocol leaves to the coordinator,
+    as faust's driver passes them (``_seam.consumer_options``)."""
+    conf = app.conf
+    return {"group_id": "o", "session_timeout_ms": int(conf.broker_session_timeout * 1000),
+            "heartbeat_interval_ms": int(conf.broker_heartbeat_interval * 1000),
+            "rebalance_timeout_ms": int(conf.broker_rebalance_timeout * 1000)}  # fmt: skip
+
+
+async def test_auto_without_tables_leaves_the_choice_to_the_broker_unless_a_setting_decides(
+) -> None:  # fmt: skip
+    settings = {"table": False, "table_standby_replicas": 0, "group_protocol": "auto"}
+    open_app = _app(instance_id="w-0", **settings)
+    consumer = open_app.static_consumer(_faust_passes(open_app))
+    assert consumer.group_protocol == "auto" and consumer._auto is not None
+    assert consumer._auto.why_classic is None  # faust's defaults leave it open
+    assert consumer.options.session_timeout_ms == 45_000  # a static member's, not faust's 60 s
+    set_app = _app(instance_id="w-0", broker_session_timeout=30.0, **settings)
+    chosen = set_app.static_consumer(_faust_passes(set_app))
+    assert chosen._auto is not None
+    assert chosen._auto.why_classic == (
+        "session_timeout_ms was given, which only the classic protocol takes"
+    )
+    assert chosen.options.session_timeout_ms == 30_000
+    await consumer.stop()
+    await chosen.stop()

@@ -305,3 +305,31 @@ async def test_the_consumer_protocol_with_takeover_from_4_0_refused_before(
         for member in (a2, b):
             if member is not None:
                 await member.stop()
+
+
+async def test_auto_takes_the_consumer_protocol_from_4_0_and_the_classic_one_before(
+    kafka_line: tuple[int, int], kafka_bootstrap: str, topic_factory: Callable[..., str],
+    unique_group_id: Callable[..., str], caplog: pytest.LogCaptureFixture,
+) -> None:  # fmt: skip
+    """Issue 51: ``group_protocol="auto"`` decides at start from the broker's ApiVersions, says
+    why once in the log and on the consumer, and the member gets its partitions either way."""
+    topic, group = topic_factory(partitions=2), unique_group_id()
+    caplog.set_level(logging.INFO, "staticconsumer._consumer.static_consumer")
+    consumer = StaticConsumer(topic, bootstrap_servers=kafka_bootstrap, group_id=group,
+                              group_instance_id="auto-a", group_protocol="auto")  # fmt: skip
+    assert consumer.group_protocol == "auto"
+    try:
+        async with asyncio.timeout(60):
+            await consumer.start()
+        expected = "consumer" if kafka_line >= (4, 0) else "classic"
+        assert consumer.group_protocol == expected
+        reason = consumer.group_protocol_reason
+        assert reason is not None and reason.startswith(expected + ": ")
+        if expected == "classic":
+            assert "needs Apache Kafka 4.0 or newer" in reason
+        assert len(consumer.assignment()) == 2
+        said = [r.getMessage() for r in caplog.records if "group_protocol='auto' chose" in
+                r.getMessage()]  # fmt: skip
+        assert len(said) == 1 and said[0].endswith(f"group_protocol='auto' chose {reason}")
+    finally:
+        await consumer.stop()

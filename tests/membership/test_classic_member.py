@@ -32,7 +32,6 @@ from staticconsumer.membership import (
     JoinGroupAnswered,
     JoinRequested,
     LeaveGroupAnswered,
-    MemberConfig,
     MembershipState,
     MemberState,
     RaiseError,
@@ -58,6 +57,8 @@ from staticconsumer.protocol import (
     group_partitions,
 )
 
+from ._configs import classic_config
+
 EAGER, COOP = RebalanceProtocol.EAGER, RebalanceProtocol.COOPERATIVE
 CLASSIC = GroupProtocol.CLASSIC  # which reactions table the lookups here read
 TOPICS = ("t",)
@@ -67,11 +68,9 @@ KIP_800_DEFAULT = "rebalance enforced by user"
 
 
 def new_member(*, static: bool = True, protocol: RebalanceProtocol = EAGER) -> ClassicMember:
-    config = MemberConfig(
-        group_id="g", group_instance_id="i-0" if static else None, session_timeout_ms=10_000,
-        heartbeat_interval_ms=3_000, max_poll_interval_ms=300_000,
-        rebalance_protocol=protocol,
-    )  # fmt: skip
+    config = classic_config("i-0" if static else None, session_timeout_ms=10_000,
+                            heartbeat_interval_ms=3_000, max_poll_interval_ms=300_000,
+                            rebalance_protocol=protocol)  # fmt: skip
     member = ClassicMember(config)
     member.handle(CoordinatorFound(1))
     return member

@@ -29,7 +29,6 @@ from staticconsumer.membership import (
     reaction,
 )
 from staticconsumer.membership._consumer_group import (
-    ConsumerGroupConfig,
     ConsumerGroupHeartbeatAnswered,
     ConsumerGroupMember,
     ConsumerGroupState,
@@ -39,6 +38,8 @@ from staticconsumer.membership._reactions import Api, GroupProtocol
 from staticconsumer.options import MembershipOperation
 from staticconsumer.protocol import ErrorCode
 
+from ._configs import consumer_config
+
 T0 = 1000.0
 TOPICS = ("t",)
 API = Api.CONSUMER_GROUP_HEARTBEAT
@@ -46,9 +47,8 @@ API = Api.CONSUMER_GROUP_HEARTBEAT
 
 def member(instance_id: str | None = "svc-0", wait_ms: int = 45_000,
            takeover: bool = False) -> ConsumerGroupMember:  # fmt: skip
-    m = ConsumerGroupMember(ConsumerGroupConfig("g", "m-uuid", instance_id, 300_000,
-                                                unreleased_wait_ms=wait_ms,
-                                                takeover=takeover))  # fmt: skip
+    m = ConsumerGroupMember(consumer_config(instance_id, unreleased_instance_wait_ms=wait_ms,
+                                            instance_takeover=takeover))  # fmt: skip
     m.handle(CoordinatorFound(0))  # node 0: a falsy id must still count as known
     return m
 
@@ -134,7 +134,7 @@ def test_a_fenced_epoch_loses_the_partitions_and_rejoins_at_epoch_0(code: int) -
 def test_a_join_subscribes_to_the_real_topics_only() -> None:
     """No made-up topic name is ever sent (issue 31): since Kafka 4.0 the coordinator checks
     DESCRIBE on every subscribed name (KAFKA-18813), and literal ACLs refuse any other."""
-    m = ConsumerGroupMember(ConsumerGroupConfig("g", "m-uuid", "svc-4", 300_000))
+    m = ConsumerGroupMember(consumer_config("svc-4"))
     m.handle(CoordinatorFound(0))
     assert m.poll(T0, TOPICS) == [SendConsumerGroupHeartbeat(0, True, TOPICS, ())]
 

@@ -20,7 +20,6 @@ from staticconsumer.membership import (
     AssignmentComputed,
     AssignmentFailed,
     ClassicMember,
-    ConsumerGroupConfig,
     ConsumerGroupHeartbeatAnswered,
     ConsumerGroupHeartbeatFailed,
     ConsumerGroupMember,
@@ -28,7 +27,6 @@ from staticconsumer.membership import (
     GroupProtocol,
     HeartbeatAnswered,
     JoinGroupAnswered,
-    MemberConfig,
     Reaction,
     RebalanceMetric,
     RecordRebalance,
@@ -41,6 +39,8 @@ from staticconsumer.protocol import (
     encode_assignment,
     group_partitions,
 )
+
+from ._configs import classic_config, consumer_config
 
 T0 = 1000.0
 TOPICS = ("t",)
@@ -60,7 +60,7 @@ def metrics(actions: Sequence[object]) -> list[object]:
 def kip848(owning: tuple[tuple[str, int], ...] | None) -> ConsumerGroupMember:
     """A member with a heartbeat in flight: joining (``owning`` None), or STABLE at epoch 1
     owning ``owning``."""
-    m = ConsumerGroupMember(ConsumerGroupConfig("g", "m-uuid", "svc-0", 300_000))
+    m = ConsumerGroupMember(consumer_config("svc-0"))
     m.handle(CoordinatorFound(0))
     m.poll(T0, TOPICS)
     if owning is None:
@@ -140,7 +140,7 @@ def test_no_answer_and_every_commit_or_fetch_answer_count_nothing() -> None:
 
 def leader() -> ClassicMember:
     """A classic leader whose assignor runs (ASSIGNING)."""
-    m = ClassicMember(MemberConfig("g", "i-0", 10_000, 3_000, 300_000))
+    m = ClassicMember(classic_config("i-0"))
     m.handle(CoordinatorFound(1))
     m.poll(T0, TOPICS, 0.0)
     m.handle(JoinGroupAnswered(ErrorCode.NONE, 1, "m-1", "p", "m-1", False, ()))
@@ -159,7 +159,7 @@ def test_classic_answers_count_no_rebalance_their_requests_are_timed(code: int) 
     """JoinGroup/SyncGroup answers are timed from the requests (``metrics.answered``), not
     counted by the engine: no answer of any code gives a metric action."""
     plan = encode_assignment(Assignment(partitions=group_partitions([T0P0])))
-    m = ClassicMember(MemberConfig("g", "i-0", 10_000, 3_000, 300_000))
+    m = ClassicMember(classic_config("i-0"))
     m.handle(CoordinatorFound(1))
     m.poll(T0, TOPICS, 0.0)
     assert metrics(m.handle(JoinGroupAnswered(code, 1, "m-1", "p", "m-1", False, ()))) == []

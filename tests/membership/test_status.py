@@ -14,7 +14,6 @@ from staticconsumer.membership import (
     HeartbeatAnswered,
     JoinGroupAnswered,
     Lifecycle,
-    MemberConfig,
     MembershipState,
     MemberState,
     SyncGroupAnswered,
@@ -24,6 +23,8 @@ from staticconsumer.membership import (
 )
 from staticconsumer.options import MembershipOperation
 from staticconsumer.protocol import Assignment, ErrorCode, encode_assignment, group_partitions
+
+from ._configs import classic_config
 
 M = MembershipState
 #: (engine state, generation, subscribed, handing over, fenced) -> membership state
@@ -130,7 +131,7 @@ def _assignment(*tps: tuple[str, int]) -> bytes:
 
 
 def test_a_static_member_through_join_rebalance_session_loss_and_fence() -> None:
-    member = ClassicMember(MemberConfig("g", "i-0", 10_000, 3_000, 300_000))
+    member = ClassicMember(classic_config("i-0"))
     member.handle(CoordinatorFound(1))
     seen = [_seen(member)]
     member.poll(100.0, ("t",), 0.0)  # JoinGroup sent
@@ -160,7 +161,7 @@ def test_a_static_member_through_join_rebalance_session_loss_and_fence() -> None
 
 
 def test_another_fatal_error_is_failed_not_fenced() -> None:
-    member = ClassicMember(MemberConfig("g", "i-0", 10_000, 3_000, 300_000))
+    member = ClassicMember(classic_config("i-0"))
     member.handle(CoordinatorFound(1))
     member.poll(100.0, ("t",), 0.0)
     actions = member.handle(JoinGroupAnswered(ErrorCode.INVALID_SESSION_TIMEOUT))

@@ -94,6 +94,8 @@ def test_all_is_sorted_and_complete() -> None:
         "group",
         "metadata",
         "offset_fetch",
+        "streams_group",
+        "streams_group_describe",
         "versions",
     }
     assert set(protocol.__all__) == public - modules

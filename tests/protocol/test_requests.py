@@ -15,9 +15,16 @@ import pytest
 from staticconsumer.protocol import (
     ApiKey,
     CommitOffset,
+    CopartitionGroup,
+    Endpoint,
     MemberIdentity,
     PinnedRequest,
+    StreamsTopology,
+    Subtopology,
+    TaskIds,
+    TaskOffset,
     TopicIdPartitions,
+    TopicInfo,
     build_consumer_group_describe,
     build_consumer_group_heartbeat,
     build_describe_groups,
@@ -28,6 +35,8 @@ from staticconsumer.protocol import (
     build_metadata,
     build_offset_commit,
     build_offset_fetch,
+    build_streams_group_describe,
+    build_streams_group_heartbeat,
     build_sync_group,
     request_class,
 )
@@ -175,6 +184,44 @@ def find_coordinator(version: int) -> PinnedRequest:
     return build_find_coordinator(version, keys=keys)
 
 
+# -- streams groups (KIP-1071) ------------------------------------------------------------------
+
+STREAMS_TOPOLOGY = StreamsTopology(1, (Subtopology(
+    "0", source_topics=("orders",),
+    state_changelog_topics=(TopicInfo("app-counts-changelog", 0, 3,
+                                      (("cleanup.policy", "compact"),)),),
+    repartition_sink_topics=("app-by-key-repartition",),
+    repartition_source_topics=(TopicInfo("app-by-key-repartition", 6, 3,
+                                         (("cleanup.policy", "compact"),)),),
+    copartition_groups=(CopartitionGroup(source_topics=(0,), repartition_source_topics=(0,)),),
+),))  # fmt: skip
+
+
+def streams_group_heartbeat(version: int) -> PinnedRequest:
+    """A static member (Kafka 4.4's ``<instance>-<thread>``) joining with everything set."""
+    return build_streams_group_heartbeat(
+        version, group_id="app", member_id="m-uuid-1", member_epoch=0,
+        endpoint_information_epoch=0, instance_id="app-1-1", rack_id="rack-1",
+        rebalance_timeout_ms=300_000, topology=STREAMS_TOPOLOGY,
+        active_tasks=[TaskIds("0", (0, 2))], standby_tasks=[TaskIds("0", (1,))], warmup_tasks=[],
+        process_id="0f9e8d7c-6b5a-4c3d-9e1f-a2b3c4d5e6f7",
+        user_endpoint=Endpoint("10.0.0.7", 65000), client_tags={"zone": "a"},
+        task_offsets=[TaskOffset("0", 1, 4_000_000_000)],
+        task_end_offsets=[TaskOffset("0", 1, 4_000_000_123)],
+    )  # fmt: skip
+
+
+def streams_group_heartbeat_minimal(version: int) -> PinnedRequest:
+    return build_streams_group_heartbeat(version, group_id="app", member_id="m-uuid-1",
+                                         member_epoch=7, endpoint_information_epoch=3)  # fmt: skip
+
+
+def streams_group_describe(version: int) -> PinnedRequest:
+    return build_streams_group_describe(version, ["app", "other"],
+                                        include_authorized_operations=True,
+                                        include_topology_description=version >= 1)  # fmt: skip
+
+
 CASES: list[tuple[str, Callable[[int], PinnedRequest], ApiKey, dict[int, bytes]]] = [
     ("join_group", join_group, ApiKey.JOIN_GROUP, golden.JOIN_GROUP_REQUEST),
     (
@@ -213,6 +260,24 @@ CASES: list[tuple[str, Callable[[int], PinnedRequest], ApiKey, dict[int, bytes]]
         find_coordinator,
         ApiKey.FIND_COORDINATOR,
         golden.FIND_COORDINATOR_REQUEST,
+    ),
+    (
+        "streams_group_heartbeat",
+        streams_group_heartbeat,
+        ApiKey.STREAMS_GROUP_HEARTBEAT,
+        golden.STREAMS_GROUP_HEARTBEAT_REQUEST,
+    ),
+    (
+        "streams_group_heartbeat_minimal",
+        streams_group_heartbeat_minimal,
+        ApiKey.STREAMS_GROUP_HEARTBEAT,
+        golden.STREAMS_GROUP_HEARTBEAT_REQUEST_MINIMAL,
+    ),
+    (
+        "streams_group_describe",
+        streams_group_describe,
+        ApiKey.STREAMS_GROUP_DESCRIBE,
+        golden.STREAMS_GROUP_DESCRIBE_REQUEST,
     ),
 ]
 
@@ -269,6 +334,8 @@ def test_flexible_versions_match_kafka_specs() -> None:
         ApiKey.CONSUMER_GROUP_DESCRIBE: 0,
         ApiKey.DESCRIBE_GROUPS: 5,
         ApiKey.FIND_COORDINATOR: 3,
+        ApiKey.STREAMS_GROUP_HEARTBEAT: 0,
+        ApiKey.STREAMS_GROUP_DESCRIBE: 0,
     }
     for name, build, api_key, table in CASES:
         for version in table:
@@ -315,3 +382,12 @@ def test_consumer_group_heartbeat_refuses_a_regex_before_v1() -> None:
         build_consumer_group_heartbeat(
             0, group_id="grp", member_id="m", member_epoch=0, subscribed_topic_regex="ord.*"
         )
+
+
+def test_a_streams_endpoints_port_is_a_uint16_and_the_description_needs_v1() -> None:
+    with pytest.raises(ValueError, match="uint16"):
+        build_streams_group_heartbeat(0, group_id="app", member_id="m", member_epoch=0,
+                                      endpoint_information_epoch=0,
+                                      user_endpoint=Endpoint("h", 65536))  # fmt: skip
+    with pytest.raises(ValueError, match="needs StreamsGroupDescribe v1"):
+        build_streams_group_describe(0, ["app"], include_topology_description=True)

@@ -21,8 +21,12 @@ from staticconsumer.protocol import (
     DescribedConsumerGroupMember,
     DescribedGroup,
     DescribedMember,
+    DescribedStreamsGroup,
+    DescribedStreamsGroupMember,
     DescribedTopicPartitions,
     DescribeGroupsResult,
+    Endpoint,
+    EndpointPartitions,
     FetchedOffset,
     FindCoordinatorResult,
     HeartbeatResult,
@@ -34,8 +38,16 @@ from staticconsumer.protocol import (
     MetadataTopic,
     OffsetCommitResult,
     OffsetFetchResult,
+    StreamsGroupHeartbeatResult,
+    StreamsGroupStatus,
+    StreamsTasks,
+    StreamsTopology,
+    Subtopology,
     SyncGroupResult,
+    TaskIds,
+    TaskOffset,
     TopicIdPartitions,
+    TopicInfo,
     parse_consumer_group_describe,
     parse_consumer_group_heartbeat,
     parse_describe_groups,
@@ -46,6 +58,8 @@ from staticconsumer.protocol import (
     parse_metadata,
     parse_offset_commit,
     parse_offset_fetch,
+    parse_streams_group_describe,
+    parse_streams_group_heartbeat,
     parse_sync_group,
     response_class,
 )
@@ -216,6 +230,84 @@ def find_coordinator(version: int) -> FindCoordinatorResult:
     )
 
 
+# -- streams groups (KIP-1071) ------------------------------------------------------------------
+
+ENDPOINT = Endpoint("10.0.0.7", 65000)  # a port past int16's range: uint16 on the wire
+
+
+def streams_group_heartbeat(version: int) -> StreamsGroupHeartbeatResult:
+    return StreamsGroupHeartbeatResult(
+        error_code=0, error_message=None, member_id="m-uuid-1", member_epoch=8,
+        heartbeat_interval_ms=5000,
+        acceptable_recovery_lag=10_000 if version == 0 else 10_000_000_000,
+        task_offset_interval_ms=60_000,
+        statuses=((StreamsGroupStatus.ASSIGNMENT_DELAYED, "assignment delayed"),),
+        active_tasks=(TaskIds("0", (0, 2)),), standby_tasks=(TaskIds("0", (1,)),),
+        warmup_tasks=(), endpoint_information_epoch=4,
+        partitions_by_user_endpoint=(EndpointPartitions(ENDPOINT, {"orders": (0, 2)},
+                                                        {"orders": (1,)}),),
+        topology_description_required=version >= 1, throttle_time_ms=7,
+    )  # fmt: skip
+
+
+def streams_group_heartbeat_error(version: int) -> StreamsGroupHeartbeatResult:
+    # FENCED_INSTANCE_ID with a status, and no task list and no endpoints at all (nulls).
+    return StreamsGroupHeartbeatResult(
+        error_code=82, error_message="fenced", member_id="m-uuid-1", member_epoch=8,
+        heartbeat_interval_ms=5000,
+        acceptable_recovery_lag=10_000 if version == 0 else 10_000_000_000,
+        task_offset_interval_ms=60_000,
+        statuses=((StreamsGroupStatus.MISSING_SOURCE_TOPICS, "missing orders"),),
+        active_tasks=None, standby_tasks=None, warmup_tasks=None, endpoint_information_epoch=4,
+        partitions_by_user_endpoint=None, throttle_time_ms=7,
+    )  # fmt: skip
+
+
+def streams_group_describe(version: int) -> tuple[DescribedStreamsGroup, ...]:
+    def tasks(*active: int) -> StreamsTasks:
+        return StreamsTasks((TaskIds("0", active),), (), ())
+
+    member = DescribedStreamsGroupMember(
+        "m-uuid-1", 8, "app-1-1", None, "cid", "/127.0.0.1", 1,
+        "0f9e8d7c-6b5a-4c3d-9e1f-a2b3c4d5e6f7", ENDPOINT, {"zone": "a"},
+        (TaskOffset("0", 1, 42),), (), tasks(0, 2), tasks(0, 1, 2), False,
+    )  # fmt: skip
+    topology = StreamsTopology(1, (Subtopology(
+        "0", source_topics=("orders",),
+        state_changelog_topics=(TopicInfo("app-counts-changelog", 6, 3),)),))  # fmt: skip
+    described: dict[str, Any] = {}
+    if version >= 1:
+        source = {
+            "name": "KSTREAM-SOURCE-0",
+            "node_type": 0,
+            "source_topics": ["orders"],
+            "sink_topic": None,
+            "stores": [],
+            "successors": ["KSTREAM-AGGREGATE-1"],
+        }
+        aggregate = {
+            "name": "KSTREAM-AGGREGATE-1",
+            "node_type": 1,
+            "source_topics": [],
+            "sink_topic": None,
+            "stores": ["counts"],
+            "successors": [],
+        }
+        described = {
+            "topology_description": {
+                "subtopologies": [{"subtopology_id": "0", "nodes": [source, aggregate]}],
+                "global_stores": [{"source": source, "processor": aggregate}],
+            },
+            "topology_description_status": 1, "assignor_name": "sticky",
+        }  # fmt: skip
+    return (
+        DescribedStreamsGroup(0, None, "app", "Stable", 9, 9, topology, (member,), 0x0F,
+                              **described),
+        DescribedStreamsGroup(69, "not a streams group", "other", "", 0, 0, None, (),
+                              -2147483648),
+    )  # fmt: skip
+
+
 CASES: list[tuple[str, Callable[[Any], Any], Callable[[int], Any], ApiKey, dict[int, bytes]]] = [
     ("join_group", parse_join_group, join_group, ApiKey.JOIN_GROUP, golden.JOIN_GROUP_RESPONSE),
     ("sync_group", parse_sync_group, sync_group, ApiKey.SYNC_GROUP, golden.SYNC_GROUP_RESPONSE),
@@ -283,6 +375,27 @@ CASES: list[tuple[str, Callable[[Any], Any], Callable[[int], Any], ApiKey, dict[
         find_coordinator,
         ApiKey.FIND_COORDINATOR,
         golden.FIND_COORDINATOR_RESPONSE,
+    ),
+    (
+        "streams_group_heartbeat",
+        parse_streams_group_heartbeat,
+        streams_group_heartbeat,
+        ApiKey.STREAMS_GROUP_HEARTBEAT,
+        golden.STREAMS_GROUP_HEARTBEAT_RESPONSE,
+    ),
+    (
+        "streams_group_heartbeat_error",
+        parse_streams_group_heartbeat,
+        streams_group_heartbeat_error,
+        ApiKey.STREAMS_GROUP_HEARTBEAT,
+        golden.STREAMS_GROUP_HEARTBEAT_RESPONSE_ERROR,
+    ),
+    (
+        "streams_group_describe",
+        parse_streams_group_describe,
+        streams_group_describe,
+        ApiKey.STREAMS_GROUP_DESCRIBE,
+        golden.STREAMS_GROUP_DESCRIBE_RESPONSE,
     ),
 ]
 

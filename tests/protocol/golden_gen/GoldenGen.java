@@ -37,6 +37,10 @@ import org.apache.kafka.common.message.OffsetCommitResponseData;
 import org.apache.kafka.common.message.OffsetFetchRequestData;
 import org.apache.kafka.common.message.OffsetFetchResponseData;
 import org.apache.kafka.common.message.SyncGroupRequestData;
+import org.apache.kafka.common.message.StreamsGroupDescribeRequestData;
+import org.apache.kafka.common.message.StreamsGroupDescribeResponseData;
+import org.apache.kafka.common.message.StreamsGroupHeartbeatRequestData;
+import org.apache.kafka.common.message.StreamsGroupHeartbeatResponseData;
 import org.apache.kafka.common.message.SyncGroupResponseData;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.protocol.Message;
@@ -495,6 +499,168 @@ public final class GoldenGen {
         return out;
     }
 
+    // StreamsGroupHeartbeat (KIP-1071; static members since Kafka 4.4): a static member joining
+    // with its topology, its process id, endpoint, client tags and every task list and offset
+    // set; a plain heartbeat with only the epoch; answers with tasks, statuses and endpoint
+    // partitions, and an error with a status.
+    private static StreamsGroupHeartbeatRequestData.TopicInfo topicInfo(String name, int partitions) {
+        return new StreamsGroupHeartbeatRequestData.TopicInfo().setName(name).setPartitions(partitions)
+            .setReplicationFactor((short) 3).setTopicConfigs(List.of(
+                new StreamsGroupHeartbeatRequestData.KeyValue().setKey("cleanup.policy").setValue("compact")));
+    }
+
+    private static Map<Integer, byte[]> streamsGroupHeartbeatRequest(boolean full) {
+        Map<Integer, byte[]> out = new TreeMap<>();
+        for (int v = 0; v <= 1; v++) {
+            StreamsGroupHeartbeatRequestData data = new StreamsGroupHeartbeatRequestData()
+                .setGroupId("app").setMemberId("m-uuid-1").setMemberEpoch(full ? 0 : 7)
+                .setEndpointInformationEpoch(full ? 0 : 3);
+            if (full) {
+                data.setInstanceId("app-1-1").setRackId("rack-1").setRebalanceTimeoutMs(300000)
+                    .setTopology(new StreamsGroupHeartbeatRequestData.Topology().setEpoch(1)
+                        .setSubtopologies(List.of(new StreamsGroupHeartbeatRequestData.Subtopology()
+                            .setSubtopologyId("0").setSourceTopics(List.of("orders"))
+                            .setSourceTopicRegex(List.of())
+                            .setStateChangelogTopics(List.of(topicInfo("app-counts-changelog", 0)))
+                            .setRepartitionSinkTopics(List.of("app-by-key-repartition"))
+                            .setRepartitionSourceTopics(List.of(topicInfo("app-by-key-repartition", 6)))
+                            .setCopartitionGroups(List.of(new StreamsGroupHeartbeatRequestData.CopartitionGroup()
+                                .setSourceTopics(List.of((short) 0)).setSourceTopicRegex(List.of())
+                                .setRepartitionSourceTopics(List.of((short) 0)))))))
+                    .setActiveTasks(List.of(new StreamsGroupHeartbeatRequestData.TaskIds()
+                        .setSubtopologyId("0").setPartitions(List.of(0, 2))))
+                    .setStandbyTasks(List.of(new StreamsGroupHeartbeatRequestData.TaskIds()
+                        .setSubtopologyId("0").setPartitions(List.of(1))))
+                    .setWarmupTasks(List.of())
+                    .setProcessId("0f9e8d7c-6b5a-4c3d-9e1f-a2b3c4d5e6f7")
+                    .setUserEndpoint(new StreamsGroupHeartbeatRequestData.Endpoint().setHost("10.0.0.7").setPort(65000))
+                    .setClientTags(List.of(new StreamsGroupHeartbeatRequestData.KeyValue().setKey("zone").setValue("a")))
+                    .setTaskOffsets(List.of(new StreamsGroupHeartbeatRequestData.TaskOffset()
+                        .setSubtopologyId("0").setPartition(1).setOffset(4_000_000_000L)))
+                    .setTaskEndOffsets(List.of(new StreamsGroupHeartbeatRequestData.TaskOffset()
+                        .setSubtopologyId("0").setPartition(1).setOffset(4_000_000_123L)))
+                    .setShutdownApplication(false);
+            }
+            out.put(v, body(data, v));
+        }
+        return out;
+    }
+
+    private static Map<Integer, byte[]> streamsGroupHeartbeatResponse(boolean assigned) {
+        Map<Integer, byte[]> out = new TreeMap<>();
+        for (int v = 0; v <= 1; v++) {
+            StreamsGroupHeartbeatResponseData data = new StreamsGroupHeartbeatResponseData()
+                .setThrottleTimeMs(7).setErrorCode((short) 0).setMemberId("m-uuid-1")
+                .setMemberEpoch(8).setHeartbeatIntervalMs(5000).setTaskOffsetIntervalMs(60000)
+                .setEndpointInformationEpoch(4);
+            if (v == 0) {
+                data.setAcceptableRecoveryLagLegacy(10000);
+            } else {
+                data.setAcceptableRecoveryLag(10_000_000_000L).setTopologyDescriptionRequired(assigned);
+            }
+            if (assigned) {
+                data.setActiveTasks(List.of(new StreamsGroupHeartbeatResponseData.TaskIds()
+                        .setSubtopologyId("0").setPartitions(List.of(0, 2))))
+                    .setStandbyTasks(List.of(new StreamsGroupHeartbeatResponseData.TaskIds()
+                        .setSubtopologyId("0").setPartitions(List.of(1))))
+                    .setWarmupTasks(List.of())
+                    .setStatus(List.of(new StreamsGroupHeartbeatResponseData.Status()
+                        .setStatusCode((byte) 5).setStatusDetail("assignment delayed")))
+                    .setPartitionsByUserEndpoint(List.of(new StreamsGroupHeartbeatResponseData.EndpointToPartitions()
+                        .setUserEndpoint(new StreamsGroupHeartbeatResponseData.Endpoint().setHost("10.0.0.7").setPort(65000))
+                        .setActivePartitions(List.of(new StreamsGroupHeartbeatResponseData.TopicPartition()
+                            .setTopic("orders").setPartitions(List.of(0, 2))))
+                        .setStandbyPartitions(List.of(new StreamsGroupHeartbeatResponseData.TopicPartition()
+                            .setTopic("orders").setPartitions(List.of(1))))));
+            } else {
+                data.setErrorCode((short) 82).setErrorMessage("fenced")
+                    .setStatus(List.of(new StreamsGroupHeartbeatResponseData.Status()
+                        .setStatusCode((byte) 1).setStatusDetail("missing orders")));
+            }
+            out.put(v, body(data, v));
+        }
+        return out;
+    }
+
+    // StreamsGroupDescribe: two groups asked for (v1: with the topology description); the answer
+    // describes one static member with its tasks and offsets, and one unknown group.
+    private static Map<Integer, byte[]> streamsGroupDescribeRequest() {
+        Map<Integer, byte[]> out = new TreeMap<>();
+        for (int v = 0; v <= 1; v++) {
+            StreamsGroupDescribeRequestData data = new StreamsGroupDescribeRequestData()
+                .setGroupIds(List.of("app", "other")).setIncludeAuthorizedOperations(true);
+            if (v >= 1) {
+                data.setIncludeTopologyDescription(true);
+            }
+            out.put(v, body(data, v));
+        }
+        return out;
+    }
+
+    private static StreamsGroupDescribeResponseData.TopicInfo describedTopic(String name, int partitions) {
+        return new StreamsGroupDescribeResponseData.TopicInfo().setName(name).setPartitions(partitions)
+            .setReplicationFactor((short) 3).setTopicConfigs(List.of());
+    }
+
+    private static StreamsGroupDescribeResponseData.Assignment tasks(int... active) {
+        List<Integer> partitions = new java.util.ArrayList<>();
+        for (int p : active) {
+            partitions.add(p);
+        }
+        return new StreamsGroupDescribeResponseData.Assignment()
+            .setActiveTasks(List.of(new StreamsGroupDescribeResponseData.TaskIds()
+                .setSubtopologyId("0").setPartitions(partitions)))
+            .setStandbyTasks(List.of()).setWarmupTasks(List.of());
+    }
+
+    private static Map<Integer, byte[]> streamsGroupDescribeResponse() {
+        Map<Integer, byte[]> out = new TreeMap<>();
+        for (int v = 0; v <= 1; v++) {
+            StreamsGroupDescribeResponseData.Member member = new StreamsGroupDescribeResponseData.Member()
+                .setMemberId("m-uuid-1").setMemberEpoch(8).setInstanceId("app-1-1").setRackId(null)
+                .setClientId("cid").setClientHost("/127.0.0.1").setTopologyEpoch(1)
+                .setProcessId("0f9e8d7c-6b5a-4c3d-9e1f-a2b3c4d5e6f7")
+                .setUserEndpoint(new StreamsGroupDescribeResponseData.Endpoint().setHost("10.0.0.7").setPort(65000))
+                .setClientTags(List.of(new StreamsGroupDescribeResponseData.KeyValue().setKey("zone").setValue("a")))
+                .setTaskOffsets(List.of(new StreamsGroupDescribeResponseData.TaskOffset()
+                    .setSubtopologyId("0").setPartition(1).setOffset(42L)))
+                .setTaskEndOffsets(List.of())
+                .setAssignment(tasks(0, 2)).setTargetAssignment(tasks(0, 1, 2)).setIsClassic(false);
+            StreamsGroupDescribeResponseData.DescribedGroup group = new StreamsGroupDescribeResponseData.DescribedGroup()
+                .setErrorCode((short) 0).setGroupId("app").setGroupState("Stable")
+                .setGroupEpoch(9).setAssignmentEpoch(9)
+                .setTopology(new StreamsGroupDescribeResponseData.Topology().setEpoch(1)
+                    .setSubtopologies(List.of(new StreamsGroupDescribeResponseData.Subtopology()
+                        .setSubtopologyId("0").setSourceTopics(List.of("orders"))
+                        .setRepartitionSinkTopics(List.of())
+                        .setStateChangelogTopics(List.of(describedTopic("app-counts-changelog", 6)))
+                        .setRepartitionSourceTopics(List.of()))))
+                .setMembers(List.of(member)).setAuthorizedOperations(0x0f);
+            if (v >= 1) {
+                StreamsGroupDescribeResponseData.TopologyDescriptionNode source =
+                    new StreamsGroupDescribeResponseData.TopologyDescriptionNode().setName("KSTREAM-SOURCE-0")
+                        .setNodeType((byte) 0).setSourceTopics(List.of("orders")).setSinkTopic(null)
+                        .setStores(List.of()).setSuccessors(List.of("KSTREAM-AGGREGATE-1"));
+                StreamsGroupDescribeResponseData.TopologyDescriptionNode aggregate =
+                    new StreamsGroupDescribeResponseData.TopologyDescriptionNode().setName("KSTREAM-AGGREGATE-1")
+                        .setNodeType((byte) 1).setSourceTopics(List.of()).setSinkTopic(null)
+                        .setStores(List.of("counts")).setSuccessors(List.of());
+                group.setTopologyDescription(new StreamsGroupDescribeResponseData.TopologyDescription()
+                        .setSubtopologies(List.of(new StreamsGroupDescribeResponseData.TopologyDescriptionSubtopology()
+                            .setSubtopologyId("0").setNodes(List.of(source, aggregate))))
+                        .setGlobalStores(List.of(new StreamsGroupDescribeResponseData.TopologyDescriptionGlobalStore()
+                            .setSource(source).setProcessor(aggregate))))
+                    .setTopologyDescriptionStatus((byte) 1).setAssignorName("sticky");
+            }
+            out.put(v, body(new StreamsGroupDescribeResponseData().setThrottleTimeMs(7).setGroups(List.of(
+                group,
+                new StreamsGroupDescribeResponseData.DescribedGroup()
+                    .setErrorCode((short) 69).setErrorMessage("not a streams group")
+                    .setGroupId("other").setGroupState("").setMembers(List.of()))), v));
+        }
+        return out;
+    }
+
     // Metadata v12 (topic ids, KIP-516): two topics asked for by name; the answer names one with
     // its id and partitions (out of order) and one that does not exist (the zero id).
     private static Map<Integer, byte[]> metadataRequest() {
@@ -687,6 +853,12 @@ public final class GoldenGen {
         table("CONSUMER_GROUP_HEARTBEAT_RESPONSE_ERROR", consumerGroupHeartbeatResponse(false));
         table("CONSUMER_GROUP_DESCRIBE_REQUEST", consumerGroupDescribeRequest());
         table("CONSUMER_GROUP_DESCRIBE_RESPONSE", consumerGroupDescribeResponse());
+        table("STREAMS_GROUP_HEARTBEAT_REQUEST", streamsGroupHeartbeatRequest(true));
+        table("STREAMS_GROUP_HEARTBEAT_REQUEST_MINIMAL", streamsGroupHeartbeatRequest(false));
+        table("STREAMS_GROUP_HEARTBEAT_RESPONSE", streamsGroupHeartbeatResponse(true));
+        table("STREAMS_GROUP_HEARTBEAT_RESPONSE_ERROR", streamsGroupHeartbeatResponse(false));
+        table("STREAMS_GROUP_DESCRIBE_REQUEST", streamsGroupDescribeRequest());
+        table("STREAMS_GROUP_DESCRIBE_RESPONSE", streamsGroupDescribeResponse());
         table("METADATA_REQUEST", metadataRequest());
         table("METADATA_RESPONSE", metadataResponse());
         table("DESCRIBE_GROUPS_REQUEST", describeGroupsRequest());

@@ -2,7 +2,7 @@
 # Regenerates tests/protocol/golden.py from Apache Kafka's own message classes.
 # Needs JDK 17+ and Maven (Maven Central reachable). Usage: tests/protocol/golden_gen/run.sh [kafka-version]
 set -euo pipefail
-KAFKA_VERSION="${1:-4.3.1}"
+KAFKA_VERSION="${1:-4.4.0}"
 HERE="$(cd "$(dirname "$0")" && pwd)"
 WORK="$(mktemp -d)"
 trap 'rm -rf "$WORK"' EXIT
