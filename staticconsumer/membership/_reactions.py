@@ -8,6 +8,8 @@ the member sends, each row of a fixed length (a row of another length fails at i
       code | JoinGroup | SyncGroup | Heartbeat | LeaveGroup | OffsetCommit | OffsetFetch
     CONSUMER_TABLE (group_protocol="consumer", KIP-848):
       code | ConsumerGroupHeartbeat | OffsetCommit | OffsetFetch
+    STREAMS_TABLE (streams groups, KIP-1071; the streams engine reads it):
+      code | StreamsGroupHeartbeat | OffsetCommit | OffsetFetch
 
 A cell is a :class:`Reaction`. A code missing from a table is :attr:`Reaction.RAISE`, except on
 LeaveGroup, whose every failure is :attr:`Reaction.IGNORE` (the member is leaving). The rebalance
@@ -47,6 +49,8 @@ class Api(enum.Enum):
     LEAVE_GROUP = "LeaveGroup"
     #: The consumer group protocol (KIP-848).
     CONSUMER_GROUP_HEARTBEAT = "ConsumerGroupHeartbeat"
+    #: The streams group protocol (KIP-1071).
+    STREAMS_GROUP_HEARTBEAT = "StreamsGroupHeartbeat"
 
 
 class GroupProtocol(enum.Enum):
@@ -54,6 +58,7 @@ class GroupProtocol(enum.Enum):
 
     CLASSIC = "classic"
     CONSUMER = "consumer"
+    STREAMS = "streams"
 
 
 class Reaction(enum.Enum):
@@ -84,6 +89,7 @@ CLASSIC_COLUMNS = (
     Api.OFFSET_FETCH,
 )  # fmt: skip
 CONSUMER_COLUMNS = (Api.CONSUMER_GROUP_HEARTBEAT, Api.OFFSET_COMMIT, Api.OFFSET_FETCH)
+STREAMS_COLUMNS = (Api.STREAMS_GROUP_HEARTBEAT, Api.OFFSET_COMMIT, Api.OFFSET_FETCH)
 
 
 def _row(*cells: Reaction) -> dict[Api, Reaction]:
@@ -96,6 +102,12 @@ def _consumer_row(*cells: Reaction) -> dict[Api, Reaction]:
     """One KIP-848 row: ConsumerGroupHeartbeat, OffsetCommit, OffsetFetch, in that order (a row
     of another length is an error at import)."""
     return dict(zip(CONSUMER_COLUMNS, cells, strict=True))
+
+
+def _streams_row(*cells: Reaction) -> dict[Api, Reaction]:
+    """One KIP-1071 row: StreamsGroupHeartbeat, OffsetCommit, OffsetFetch, in that order (a row
+    of another length is an error at import)."""
+    return dict(zip(STREAMS_COLUMNS, cells, strict=True))
 
 
 _FC, _IG, _RS = _R.FIND_COORDINATOR, _R.IGNORE, _R.RAISE
@@ -180,11 +192,50 @@ CONSUMER_TABLE: dict[int, dict[Api, Reaction]] = {
     ErrorCode.UNKNOWN_SERVER_ERROR: _consumer_row(_RS, _RS, _RS),
 }
 
+#: code -> {api -> reaction} for a streams-group member (KIP-1071; static members since Kafka
+#: 4.4). Read a row as "StreamsGroupHeartbeat, OffsetCommit, OffsetFetch". As the consumer
+#: protocol's (the member joins and leaves with heartbeats, commits carry its epoch), with the
+#: streams codes. Source: Java's ``StreamsGroupHeartbeatRequestManager.onErrorResponse``.
+STREAMS_TABLE: dict[int, dict[Api, Reaction]] = {
+    ErrorCode.NONE: _streams_row(*[_R.OK] * 3),
+    ErrorCode.COORDINATOR_NOT_AVAILABLE: _streams_row(_FC, _FC, _FC),
+    ErrorCode.NOT_COORDINATOR: _streams_row(_FC, _FC, _FC),
+    ErrorCode.REQUEST_TIMED_OUT: _streams_row(_FC, _FC, _FC),
+    ErrorCode.COORDINATOR_LOAD_IN_PROGRESS: _streams_row(*[_R.RETRY] * 3),
+    ErrorCode.UNSTABLE_OFFSET_COMMIT: _streams_row(_RS, _RS, _R.RETRY),
+    ErrorCode.STALE_MEMBER_EPOCH: _streams_row(_RS, _R.RETRY, _R.RETRY),
+    # The coordinator no longer has this member at this epoch: its tasks are lost; it joins
+    # again at epoch 0 with the same member id (Java: onFenced).
+    ErrorCode.FENCED_MEMBER_EPOCH: _streams_row(_R.RESET, _RS, _RS),
+    ErrorCode.UNKNOWN_MEMBER_ID: _streams_row(_R.RESET, _RS, _RS),
+    ErrorCode.GROUP_ID_NOT_FOUND: _streams_row(_R.RESET, _RS, _RS),
+    # Kafka 4.4's static members: a restarted thread whose previous process did not leave is
+    # refused until its session ends (as the consumer protocol's); another process holding the
+    # thread's instance id is fatal, as everywhere else (Java 4.4 fails on both).
+    ErrorCode.UNRELEASED_INSTANCE_ID: _streams_row(_R.RETRY, _RS, _RS),
+    ErrorCode.FENCED_INSTANCE_ID: _streams_row(_R.FENCED, _R.FENCED, _RS),
+    # The topology: not valid, not the group's next epoch, or older than the group's (another
+    # version of the application runs). Configuration or deployment: it will never work (Java:
+    # fatal).
+    ErrorCode.STREAMS_INVALID_TOPOLOGY: _streams_row(_R.FATAL, _RS, _RS),
+    ErrorCode.STREAMS_INVALID_TOPOLOGY_EPOCH: _streams_row(_R.FATAL, _RS, _RS),
+    ErrorCode.STREAMS_TOPOLOGY_FENCED: _streams_row(_R.FATAL, _RS, _RS),
+    ErrorCode.INVALID_REQUEST: _streams_row(_R.FATAL, _RS, _RS),
+    ErrorCode.GROUP_MAX_SIZE_REACHED: _streams_row(_R.FATAL, _RS, _RS),
+    ErrorCode.UNSUPPORTED_VERSION: _streams_row(_R.FATAL, _RS, _RS),
+    # Raised to the application, which may fix the ACLs and poll again (Java fails on a group
+    # authorization failure; the consumer protocol's table raises it, and so does this one).
+    ErrorCode.GROUP_AUTHORIZATION_FAILED: _streams_row(_RS, _RS, _RS),
+    ErrorCode.TOPIC_AUTHORIZATION_FAILED: _streams_row(_RS, _RS, _RS),
+    ErrorCode.UNKNOWN_SERVER_ERROR: _streams_row(_RS, _RS, _RS),
+}
+
 #: Each protocol's table and its columns, in row order.
 TABLES: Mapping[GroupProtocol, tuple[dict[int, dict[Api, Reaction]], tuple[Api, ...]]] = (
     MappingProxyType({
         GroupProtocol.CLASSIC: (CLASSIC_TABLE, CLASSIC_COLUMNS),
         GroupProtocol.CONSUMER: (CONSUMER_TABLE, CONSUMER_COLUMNS),
+        GroupProtocol.STREAMS: (STREAMS_TABLE, STREAMS_COLUMNS),
     })
 )  # fmt: skip
 
