@@ -347,7 +347,7 @@ def build_parser() -> argparse.ArgumentParser:
     from .._demo import add_demo_command  # the demo (issue 6) registers its own sub-command
 
     add_demo_command(commands)
-    from ..analytics.cli import add_report_command  # the Spark report (issue 7); pyspark is lazy
+    from .report import add_report_command  # the Spark report (issue 7); pyspark is lazy
 
     add_report_command(commands)
     return parser

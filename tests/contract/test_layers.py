@@ -26,6 +26,17 @@ def test_the_module_level_import_graph_has_no_cycle() -> None:
     assert not found, "import cycles: " + "; ".join(" <-> ".join(c) for c in found)
 
 
+def test_the_cli_and_the_report_do_not_import_each_other_both_ways() -> None:
+    """Issue 49: the command line imports the Spark report (``cli/report.py``, its public
+    names); the report never imports the command line, lazily or not."""
+    tree = read_tree(REPO)
+    back = [str(i) for name, imports in tree.items() if name.startswith("staticconsumer.analytics")
+            for i in imports if i.target.startswith("staticconsumer.cli")]  # fmt: skip
+    assert back == []
+    forth = [i.target for i in tree["staticconsumer.cli.report"]]
+    assert any(t.startswith("staticconsumer.analytics") for t in forth)
+
+
 def test_import_staticconsumer_loads_no_tooling_package() -> None:
     code = textwrap.dedent(f"""
         import sys

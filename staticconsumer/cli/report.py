@@ -1,4 +1,5 @@
-"""``staticconsumer report``: the command-line face of :mod:`staticconsumer.analytics`.
+"""``staticconsumer report``: the command-line face of :mod:`staticconsumer.analytics`, through
+its public names (the command line imports the report; the report never imports the command line).
 
 Importing this module does not import pyspark, so the rest of the CLI works without the extra; the
 command itself says which extra to install when pyspark or matplotlib is missing.
@@ -12,13 +13,13 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from ..cli.security import add_cluster_options, security_from_args
+from .. import analytics
+from ..analytics import parse_time_ms, require_spark
 from ..errors import ConfigurationError
-from ._deps import require_spark
-from ._time import parse_time_ms
+from .security import add_cluster_options, security_from_args
 
 if TYPE_CHECKING:
-    from ._result import ReportResult
+    from ..analytics import ReportResult
 
 EXIT_OK, EXIT_FAILED = 0, 1
 log = logging.getLogger(__name__)
@@ -64,7 +65,7 @@ def run(args: argparse.Namespace) -> int:
     except ImportError as exc:
         print(f"staticconsumer: error: {exc}", file=sys.stderr)
         return EXIT_FAILED
-    from .job import run_report, run_stream
+    run_report, run_stream = analytics.run_report, analytics.run_stream
 
     logging.getLogger("py4j").setLevel(logging.WARNING)
 
