@@ -268,7 +268,7 @@ OPTIONS: tuple[Option, ...] = (
          aiokafka_words="`max_poll_records` should be positive Integer"),
     _row("ssl_context", None, "ssl.truststore.location and the rest", "", _SECURITY),
     _row("security_protocol", "PLAINTEXT", "security.protocol", "", _SECURITY),
-    _row("api_version", AIOKAFKAS_OWN, "no Java key: aiokafka's own"),
+    _row("api_version", AIOKAFKAS_OWN, "no Java key: aiokafka's broker version"),
     _row("exclude_internal_topics", True, "exclude.internal.topics"),
     _row("connections_max_idle_ms", 540_000, "connections.max.idle.ms", "",
          Whole(0, optional=True)),

@@ -144,13 +144,14 @@ def check_lacking_arguments(values: Mapping[str, Any]) -> None:
     """An aiokafka argument of our signature that the installed aiokafka lacks (``client_rack``
     before 0.14, ``api_version`` on 0.13) is refused when given (its default is None), not
     dropped: the behaviour it asks for would silently not happen."""
-    for field in LACKING_ARGUMENTS:
+    for field, (java_key, kip, why) in LACKING_ARGUMENTS.items():
         if values.get(field) is not None:
-            option = BY_NAME[field]
+            key = java_key if java_key.startswith("no ") else f"Java: {java_key}"
+            named = f"{field} ({key}{', ' + kip if kip else ''})"
             raise ConfigurationError(
-                f"{option.named} is not available with aiokafka {aiokafka_version}, which is "
-                f"installed: {LACKING_ARGUMENTS[field][2]}. Leave {field} unset, or install an "
-                "aiokafka release that has it (staticconsumer supports 0.12, 0.13 and 0.14)"
+                f"{named} is not available with aiokafka {aiokafka_version}, which is "
+                f"installed: {why}. Leave {field} unset, or install an aiokafka release that "
+                "has it (staticconsumer supports 0.12, 0.13 and 0.14)"
             )
 
 
