@@ -57,7 +57,8 @@ class StaticConsumer(Observability, AIOKafkaConsumer):  # type: ignore[misc]  # 
       names the field and the Java key); ``security=SecuritySettings(...)`` replaces the raw
       security arguments.
     * ``group_protocol="consumer"`` (KIP-848) with ``group_remote_assignor``,
-      ``instance_takeover`` and ``unreleased_instance_wait_ms`` (``docs/consumer-protocol.md``).
+      ``instance_takeover`` and ``unreleased_instance_wait_ms``; ``"auto"``: that protocol where
+      the broker offers it, decided in ``start()`` (``docs/consumer-protocol.md``).
     * Pre-registration (KIP-469, ``docs/scaling.md``), opt-in: ``roster_topic``, ``roster_barrier``.
     """
 

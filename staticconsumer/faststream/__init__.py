@@ -17,7 +17,8 @@ beyond its documented API is read in ``_seam`` alone.
 
 from __future__ import annotations
 
-from ._broker import UNRELEASED_WAIT_MS, StaticKafkaBroker
+from ..integrations import UNRELEASED_WAIT_MS
+from ._broker import StaticKafkaBroker
 from ._consumer import ServiceConsumer
 from ._ids import SubscriberKey, derive_key
 

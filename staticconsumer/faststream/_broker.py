@@ -16,11 +16,10 @@ from faststream.kafka import KafkaBroker
 from .. import HealthServer, InstanceId, Membership, MembershipState
 from ..errors import (
     ConfigurationError,
-    FencedInstanceIdError,
     StaticConsumerError,
-    UnreleasedInstanceIdError,
 )
 from ..events import MembershipEvent
+from ..integrations import UNRELEASED_WAIT_MS, fatal_line, unreleased_wait_s
 from ..options import AUTO, CONSUMER, REFUSED_BY_CONSUMER_PROTOCOL
 from . import _seam
 from ._consumer import ServiceConsumer, WorkerStop
@@ -38,9 +37,6 @@ _OWNED = frozenset({
     "group_instance_id", "group_protocol", "group_remote_assignor", "instance_takeover",
     "on_fatal", "on_event", "health_port", "health_host", "partition_assignment_strategy",
 })  # fmt: skip
-#: staticconsumer raises UNRELEASED_INSTANCE_ID to the application after 45 s; a subscriber
-#: under the consumer protocol without an assignment by then is stopped a little later.
-UNRELEASED_WAIT_MS = 60_000
 
 
 def _faststream_defaults() -> dict[str, Any]:
@@ -124,12 +120,7 @@ class StaticKafkaBroker(_seam.ConnectSeam):
             )
         self._health_server = HealthServer(port=health_port, host=health_host) if (
             health_port is not None) else None  # fmt: skip
-        if isinstance(unreleased_wait_ms, bool) or not isinstance(unreleased_wait_ms, int) or (
-                unreleased_wait_ms <= 0):  # fmt: skip
-            raise ConfigurationError(
-                "unreleased_wait_ms (staticconsumer option, no Java key; KIP-848's "
-                f"UNRELEASED_INSTANCE_ID) must be an int > 0, got {unreleased_wait_ms!r}"
-            )
+        wait_s = unreleased_wait_s(unreleased_wait_ms)
         super().__init__(bootstrap_servers, **kwargs)
         self._static: dict[str, Any] = {
             "group_protocol": group_protocol, "on_event": on_event, **(consumer_options or {}),
@@ -141,7 +132,7 @@ class StaticKafkaBroker(_seam.ConnectSeam):
             self._static["instance_takeover"] = instance_takeover  # why, at start
         self._takeover = instance_takeover
         self._strategy = partition_assignment_strategy
-        self._unreleased_wait_s = unreleased_wait_ms / 1000
+        self._unreleased_wait_s = wait_s
         self._ids = Identities(instance_id)
         self._consumers: dict[str, ServiceConsumer] = {}
         self._fatal: StaticConsumerError | None = None
@@ -321,15 +312,13 @@ class StaticKafkaBroker(_seam.ConnectSeam):
         base = self._ids.base if member is None or member.how != "given" else None
         twin = (f"a second pod with base id {base}" if base else
                 f"a second process with group.instance.id {group_instance_id}")  # fmt: skip
-        if isinstance(error, FencedInstanceIdError):
-            holder = f" (now held by {error.holder})" if error.holder else ""
-            what = (f"fenced (FENCED_INSTANCE_ID, KIP-345): another process took the id"
-                    f"{holder}; check for {twin} (a StatefulSet glitch, a copied manifest, "
-                    "one STATICCONSUMER_INSTANCE_ID/POD_NAME for two pods)")  # fmt: skip
-        elif isinstance(error, UnreleasedInstanceIdError):
-            what = (f"refused (UNRELEASED_INSTANCE_ID, KIP-848): another member still holds "
-                    f"the id; check for {twin}, or pass instance_takeover=True if its "
-                    "previous process is gone")  # fmt: skip
-        else:
-            what = f"failed fatally: {error}"
-        return f"{who} {what}; stopping the FastStream app (non-zero exit status)"
+        return fatal_line(
+            who, error,
+            fenced="fenced (FENCED_INSTANCE_ID, KIP-345): another process took the id"
+            f"{{holder}}; check for {twin} (a StatefulSet glitch, a copied manifest, one "
+            "STATICCONSUMER_INSTANCE_ID/POD_NAME for two pods)",
+            unreleased="refused (UNRELEASED_INSTANCE_ID, KIP-848): another member still holds "
+            f"the id; check for {twin}, or pass instance_takeover=True if its previous process "
+            "is gone",
+            ends="stopping the FastStream app (non-zero exit status)",
+        )  # fmt: skip

@@ -30,6 +30,7 @@ from aiokafka.structs import ConsumerRecord, TopicPartition
 
 from .. import ConsumerOptions, StaticConsumer
 from ..errors import StaticConsumerError, UnreleasedInstanceIdError
+from ..integrations import bounded_start
 from . import _seam
 from ._assignment_log import AssignmentLog
 
@@ -125,20 +126,16 @@ class ServiceConsumer(StaticConsumer):
                 in_hand.stop.stopped()
 
     async def start(self) -> None:
-        if self._start_wait_s is None:
-            await super().start()
-            return
-        try:
-            async with asyncio.timeout(self._start_wait_s):
-                await super().start()
-        except TimeoutError:
+        def unreleased() -> UnreleasedInstanceIdError:
             error = UnreleasedInstanceIdError(
                 f"no assignment {self._start_wait_s:g} s after start(): the coordinator still "
                 f"gives group.instance.id {self.group_instance_id} to another member "
                 "(UNRELEASED_INSTANCE_ID, KIP-848)", group_id=self._service_group,
             )  # fmt: skip
             self._report(error)
-            raise error from None
+            return error
+
+        await bounded_start(super().start(), self._start_wait_s, unreleased)
 
     def subscribe(self, topics: Any = (), pattern: Any = None, listener: Any = None) -> None:
         """FastStream's logging listener reads aiokafka's private coordinator: it is replaced by

@@ -36,7 +36,6 @@ instead of quietly building plain aiokafka consumers:
 from __future__ import annotations
 
 import functools
-import importlib.metadata
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -45,7 +44,7 @@ from faststream.kafka import KafkaBroker
 from faststream.kafka.helpers.rebalance_listener import _LoggingListener, _LoggingListenerFacade
 from faststream.kafka.subscriber.usecase import ConcurrentBetweenPartitionsSubscriber
 
-from ..errors import ConfigurationError
+from ..integrations import check_supported, installed_version
 
 #: FastStream versions this seam was checked on (``>=`` first, ``<`` second); the
 #: ``faststream`` extra in pyproject.toml says the same.
@@ -56,19 +55,13 @@ Builder = Callable[..., Any]
 
 def version() -> tuple[int, ...]:
     """The installed FastStream's version as numbers (``0.7.8`` -> ``(0, 7, 8)``)."""
-    installed = importlib.metadata.version("faststream")
-    return tuple(int(part) for part in installed.split(".")[:3] if part.isdigit())
+    return installed_version("faststream")
 
 
 def check_version() -> None:
     """Refuse a FastStream outside :data:`SUPPORTED`: the seam may not hold there."""
-    low, high = SUPPORTED
-    if not low <= version() < high:
-        raise ConfigurationError(
-            f"staticconsumer.faststream supports faststream>={'.'.join(map(str, low))},"
-            f"<{'.'.join(map(str, high))}; {importlib.metadata.version('faststream')} is "
-            "installed (pip install 'staticconsumer[faststream]')"
-        )
+    check_supported("faststream", SUPPORTED, version(), package="staticconsumer.faststream",
+                    extra="faststream")  # fmt: skip
 
 
 class ConnectSeam(KafkaBroker):

@@ -18,22 +18,19 @@ from typing import Any
 
 from assignors import RoundRobinAssignor
 
-from .. import InstanceId, StaticConsumer
+from .. import InstanceId, StaticConsumer, integrations
 from ..errors import (
     ConfigurationError,
-    FencedInstanceIdError,
     StaticConsumerError,
     UnreleasedInstanceIdError,
 )
+from ..integrations import UNRELEASED_WAIT_MS, bounded_start, unreleased_wait_s
 from ..options import AUTO, CLASSIC, CONSUMER, check_group_protocol, left_to_the_coordinator
 from . import _seam
 from ._assignor import TableAssignor
+from ._seek_hold import SeekHold
 
 log = logging.getLogger(__name__)
-
-#: staticconsumer raises UNRELEASED_INSTANCE_ID to the application after 45 s; a worker under
-#: the consumer protocol without an assignment by then stops a little later.
-UNRELEASED_WAIT_MS = 60_000
 
 
 class StaticApp(_seam.App):
@@ -69,12 +66,7 @@ class StaticApp(_seam.App):
         **options: Any,
     ) -> None:
         _seam.check_version()
-        if isinstance(unreleased_wait_ms, bool) or not isinstance(unreleased_wait_ms, int) or (
-                unreleased_wait_ms <= 0):  # fmt: skip
-            raise ConfigurationError(
-                "unreleased_wait_ms (staticconsumer option, no Java key; KIP-848's "
-                f"UNRELEASED_INSTANCE_ID) must be an int > 0, got {unreleased_wait_ms!r}"
-            )
+        wait_s = unreleased_wait_s(unreleased_wait_ms)
         if instance_id is not None:
             InstanceId.validate(instance_id, field="StaticApp(instance_id=...)")
         check_group_protocol(group_protocol)
@@ -90,7 +82,7 @@ class StaticApp(_seam.App):
         self._given_instance_id = instance_id
         self._group_protocol = group_protocol
         self._consumer_options = dict(consumer_options or {})
-        self._unreleased_wait_s = unreleased_wait_ms / 1000
+        self._unreleased_wait_s = wait_s
         self._static_id: str | None = None
         self._fatal: StaticConsumerError | None = None
 
@@ -185,22 +177,15 @@ _NO_TABLES_ON_CONSUMER_PROTOCOL = (
 
 def fatal_line(app_id: str, instance_id: str | None, error: StaticConsumerError) -> str:
     """The one line a fatal worker logs: its id, what happened, what to check."""
-    who = f"faust worker of app {app_id} (group.instance.id {instance_id})"
-    if isinstance(error, FencedInstanceIdError):
-        holder = f" (now held by {error.holder})" if error.holder else ""
-        what = (
-            f"was fenced (FENCED_INSTANCE_ID, KIP-345): another worker took its id{holder}; "
-            "check that no second worker runs with this id (a copied manifest, a "
-            "StatefulSet glitch, one POD_NAME or consumer_group_instance_id for two)"
-        )
-    elif isinstance(error, UnreleasedInstanceIdError):
-        what = (
-            "was refused its id (UNRELEASED_INSTANCE_ID, KIP-848): another member still "
-            "holds it; check for a second worker with this id"
-        )
-    else:
-        what = f"failed fatally: {error}"
-    return f"{who} {what}; the worker stops (exit status 1)"  # fmt: skip
+    return integrations.fatal_line(
+        f"faust worker of app {app_id} (group.instance.id {instance_id})", error,
+        fenced="was fenced (FENCED_INSTANCE_ID, KIP-345): another worker took its id{holder}; "
+        "check that no second worker runs with this id (a copied manifest, a StatefulSet "
+        "glitch, one POD_NAME or consumer_group_instance_id for two)",
+        unreleased="was refused its id (UNRELEASED_INSTANCE_ID, KIP-848): another member still "
+        "holds it; check for a second worker with this id",
+        ends="the worker stops (exit status 1)",
+    )  # fmt: skip
 
 
 class StaticThread(_seam.ConsumerThread):
@@ -263,21 +248,17 @@ class StaticThread(_seam.ConsumerThread):
         by ``unreleased_wait_ms``: an instance id still held elsewhere past it is fatal."""
         app = self.app
         assert isinstance(app, StaticApp)  # StaticTransport is made by StaticApp alone
-        wait_s = app.start_wait_s
-        if wait_s is None:
-            await super().on_start()
-            return
-        try:
-            async with asyncio.timeout(wait_s):
-                await super().on_start()
-        except TimeoutError:
+
+        def unreleased() -> StaticConsumerError:
             error = UnreleasedInstanceIdError(
-                f"no assignment {wait_s:g} s after start: the coordinator still gives "
-                f"group.instance.id {app.static_instance_id} to another member "
+                f"no assignment {app.start_wait_s:g} s after start: the coordinator still "
+                f"gives group.instance.id {app.static_instance_id} to another member "
                 "(UNRELEASED_INSTANCE_ID, KIP-848)", group_id=app.conf.id,
             )  # fmt: skip
             app.report_fatal(error)
-            raise error from None
+            return error
+
+        await bounded_start(super().on_start(), app.start_wait_s, unreleased)
 
     def _create_worker_consumer(self, transport: Any) -> StaticConsumer:
         options = _seam.consumer_options(self, transport)
@@ -313,10 +294,14 @@ class StaticFaustConsumer(_seam.Consumer):
     rebalance (``docs/faust.md``, "Commits and rebalances")."""
 
     _commit_turn: asyncio.Lock | None = None
-    _seek_pending = False
-    _seeks = 0
-    _seeking = 0  # seeks under way
-    _until_seek: frozenset[Any] = frozenset()
+    _commits: set[asyncio.Future[bool]] | None = None  # running (force_commit)
+    _hold: SeekHold | None = None  # the stream partitions' hold around an assignment
+
+    @property
+    def seek_hold(self) -> SeekHold:
+        if self._hold is None:
+            self._hold = SeekHold()
+        return self._hold
 
     def _new_consumer_thread(self) -> StaticThread:
         return StaticThread(self, loop=self.loop, beacon=self.beacon)
@@ -339,41 +324,26 @@ class StaticFaustConsumer(_seam.Consumer):
     async def on_partitions_assigned(self, assigned: set[Any], generation_id: int = 0) -> None:
         """faust's; its recovery then resumes the stream partitions and seeks them to their
         committed offsets (:meth:`resume_partitions`, :meth:`perform_seek`)."""
-        self._seek_pending = True
+        self.seek_hold.assigned()
         await super().on_partitions_assigned(assigned, generation_id)
 
     def resume_partitions(self, tps: Any) -> None:
-        """After an assignment faust's recovery resumes the stream partitions before it seeks
-        them to their committed offsets, so records its fetch loop handed to the streams in
-        between were handed again after the seek (often here: a partition that stays with
-        the worker keeps its position). Until that seek, a stream partition stays paused;
-        changelog partitions (the tables' recovery and standbys) resume at once."""
-        tps = set(tps)
-        if self._seek_pending:
-            changelogs = _seam.changelog_topics(self.app)
-            held = {tp for tp in tps if tp.topic not in changelogs}
-            self._until_seek = self._until_seek | held
-            tps -= held
-        super().resume_partitions(tps)
+        """faust's resume, less the stream partitions held until the assignment's seek
+        (``_seek_hold.py``)."""
+        now = self.seek_hold.resume(set(tps), _seam.changelog_topics(self.app))
+        super().resume_partitions(now)
 
     async def perform_seek(self) -> None:
         """faust's seek of the stream partitions to their committed offsets; then those held
-        (:meth:`resume_partitions`) resume, once no seek is under way. faust's fetch also
-        seeks when a fetch comes back while the flow is stopped, just after an assignment,
-        before or while recovery resumes and seeks: that seek ended the hold, and recovery's
-        resume then let records through before its own seek moved them back, which handed
-        them again. Only a seek that ends after recovery's resume, with none left under way,
-        releases them."""
-        self._seeking += 1
+        resume, once no seek is under way (``_seek_hold.py``)."""
+        hold = self.seek_hold
+        hold.seek_started()
         try:
             await super().perform_seek()
         finally:
-            self._seeking -= 1
-            self._seeks += 1
-            if self._seeking == 0 and self._until_seek:
-                held, self._until_seek = self._until_seek, frozenset()
-                self._seek_pending = False
-                super().resume_partitions(held & set(self.assignment()))
+            released = hold.seek_ended(set(self.assignment()))
+            if released is not None:
+                super().resume_partitions(released)
 
     async def _getmany(self, active_partitions: Any, timeout: float) -> Any:  # noqa: ASYNC109 (faust's)
         """faust's fetch (the consumer thread's ``getmany``). A fetch still waiting when a
@@ -381,9 +351,9 @@ class StaticFaustConsumer(_seam.Consumer):
         get them again from the offset sought: drop them, and seek each of those partitions
         to where its stream goes on from (the offset sought, or the first record dropped if
         that is past it)."""
-        seeks = self._seeks
+        seeks = self.seek_hold.seeks
         records = await super()._getmany(active_partitions, timeout)
-        if self._seeks == seeks or not records:
+        if not self.seek_hold.moved_since(seeks) or not records:
             return records
         read = _seam.read_offsets(self)
         for tp, batch in records.items():
@@ -410,7 +380,29 @@ class StaticFaustConsumer(_seam.Consumer):
         it had taken, and later commits skipped them. Shielded, the commit lands; in turn, an
         older one never lands after a newer."""
         commit = asyncio.ensure_future(self._commit_in_turn(topics, start_new_transaction))
+        running = self._commits_running()
+        running.add(commit)  # owned: the stop waits for it (wait_commits)
+        commit.add_done_callback(running.discard)
         return await asyncio.shield(commit)
+
+    def _commits_running(self) -> set[asyncio.Future[bool]]:
+        if self._commits is None:
+            self._commits = set()
+        return self._commits
+
+    async def wait_commits(self) -> None:
+        """Until every commit started has ended. A commit whose caller was cancelled (a
+        SIGTERM stops faust's fetch loop) runs on, shielded: the consumer's stop waits for it
+        here, so it belongs to the consumer's lifetime, and its error, if any, is taken."""
+        running = tuple(self._commits_running())
+        if running:
+            await asyncio.gather(*running, return_exceptions=True)
+
+    async def on_stop(self) -> None:
+        """faust's stop (the last commits of what was handled), then every commit still
+        running (:meth:`wait_commits`), before the consumer thread stops."""
+        await super().on_stop()
+        await self.wait_commits()
 
     async def _commit_in_turn(self, topics: Any, start_new_transaction: bool) -> bool:
         if self._commit_turn is None:

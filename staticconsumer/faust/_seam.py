@@ -49,7 +49,6 @@ the installed faust, so an upgrade that moves one fails there, by name:
 
 from __future__ import annotations
 
-import importlib.metadata
 import inspect
 import json
 import zlib
@@ -63,6 +62,7 @@ from faust.assignor.client_assignment import ClientAssignment, ClientMetadata
 from faust.transport.drivers import aiokafka as driver
 
 from ..errors import ConfigurationError
+from ..integrations import check_supported, installed_version
 
 #: faust-streaming versions this seam was checked on (``>=`` first, ``<`` second); the
 #: ``faust`` extra in pyproject.toml says the same.
@@ -89,19 +89,13 @@ async def queue_call(thread: Any, fun: Any, *args: Any, **kwargs: Any) -> Any:
 
 def version() -> tuple[int, ...]:
     """The installed faust-streaming's version as numbers (``0.15.3`` -> ``(0, 15, 3)``)."""
-    installed = importlib.metadata.version("faust-streaming")
-    return tuple(int(part) for part in installed.split(".")[:3] if part.isdigit())
+    return installed_version("faust-streaming")
 
 
 def check_version() -> None:
     """Refuse a faust-streaming outside :data:`SUPPORTED`: the seam may not hold there."""
-    low, high = SUPPORTED
-    if not low <= version() < high:
-        raise ConfigurationError(
-            f"staticconsumer.faust supports faust-streaming>={'.'.join(map(str, low))},"
-            f"<{'.'.join(map(str, high))}; {importlib.metadata.version('faust-streaming')} is "
-            "installed (pip install 'staticconsumer[faust]')"
-        )
+    check_supported("faust-streaming", SUPPORTED, version(), package="staticconsumer.faust",
+                    extra="faust")  # fmt: skip
 
 
 def consumer_options(thread: Any, transport: Any) -> dict[str, Any]:

@@ -4,7 +4,7 @@ Layers, top first; a module imports only its own layer and those below it (:data
 README's "Layout" and ``staticconsumer/__init__.py`` draw the same order)::
 
     tooling (localkafka, analytics, _demo, streams_app, testing, cli, __main__, faststream,
-             faust)
+             faust, integrations)
         public names only: staticconsumer, .errors, .events, .admin, .security, .protocol,
         .membership, assignors (and each other's public modules); aiokafka's internals only
         through the seam's tooling module, staticconsumer._compat.tooling
@@ -54,7 +54,9 @@ TOOLING = tuple(
         "__main__",
         "faststream",
         "faust",
-    )  # the FastStream and faust integrations: public names only, never imported
+        "integrations",
+    )  # the FastStream and faust integrations and what they share: public names only, never
+    # imported by the SDK
 )
 #: What a protocol module may import besides the standard library and protocol itself: the wire
 #: is ours (issue 42), no aiokafka.

@@ -4,6 +4,7 @@ instance id and handed to faust's tables, and the fatal error on faust's fetch p
 from __future__ import annotations
 
 import asyncio
+import inspect
 import logging
 from typing import Any
 
@@ -665,3 +666,42 @@ async def test_auto_without_tables_leaves_the_choice_to_the_broker_unless_a_sett
     assert chosen.options.session_timeout_ms == 30_000
     await consumer.stop()
     await chosen.stop()
+
+
+async def test_a_commit_whose_caller_was_cancelled_is_owned_and_the_stop_waits_for_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Issue 49: the shielded commit a SIGTERM's cancellation leaves running belongs to the
+    consumer: ``wait_commits`` (the stop's) waits for it, and it lands."""
+    app = _app(instance_id="w-0")
+    consumer, tp = app.consumer, TP("orders", 0)
+    committed: list[dict[int, int]] = []
+    flushing, release = asyncio.Event(), asyncio.Event()
+
+    async def flush() -> None:
+        flushing.set()
+        await release.wait()
+
+    async def commit(offsets: dict[Any, int]) -> bool:
+        committed.append({t.partition: o for t, o in offsets.items()})
+        return True
+
+    monkeypatch.setattr(app.topics, "acks_enabled_for", lambda topic: True)
+    monkeypatch.setattr(consumer, "assignment", lambda: {tp})
+    monkeypatch.setattr(consumer, "_commit", commit)
+    monkeypatch.setattr(app.producer, "flush", flush)
+    for offset in range(3):
+        consumer.ack(Message("orders", 0, offset, 0.0, 0, None, b"k", b"v", None, tp=tp))
+    caller = asyncio.ensure_future(consumer.commit())
+    await flushing.wait()
+    caller.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await caller
+    assert len(consumer._commits_running()) == 1 and committed == []  # still running, owned
+    waiting = asyncio.ensure_future(consumer.wait_commits())
+    await asyncio.sleep(0.01)
+    assert not waiting.done()
+    release.set()
+    await asyncio.wait_for(waiting, 1)
+    assert committed == [{0: 3}] and consumer._commits_running() == set()
+    assert "await self.wait_commits()" in inspect.getsource(type(consumer).on_stop)
