@@ -30,8 +30,9 @@ from staticconsumer.protocol._types import (
     Int64,
     NullableStruct,
     Schema,
+    WireType,
 )
-from staticconsumer.protocol._wire import TAGGED_FIELDS, Wire, since
+from staticconsumer.protocol._wire import Wire, since
 
 #: ``uint16`` (an endpoint's port).
 UInt16 = FixedInt("uint16", ">H")
@@ -42,47 +43,42 @@ def until(version: int, last: int, *fields: Field) -> tuple[Field, ...]:
     return fields if version <= last else ()
 
 
-def _common(w: Wire) -> dict[str, Schema]:
-    """The spec's ``commonStructs`` shared by both APIs."""
+def _common(w: Wire) -> dict[str, WireType]:
+    """The spec's ``commonStructs`` shared by both APIs, and the arrays of them they use (a
+    struct array is ``array_of`` its struct: each element ends with its tagged fields)."""
     key_value = w.schema(("key", w.string), ("value", w.string))
+    topic_info = w.schema(
+        ("name", w.string),
+        ("partitions", Int32),
+        ("replication_factor", Int16),
+        ("topic_configs", w.array_of(key_value)),
+    )
     return {
-        "key_value": key_value,
-        "endpoint": w.schema(("host", w.string), ("port", UInt16)),
-        "task_ids": w.schema(("subtopology_id", w.string), ("partitions", w.array_of(Int32))),
-        "task_offset": w.schema(
-            ("subtopology_id", w.string), ("partition", Int32), ("offset", Int64)
+        "key_values": w.array_of(key_value),
+        "tasks": w.array_of(
+            w.schema(("subtopology_id", w.string), ("partitions", w.array_of(Int32)))
         ),
-        "topic_info": w.schema(
-            ("name", w.string),
-            ("partitions", Int32),
-            ("replication_factor", Int16),
-            ("topic_configs", w.array(*_fields(key_value))),
+        "offsets": w.array_of(
+            w.schema(("subtopology_id", w.string), ("partition", Int32), ("offset", Int64))
         ),
+        "topic_infos": w.array_of(topic_info),
     }
 
 
-def _fields(schema: Schema) -> tuple[Field, ...]:
-    """A schema's fields without the tagged fields ``Wire.array`` adds again."""
-    return tuple(
-        (name, kind)
-        for name, kind in zip(schema.names, schema.fields, strict=True)
-        if name != TAGGED_FIELDS
-    )
+def _endpoint(w: Wire) -> Schema:
+    """The spec's ``Endpoint``: a host and its uint16 port."""
+    return w.schema(("host", w.string), ("port", UInt16))
 
 
-def streams_group_heartbeat(v: int) -> tuple[Schema, Schema]:
-    w = Wire(flexible=True)
-    c = _common(w)
-    tasks = w.array(*_fields(c["task_ids"]))
-    offsets = w.array(*_fields(c["task_offset"]))
-    topic_infos = w.array(*_fields(c["topic_info"]))
+def _heartbeat_topology(w: Wire, c: dict[str, WireType]) -> NullableStruct:
+    """The topology a member sends when it joins (null otherwise)."""
     subtopology = w.array(
         ("subtopology_id", w.string),
         ("source_topics", w.array_of(w.string)),
         ("source_topic_regex", w.array_of(w.string)),
-        ("state_changelog_topics", topic_infos),
+        ("state_changelog_topics", c["topic_infos"]),
         ("repartition_sink_topics", w.array_of(w.string)),
-        ("repartition_source_topics", topic_infos),
+        ("repartition_source_topics", c["topic_infos"]),
         (
             "copartition_groups",
             w.array(
@@ -92,6 +88,13 @@ def streams_group_heartbeat(v: int) -> tuple[Schema, Schema]:
             ),
         ),
     )
+    return NullableStruct(w.schema(("epoch", Int32), ("subtopologies", subtopology)))
+
+
+def streams_group_heartbeat(v: int) -> tuple[Schema, Schema]:
+    w = Wire(flexible=True)
+    c = _common(w)
+    tasks, offsets = c["tasks"], c["offsets"]
     request = w.schema(
         ("group_id", w.string),
         ("member_id", w.string),
@@ -100,13 +103,13 @@ def streams_group_heartbeat(v: int) -> tuple[Schema, Schema]:
         ("instance_id", w.string),
         ("rack_id", w.string),
         ("rebalance_timeout_ms", Int32),
-        ("topology", NullableStruct(w.schema(("epoch", Int32), ("subtopologies", subtopology)))),
+        ("topology", _heartbeat_topology(w, c)),
         ("active_tasks", tasks),
         ("standby_tasks", tasks),
         ("warmup_tasks", tasks),
         ("process_id", w.string),
-        ("user_endpoint", NullableStruct(c["endpoint"])),
-        ("client_tags", w.array(*_fields(c["key_value"]))),
+        ("user_endpoint", NullableStruct(_endpoint(w))),
+        ("client_tags", c["key_values"]),
         ("task_offsets", offsets),
         ("task_end_offsets", offsets),
         ("shutdown_application", Boolean),
@@ -131,7 +134,7 @@ def streams_group_heartbeat(v: int) -> tuple[Schema, Schema]:
         (
             "partitions_by_user_endpoint",
             w.array(
-                ("user_endpoint", c["endpoint"]),
+                ("user_endpoint", _endpoint(w)),
                 ("active_partitions", topic_partitions),
                 ("standby_partitions", topic_partitions),
             ),
@@ -153,7 +156,7 @@ def _topology_description(w: Wire) -> NullableStruct:
         w.schema(
             (
                 "subtopologies",
-                w.array(("subtopology_id", w.string), ("nodes", w.array(*_fields(node)))),
+                w.array(("subtopology_id", w.string), ("nodes", w.array_of(node))),
             ),
             ("global_stores", w.array(("source", node), ("processor", node))),
         )
@@ -168,9 +171,7 @@ def streams_group_describe(v: int) -> tuple[Schema, Schema]:
         ("include_authorized_operations", Boolean),
         *since(v, 1, ("include_topology_description", Boolean)),
     )
-    tasks = w.array(*_fields(c["task_ids"]))
-    offsets = w.array(*_fields(c["task_offset"]))
-    topic_infos = w.array(*_fields(c["topic_info"]))
+    tasks, offsets, topic_infos = c["tasks"], c["offsets"], c["topic_infos"]
     assignment = w.schema(
         ("active_tasks", tasks), ("standby_tasks", tasks), ("warmup_tasks", tasks)
     )
@@ -190,8 +191,8 @@ def streams_group_describe(v: int) -> tuple[Schema, Schema]:
         ("client_host", w.string),
         ("topology_epoch", Int32),
         ("process_id", w.string),
-        ("user_endpoint", NullableStruct(c["endpoint"])),
-        ("client_tags", w.array(*_fields(c["key_value"]))),
+        ("user_endpoint", NullableStruct(_endpoint(w))),
+        ("client_tags", c["key_values"]),
         ("task_offsets", offsets),
         ("task_end_offsets", offsets),
         ("assignment", assignment),
