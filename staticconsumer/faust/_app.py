@@ -129,11 +129,9 @@ class StaticApp(_seam.App):
                 raise ConfigurationError(_NO_TABLES_ON_CONSUMER_PROTOCOL.format(app=self.conf.id))
             for name in left_to_the_coordinator():  # the coordinator's, under KIP-848
                 options.pop(name, None)
-            static.setdefault("instance_takeover", InstanceId.is_statefulset_identity(instance_id))
         elif protocol == AUTO:  # faust's settings at faust's defaults leave the choice open
             for name in _seam.settings_at_faust_defaults(self, left_to_the_coordinator()):
                 options.pop(name, None)
-            static.setdefault("instance_takeover", InstanceId.is_statefulset_identity(instance_id))
         else:
             static["partition_assignment_strategy"] = [
                 TableAssignor(self, instance_id) if tables

@@ -705,3 +705,24 @@ async def test_a_commit_whose_caller_was_cancelled_is_owned_and_the_stop_waits_f
     await asyncio.wait_for(waiting, 1)
     assert committed == [{0: 3}] and consumer._commits_running() == set()
     assert "await self.wait_commits()" in inspect.getsource(type(consumer).on_stop)
+
+
+@pytest.mark.parametrize("protocol", ["consumer", "auto"])
+async def test_takeover_is_on_for_the_pods_own_statefulset_id_as_staticconsumers_default(
+    monkeypatch: pytest.MonkeyPatch, protocol: str
+) -> None:
+    """StaticApp leaves ``instance_takeover`` to the StaticConsumer's own default: on for the
+    pod's own StatefulSet identity, under the consumer protocol or ``"auto"``'s choice of it."""
+    monkeypatch.setenv("POD_NAME", "orders-3")
+    app = _app(instance_id="orders-3", table=False, table_standby_replicas=0,
+               group_protocol=protocol)  # fmt: skip
+    consumer = app.static_consumer({"group_id": "o"})
+    auto = consumer._auto
+    options = consumer.options if auto is None else auto.consumer
+    assert options is not None and options.instance_takeover is True
+    other = _app(instance_id="w-0", table=False, table_standby_replicas=0,
+                 group_protocol=protocol).static_consumer({"group_id": "o"})  # fmt: skip
+    other_options = other.options if other._auto is None else other._auto.consumer
+    assert other_options is not None and other_options.instance_takeover is False
+    await consumer.stop()
+    await other.stop()
