@@ -124,7 +124,7 @@ from ._status import (
 )
 from ._streams import StreamsGroupConfig, StreamsGroupMember, tasks_from_answer
 from ._streams_tasks import STATUSES as STREAMS_STATUSES
-from ._streams_tasks import Task, TaskSet, changelog_partitions, task_partitions
+from ._streams_tasks import Task, TaskSet, changelog_partitions, task_ids, task_partitions
 
 __all__ = [
     "ADMIN_REMOVE_REASON",
@@ -220,6 +220,7 @@ __all__ = [
     "reaction",
     "snapshot",
     "subscription_bytes",
+    "task_ids",
     "task_partitions",
     "tasks_from_answer",
     "user_data_for",

@@ -114,6 +114,14 @@ _API = Api.STREAMS_GROUP_HEARTBEAT
 _STREAMS = GroupProtocol.STREAMS
 _S = ConsumerGroupState
 _HOLDING = frozenset({_S.STABLE, _S.RECONCILING, _S.ACKNOWLEDGING})
+#: A join refused with UNRELEASED_INSTANCE_ID is sent again this much later (Java's
+#: retry.backoff.max.ms): the refusal lasts until the previous holder's session ends (45 s).
+UNRELEASED_RETRY_S = 1.0
+#: What UnreleasedInstanceIdError says a streams member can do.
+_UNRELEASED_WAY = (
+    "the broker's streams.session.timeout.ms, 45 s by default; a streams group has no "
+    "takeover: stop the previous process, or wait"
+)
 
 
 @dataclass(frozen=True)
@@ -254,6 +262,8 @@ class StreamsGroupMember:
         if self.state is _S.UNSUBSCRIBED:
             self.state = _S.JOINING
         joining = self.state is _S.JOINING and self.member_epoch == JOIN_STREAMS_GROUP_EPOCH
+        if joining and not self._due(now):  # a refused join asks again a second later
+            return []
         acknowledging = self.state is _S.RECONCILING
         if not (joining or acknowledging or self._due(now)):
             return []
@@ -345,6 +355,8 @@ class StreamsGroupMember:
         self._next_heartbeat = answer.now + answer.heartbeat_interval_ms / 1000
         self._offsets_clock(answer)
         self._note_statuses(answer.statuses)
+        if answer.tasks is None and self.state is _S.JOINING:  # joined with no task yet
+            return actions + self._reconcile(TaskSet())
         if answer.tasks is None:
             if self.state is not _S.RECONCILING:
                 self.state = _S.STABLE
@@ -424,7 +436,9 @@ class StreamsGroupMember:
         return self._on_error(ErrorCode.COORDINATOR_NOT_AVAILABLE, Reaction.FIND_COORDINATOR, now)
 
     def _on_error(self, code: int, what: Reaction, now: float) -> list[StreamsGroupAction]:
-        self._log.warning("StreamsGroupHeartbeat failed: %s -> %s", error_name(code), what.value)
+        if code != ErrorCode.UNRELEASED_INSTANCE_ID:  # that streak is said once (_unreleased)
+            self._log.warning("StreamsGroupHeartbeat failed: %s -> %s", error_name(code),
+                              what.value)  # fmt: skip
         if what.fatal:
             return [self.become_fatal(_API, code, what)]
         if what is Reaction.FIND_COORDINATOR:
@@ -465,10 +479,11 @@ class StreamsGroupMember:
                 "that member's session times out (a streams group has no takeover)",
                 self.config.group_instance_id,
             )  # fmt: skip
+        self._next_heartbeat = now + UNRELEASED_RETRY_S
         if (now - self._unreleased_since) * 1000 >= self.options.unreleased_instance_wait_ms:
             self._unreleased_since = now
-            return [RaiseError(_API, ErrorCode.UNRELEASED_INSTANCE_ID), Backoff()]
-        return [Backoff()]
+            return [RaiseError(_API, ErrorCode.UNRELEASED_INSTANCE_ID, detail=_UNRELEASED_WAY)]
+        return []
 
     def fatal(self, error: BaseException) -> None:
         self.state = _S.FATAL

@@ -223,13 +223,17 @@ def test_a_lost_epoch_loses_the_tasks_and_joins_again_at_epoch_0() -> None:
     assert m.poll(T0 + 5, SOURCES) == [SendStreamsGroupHeartbeat(0, True, None)]
 
 
-def test_unreleased_instance_id_is_retried_then_raised_once_the_wait_lasted() -> None:
+def test_unreleased_instance_id_is_asked_again_each_second_then_raised_once_it_lasted() -> None:
     m = member(wait_ms=10_000)
     m.poll(T0, SOURCES)
-    assert m.handle(answer(ErrorCode.UNRELEASED_INSTANCE_ID)) == [Backoff()]
-    m.poll(T0, SOURCES)
+    assert m.handle(answer(ErrorCode.UNRELEASED_INSTANCE_ID)) == []
+    assert m.poll(T0 + 0.5, SOURCES) == []  # not before a second
+    assert m.next_wakeup(T0 + 0.5) == pytest.approx(0.5)
+    assert m.poll(T0 + 1, SOURCES) == [SendStreamsGroupHeartbeat(0, True, None)]
     late = m.handle(answer(ErrorCode.UNRELEASED_INSTANCE_ID, now=T0 + 11))
-    assert late == [RaiseError(API, ErrorCode.UNRELEASED_INSTANCE_ID), Backoff()]
+    assert len(late) == 1 and isinstance(late[0], RaiseError)
+    assert late[0].error_code == ErrorCode.UNRELEASED_INSTANCE_ID
+    assert "no takeover" in late[0].detail and "streams.session.timeout.ms" in late[0].detail
     assert not m.terminal
 
 
@@ -270,6 +274,8 @@ def test_every_row_of_the_heartbeat_column_is_what_the_engine_does(code: int) ->
         assert actions == [Backoff(), FindCoordinator()] and m.coordinator is None
     elif what is Reaction.RESET:
         assert m.member_epoch == 0 and m.tasks == TaskSet() and not m.in_group
+    elif code == ErrorCode.UNRELEASED_INSTANCE_ID:
+        assert actions == [] and not m.terminal and m.next_wakeup(T0 + 5) == 1.0
     elif what is Reaction.RETRY:
         assert actions[-1] == Backoff() and not m.terminal and m.member_epoch == 1
     else:
