@@ -70,6 +70,11 @@ def for_streams_protocol(
     )  # fmt: skip
 
 
+def describe_version(versions: GroupApiVersions) -> int | None:
+    """The StreamsGroupDescribe version to send, or None: the broker has no streams groups."""
+    return _highest(ApiKey.STREAMS_GROUP_DESCRIBE, versions.broker)
+
+
 def _highest(api_key: ApiKey, broker: Mapping[int, tuple[int, int]]) -> int | None:
     """The highest version both sides implement, or None."""
     ours_low, ours_high = IMPLEMENTED_VERSIONS[api_key]

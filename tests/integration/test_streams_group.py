@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import signal
+import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -17,6 +19,8 @@ import pytest
 from aiokafka import AIOKafkaProducer, TopicPartition
 
 from staticconsumer import StaticConsumer
+from staticconsumer.admin import describe_streams_group, format_tasks
+from staticconsumer.localkafka import find_java, resolve_jars
 from staticconsumer.protocol import StreamsTopology, Subtopology, TopicInfo
 
 from .. import _processes
@@ -24,6 +28,8 @@ from ._group import wait_until
 
 SESSION_S = 10.0  # group.streams.session.timeout.ms of the test broker
 ROOT = Path(__file__).resolve().parents[2]
+#: kafka-streams-groups.sh's class comes from kafka-tools, at the broker's version.
+TOOLS_VERSION = "4.4.0"
 
 
 def topology(topic: str) -> StreamsTopology:
@@ -163,3 +169,66 @@ async def _line(process: asyncio.subprocess.Process, ev: str, timeout_s: float =
             if line["ev"] == ev:
                 return line
     pytest.fail(f"the child ended without printing {ev!r}")
+
+
+async def test_kafka_s_own_streams_group_tool_and_ours_show_the_threads_and_their_tasks(
+    kafka_bootstrap: str, topic_factory: Callable[..., str], unique_group_id: Callable[..., str],
+) -> None:  # fmt: skip
+    """``kafka-streams-groups.sh --describe --members --verbose`` (Kafka 4.4.0's
+    StreamsGroupCommand) lists our threads (by member id: it shows no instance id) with their
+    process ids, epochs and tasks; our admin's describe_streams_group and CLI show them by
+    instance id."""
+    topic, group = topic_factory(4), unique_group_id("streams")
+    threads = [thread(kafka_bootstrap, group, topic, f"app-{n}", f"proc-{n}") for n in (1, 2)]
+    try:
+        for t in threads:
+            await t.start()
+        await holding(threads, 4)
+        held = {f"app-{n}": t.streams.tasks for n, t in zip((1, 2), threads, strict=True)
+                if t.streams is not None}  # fmt: skip
+        member_ids = {f"app-{n}": t.member_id for n, t in zip((1, 2), threads, strict=True)}
+        ours = await describe_streams_group(kafka_bootstrap, group)
+        for instance_id, tasks in held.items():
+            member = ours.member(instance_id)
+            assert member is not None and member.tasks.active == tuple(sorted(tasks.active))
+            assert member.process_id == f"proc-{instance_id[-1]}"
+        kafka_s = await asyncio.to_thread(_streams_group_command, kafka_bootstrap, group)
+        cli = await asyncio.to_thread(_our_cli, kafka_bootstrap, group, "app-2")
+    finally:
+        for t in threads:
+            await t.stop()
+    for instance_id, tasks in held.items():
+        member_id = member_ids[instance_id]
+        row = next((line for line in kafka_s.splitlines() if member_id in line.split()), "")
+        assert row, f"{instance_id} ({member_id}) missing from kafka-streams-groups.sh:\n{kafka_s}"
+        assert f"proc-{instance_id[-1]}" in row.split() and "streams" in row.split()
+        assert f"ACTIVE: {format_tasks(tuple(sorted(tasks.active)))};" in row, (row, tasks)
+    assert "app-2" in cli and "app-1" not in cli.split() and "proc-2" in cli
+    assert format_tasks(tuple(sorted(held["app-2"].active))) in cli
+
+
+def _streams_group_command(bootstrap: str, group: str) -> str:
+    """Kafka's own ``kafka-streams-groups.sh`` (its class, on the jars Maven Central serves)."""
+    java = find_java()
+    if java is None:
+        pytest.fail("this test runs Kafka's StreamsGroupCommand and needs Java 17+ on PATH or "
+                    "JAVA_HOME", pytrace=False)  # fmt: skip
+    jars = resolve_jars([f"org.apache.kafka:kafka-tools:{TOOLS_VERSION}"])
+    done = subprocess.run(
+        [str(java), "-cp", os.pathsep.join(str(j) for j in jars),
+         "org.apache.kafka.tools.streams.StreamsGroupCommand", "--bootstrap-server", bootstrap,
+         "--describe", "--group", group, "--members", "--verbose"],
+        capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    return done.stdout
+
+
+def _our_cli(bootstrap: str, group: str, instance_id: str) -> str:
+    done = subprocess.run(
+        [sys.executable, "-m", "staticconsumer", "describe-streams-group", "--bootstrap-servers",
+         bootstrap, "--group", group, "--instance-id", instance_id],
+        capture_output=True, text=True, timeout=60, check=False, cwd=ROOT,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    return done.stdout
