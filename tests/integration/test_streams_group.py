@@ -232,3 +232,42 @@ def _our_cli(bootstrap: str, group: str, instance_id: str) -> str:
     )  # fmt: skip
     assert done.returncode == 0, done.stderr[-3000:]
     return done.stdout
+
+
+@pytest.mark.parametrize("protocol", ["classic", "consumer"])
+async def test_an_empty_group_moves_to_a_streams_group_keeping_its_committed_offsets(
+    protocol: str, kafka_bootstrap: str, topic_factory: Callable[..., str],
+    unique_group_id: Callable[..., str],
+) -> None:  # fmt: skip
+    """The offline move (docs/streams-groups.md): every member of the old group stops and
+    leaves; the first stream thread joining the empty group converts it, and reads on from the
+    offsets the old group committed: nothing read twice, nothing skipped."""
+    topic, group = topic_factory(1), unique_group_id("move")
+    await produce(kafka_bootstrap, topic, 20)
+    old = StaticConsumer(topic, bootstrap_servers=kafka_bootstrap, group_id=group,
+                         group_instance_id="app-1", group_protocol=protocol,
+                         auto_offset_reset="earliest", enable_auto_commit=False)  # fmt: skip
+    await old.start()
+    tp = TopicPartition(topic, 0)
+    try:
+        read = 0
+        async with asyncio.timeout(30):
+            while read < 10:
+                read += len((await old.getmany(tp, timeout_ms=200, max_records=10 - read))[tp]
+                            if tp in old.assignment() else [])  # fmt: skip
+        await old.commit({tp: 10})
+    finally:
+        await old.stop(leave_group=True, reason="moving to a streams group")
+    new = thread(kafka_bootstrap, group, topic, "app-1", "proc-a")
+    await new.start()
+    try:
+        got: list[bytes] = []
+        async with asyncio.timeout(30):
+            while len(got) < 10:
+                for batch in (await new.getmany(timeout_ms=200)).values():
+                    got.extend(r.value for r in batch)
+        await asyncio.sleep(1)
+        got.extend(r.value for b in (await new.getmany(timeout_ms=200)).values() for r in b)
+        assert got == [f"r{n}".encode() for n in range(10, 20)]
+    finally:
+        await new.stop()
