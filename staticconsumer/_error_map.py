@@ -9,7 +9,8 @@ What a member *does* about a code is decided by the membership engine
   (not fatal: the member goes on asking);
 * a commit that lost its generation (UNKNOWN_MEMBER_ID, ILLEGAL_GENERATION, REBALANCE_IN_PROGRESS)
   → aiokafka's ``CommitFailedError``, raised ``from`` the code's own error, as a drop-in
-  ``AIOKafkaConsumer`` raises it;
+  ``AIOKafkaConsumer`` raises it; so is a consumer-protocol commit of partitions that moved to
+  another member before it could be sent (:func:`commit_not_held`, KIP-1251);
 * any other code on a consumer call → aiokafka's class for the code
   (``GroupAuthorizationFailedError`` names the group, ``TopicAuthorizationFailedError`` the
   topics the refused request named), so ``except`` clauses written for aiokafka keep working;
@@ -160,6 +161,18 @@ def commit_error(code: int, *, group_id: str, topics: Iterable[str] = ()) -> Exc
         error.__cause__ = kafka_error(code, group_id=group_id)
         return error
     return kafka_error(code, group_id=group_id, topics=topics)
+
+
+def commit_not_held(partitions: Iterable[tuple[str, int]]) -> Exception:
+    """What ``commit()`` raises when some of its partitions moved to another member before the
+    commit could be sent at an epoch holding them (KIP-1251): nothing was committed for those;
+    the offsets of the others were."""
+    names = ", ".join(f"{topic}-{partition}" for topic, partition in sorted(partitions))
+    return Errors.CommitFailedError(
+        f"Commit of {names} cannot be completed: the group has assigned them to another member "
+        f"(this member no longer holds them, KIP-1251); the offsets of the partitions it holds "
+        f"were committed"
+    )
 
 
 #: Codes that mean a missing ACL, with what it is missing on (never retried); ``{group}`` is the

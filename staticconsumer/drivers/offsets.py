@@ -18,7 +18,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any, Protocol
 
 from .. import _compat
-from .._error_map import commit_error, kafka_error
+from .._error_map import commit_error, commit_not_held, kafka_error
 from .._observability.metrics import ConsumerMetrics
 from ..membership import AnyEngine, Api, Backoff, CommitOutcome, CommonAction, FindCoordinator
 from ..protocol import (
@@ -116,18 +116,38 @@ class OffsetKeeper:
 
     async def commit_offsets(self, assignment: Any, offsets: Any) -> None:
         """OffsetCommit with this member's generation (or epoch); retried while the coordinator
-        moves; raises what :mod:`staticconsumer._error_map` says for a failed one."""
+        moves; raises what :mod:`staticconsumer._error_map` says for a failed one. Each attempt
+        carries only the partitions the member holds at the epoch it carries (KIP-1251): a
+        partition that moved away meanwhile is left out, and ``CommitFailedError`` names it
+        once the others are committed."""
+        not_held: set[tuple[str, int]] = set()
         while True:
             self.raise_if_fatal()
             await self.find_coordinator_if_unknown()
             self.raise_if_fatal()
             async with self._commit_lock:
+                offsets = self._held_only(offsets, not_held)
                 outcome, code, topics = await self._send_commit(offsets)
             if outcome is CommitOutcome.DONE:
+                if not_held:
+                    raise commit_not_held(not_held)
                 return
             if outcome is CommitOutcome.FAILED:
                 self.raise_if_fatal()
                 raise commit_error(code, group_id=self._group_id, topics=topics)
+
+    def _held_only(self, offsets: Any, not_held: set[tuple[str, int]]) -> Any:
+        """``offsets`` without the partitions the member no longer holds (added to
+        ``not_held``); read with the epoch :meth:`_send_commit` sends, no await between."""
+        if not self._seam.auto_assigned():
+            return offsets  # the application's own assignment commits outside the group
+        gone = self._engine.commit_not_held((tp.topic, tp.partition) for tp in offsets)
+        if not gone:
+            return offsets
+        self._log.info("OffsetCommit leaves out %s: no longer held by this member (KIP-1251)",
+                       ", ".join(f"{t}-{p}" for t, p in gone))  # fmt: skip
+        not_held.update(gone)
+        return {tp: meta for tp, meta in offsets.items() if (tp.topic, tp.partition) not in gone}
 
     async def _send_commit(self, offsets: Any) -> tuple[CommitOutcome, int, tuple[str, ...]]:
         """One OffsetCommit: its outcome, the first refused partition's code and the topics

@@ -32,7 +32,11 @@ from . import _probe, _retry, _zookeeper
 from ._acls import create_acls, full_access
 from ._java import (
     DEFAULT_KAFKA_VERSION,
+    GROUP_FEATURE_SINCE,
+    REBALANCE_PROTOCOLS_SETTING,
     SECURE_SINCE,
+    check_group_version,
+    group_feature_arguments,
     kafka_coordinates,
     log_config,
     parse_kafka_version,
@@ -159,6 +163,7 @@ class Broker:
             self.cluster.cluster_id,
             "-c",
             str(config),
+            *group_feature_arguments(self.cluster.kafka_version, self.cluster.group_version),
             *(self.cluster.secure.scram_arguments() if self.cluster.secure else []),
             heap="256m",
         )
@@ -231,6 +236,12 @@ class LocalKafkaCluster(_probe.TopicCreation):
 
         LocalKafkaCluster(3, node_config={n: {"broker.rack": f"rack-{n}"} for n in (1, 2, 3)})
 
+    From Kafka 4.0 each node is formatted with the group feature finalized (KIP-848's
+    ``group.version``): ``group_version=1``, the default, has the consumer protocol on;
+    ``group_version=0`` makes a classic-only broker, the way KIP-1237 keeps once it removes the
+    broker setting ``group.coordinator.rebalance.protocols`` (never written by the launcher).
+    Before 4.0 nothing is formatted for it and ``group_version`` is refused.
+
     >>> with LocalKafkaCluster(brokers=1) as cluster:      # doctest: +SKIP
     ...     print(cluster.bootstrap_servers)
     """
@@ -245,6 +256,7 @@ class LocalKafkaCluster(_probe.TopicCreation):
         startup_timeout_s: float = 180.0,
         cache_dir: Path | None = None,
         security: str = "plaintext",
+        group_version: int | None = None,
     ) -> None:
         if brokers < 1:
             raise ValueError(f"brokers must be at least 1, got {brokers}")
@@ -276,15 +288,31 @@ class LocalKafkaCluster(_probe.TopicCreation):
                 f"security={security!r} needs Kafka {'.'.join(map(str, SECURE_SINCE))} or newer "
                 f"(a KRaft broker whose storage tool adds SCRAM users), got {self.kafka_version}"
             )
+        check_group_version(self.kafka_version, group_version)
+        #: The group feature's level at format (None: 1 from Kafka 4.0, nothing before).
+        self.group_version = group_version
         #: The ZooKeeper of a cluster before Kafka 3.3 (made at start; None in KRaft mode).
         self.zookeeper: _zookeeper.ZooKeeper | None = None
         self.broker_config = {str(k): str(v) for k, v in (broker_config or {}).items()}
+        self._warn_deprecated_setting()
         self.startup_timeout_s = startup_timeout_s
         self.cache_dir = cache_dir or cache_root()
         self.size = brokers
         self.cluster_id = _random_cluster_id()
         self.brokers: list[Broker] = []
         self.started = False
+
+    def _warn_deprecated_setting(self) -> None:
+        """KIP-1237: from 4.0 the group feature decides; the old setting still works there."""
+        given = REBALANCE_PROTOCOLS_SETTING in self.broker_config or any(
+            REBALANCE_PROTOCOLS_SETTING in config for config in self.node_config.values()
+        )
+        if given and parse_kafka_version(self.kafka_version)[:2] >= GROUP_FEATURE_SINCE:
+            log.warning(
+                "%s is deprecated (KIP-1237) on Kafka %s: give group_version=0 for a "
+                "classic-only broker (the group feature) instead",
+                REBALANCE_PROTOCOLS_SETTING, self.kafka_version,
+            )  # fmt: skip
 
     def config_for(self, node_id: int) -> dict[str, str]:
         """The configs given for node ``node_id``: ``broker_config``, then its ``node_config``."""

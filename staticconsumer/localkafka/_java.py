@@ -23,6 +23,14 @@ KRAFT_SINCE = (3, 3)
 #: First line whose storage tool writes SCRAM users before the first start (KIP-554's
 #: ``--add-scram``), which the secured KRaft broker needs (``_secure.py``).
 SECURE_SINCE = (3, 5)
+#: First line whose storage tool finalizes the group feature (``group.version``, KIP-848) at
+#: format: level 1 turns the consumer protocol on, level 0 leaves the classic one alone. KIP-1237
+#: deprecates the broker setting ``group.coordinator.rebalance.protocols`` for it. Measured: 3.9's
+#: tool knows the feature but refuses it ("Unsupported feature: group.version", its level 1 is not
+#: production there) and 3.8's ignores it; 3.7 to 3.9 run the early access, off, as before.
+GROUP_FEATURE_SINCE = (4, 0)
+#: The deprecated broker setting (KIP-1237) that the launcher never writes from 4.0.
+REBALANCE_PROTOCOLS_SETTING = "group.coordinator.rebalance.protocols"
 _VERSION = re.compile(r"^(\d+)\.(\d+)\.(\d+)$")
 
 #: Logging backend per Kafka major version. Kafka 4 logs through log4j 2, Kafka 2 and 3 through
@@ -86,6 +94,34 @@ def log_config(version: str) -> LogConfig:
 def uses_kraft(version: str) -> bool:
     """KRaft combined mode from Kafka 3.3; a ZooKeeper-mode broker before."""
     return parse_kafka_version(version)[:2] >= KRAFT_SINCE
+
+
+def group_feature_arguments(version: str, group_version: int | None) -> tuple[str, ...]:
+    """The storage tool's ``--feature`` for the group feature: from Kafka 4.0 always, at
+    ``group_version`` or at level 1 (the consumer protocol on, which a fresh 4.x cluster finalizes
+    anyway: said explicitly so that the broker setting is never what decides); none before 4.0,
+    where ``group_version`` is refused (:func:`check_group_version`)."""
+    check_group_version(version, group_version)
+    if parse_kafka_version(version)[:2] < GROUP_FEATURE_SINCE:
+        return ()
+    return ("--feature", f"group.version={1 if group_version is None else group_version}")
+
+
+def check_group_version(version: str, group_version: int | None) -> None:
+    """``group_version`` is 0 or 1, on Kafka 4.0 or newer; ConfigurationError otherwise."""
+    if group_version is None:
+        return
+    if group_version not in (0, 1):
+        raise ConfigurationError(
+            f"group_version must be 0 (classic protocol only) or 1 (the consumer protocol on), "
+            f"got {group_version!r}"
+        )
+    if parse_kafka_version(version)[:2] < GROUP_FEATURE_SINCE:
+        raise ConfigurationError(
+            f"group_version needs Kafka {'.'.join(map(str, GROUP_FEATURE_SINCE))} or newer (the "
+            f"group feature, KIP-848), got {version}: before 4.0 the consumer protocol is early "
+            f"access, off by default"
+        )
 
 
 NO_BROKER_HELP = (

@@ -93,6 +93,7 @@ from ._io import (
     SendLeaveGroup,
     SendSyncGroup,
     SyncGroupAnswered,
+    TopicPartition,
     Unsubscribed,
 )
 from ._log import LogIdentity, MemberLog
@@ -284,6 +285,10 @@ class ClassicMember:
         if self.state is MemberState.STABLE or self._join_unsent:
             return self.generation_id, self.member_id
         return None
+
+    def commit_not_held(self, partitions: Iterable[TopicPartition]) -> Partitions:
+        """None: the coordinator checks a classic commit's generation, not its partitions."""
+        return ()
 
     def join_sent(self) -> None:
         """The driver put the JoinGroup on the wire: commits wait for the next generation."""

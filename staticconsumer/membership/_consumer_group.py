@@ -86,6 +86,7 @@ from ._io import (
     Revoke,
     SendConsumerGroupHeartbeat,
     TakeOver,
+    TopicPartition,
     Unsubscribed,
 )
 from ._log import LogIdentity, MemberLog
@@ -148,6 +149,10 @@ class ConsumerGroupMember:
         self.state = ConsumerGroupState.UNSUBSCRIBED
         self.member_epoch = JOIN_GROUP_MEMBER_EPOCH
         self.owned: Partitions = ()
+        #: Partitions revoked from ``owned`` whose revocation the coordinator has not been told
+        #: of yet (the acknowledging heartbeat): still this member's to commit (pending
+        #: revocation), as on close until the leaving heartbeat.
+        self._revoking: Partitions = ()
         self.coordinator: int | None = None
         #: The exception that finished this member, set by the driver after :class:`BecomeFatal`.
         self.fatal_error: BaseException | None = None
@@ -185,6 +190,17 @@ class ConsumerGroupMember:
     def commit_identity(self, auto_assigned: bool = True) -> tuple[int, str] | None:
         """``_epoch.commit_identity``: the member epoch while it holds its assignment."""
         return _epoch.commit_identity(self, auto_assigned)
+
+    def commit_not_held(self, partitions: Iterable[TopicPartition]) -> Partitions:
+        """Of ``partitions``, those this member does not hold at its epoch: neither owned nor
+        being revoked (the coordinator keeps a partition pending revocation the member's until
+        the heartbeat that acknowledges the revocation). At the member's current epoch the
+        coordinator takes a commit whole, whatever it names (KIP-1251 checks partitions only for
+        an older epoch), so the member leaves these out itself (KAFKA-19779: a correct client
+        never sends them): a commit sent again after STALE_MEMBER_EPOCH must not write the
+        offsets of a partition that moved to another member meanwhile."""
+        held = set(self.owned) | set(self._revoking)
+        return tuple(tp for tp in partitions if tp not in held)
 
     def on_commit_answer(
         self, code: int, generation_sent: int | None = None
@@ -274,6 +290,8 @@ class ConsumerGroupMember:
             actions.append(RecordRebalance(RebalanceMetric.ENDED))
         self._in_flight = True
         owned = self.owned if (joining or self._owned_unsent) else None
+        if owned is not None:
+            self._revoking = ()  # the coordinator hears they are released
         self._owned_unsent = False
         self._sent_topics = subscribed
         actions.append(SendConsumerGroupHeartbeat(self.member_epoch, joining,
@@ -391,6 +409,7 @@ class ConsumerGroupMember:
         if gone or added or self.state is ConsumerGroupState.JOINING:
             actions += [self._emit(PartitionsAssigned, partitions=list(target)),
                         Assign(target, added)]  # fmt: skip
+        self._revoking = tuple(sorted({*self._revoking, *gone}))
         self.owned = target
         self._owned_unsent = True
         self.state = ConsumerGroupState.RECONCILING
@@ -420,7 +439,7 @@ class ConsumerGroupMember:
         return [RaiseError(_API, code, topics=self._sent_topics or ()), Backoff()]
 
     def _lose(self) -> list[ConsumerGroupAction]:
-        lost, self.owned = self.owned, ()
+        lost, self.owned, self._revoking = self.owned, (), ()
         if not lost:
             return []
         return [self._emit(PartitionsRevoked, partitions=list(lost), reason=REVOKED_LOST),
@@ -473,6 +492,7 @@ class ConsumerGroupMember:
         if self.member_epoch <= 0:
             return self._lose()
         gone, self.owned = self.owned, ()
+        self._revoking = tuple(sorted({*self._revoking, *gone}))  # committed on their way out
         return [self._emit(PartitionsRevoked, partitions=list(gone), reason=REVOKED_CLOSE),
                 Revoke(gone, lost=False, reason=REVOKED_CLOSE)]  # fmt: skip
 

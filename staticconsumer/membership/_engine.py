@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Never, Protocol, TypeVar
 
 from ..options import ConsumerOptions, MembershipOperation
-from ._io import CommitOutcome, CommonAction, Partitions
+from ._io import CommitOutcome, CommonAction, Partitions, TopicPartition
 from ._log import LogIdentity
 from ._status import MembershipState
 
@@ -119,6 +119,12 @@ class Engine(Protocol[InputT_contra, ActionT_co]):
     # -- commits and committed offsets: what an answer means ----------------------------------
 
     def commit_identity(self, auto_assigned: bool = True) -> tuple[int, str] | None: ...
+
+    def commit_not_held(self, partitions: Iterable[TopicPartition]) -> Partitions:
+        """Of ``partitions`` (an OffsetCommit about to be sent with :meth:`commit_identity`),
+        those it must leave out: the member does not hold them at the epoch it sends (KIP-1251;
+        a classic commit carries its generation, which covers every partition: none)."""
+        ...
 
     def on_commit_answer(
         self, code: int, generation_sent: int | None = None

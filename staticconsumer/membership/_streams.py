@@ -93,6 +93,7 @@ from ._io import (
     StreamsGroupHeartbeatAnswered,
     StreamsGroupHeartbeatFailed,
     StreamsGroupInput,
+    TopicPartition,
     Unsubscribed,
 )
 from ._log import LogIdentity, MemberLog
@@ -196,6 +197,11 @@ class StreamsGroupMember:
     def commit_identity(self, auto_assigned: bool = True) -> tuple[int, str] | None:
         """``_epoch.commit_identity``: the member epoch while it holds its assignment."""
         return _epoch.commit_identity(self, auto_assigned)
+
+    def commit_not_held(self, partitions: Iterable[TopicPartition]) -> Partitions:
+        """None left out here: KIP-1251's assignment epochs are the consumer groups'; a streams
+        member commits its tasks' partitions at its member epoch, as before."""
+        return ()
 
     def on_commit_answer(
         self, code: int, generation_sent: int | None = None

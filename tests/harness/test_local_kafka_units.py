@@ -252,3 +252,87 @@ def test_docker_image_follows_the_official_images_variables(
     assert _docker.default_image("4.3.1") == "apache/kafka:4.3.1"
     monkeypatch.setenv(_docker.IMAGE_ENV, "local/kafka:test")
     assert localkafka.DockerCluster("4.3.1", {}).image == "local/kafka:test"
+
+
+@pytest.mark.parametrize(
+    ("version", "arguments"),
+    [
+        ("2.8.2", ()),
+        ("3.7.2", ()),  # early access: no group feature, the consumer protocol off as before
+        ("3.8.1", ()),  # its storage tool ignores --feature group.version (measured)
+        ("3.9.1", ()),  # its storage tool refuses it: "Unsupported feature: group.version"
+        ("4.0.2", ("--feature", "group.version=1")),
+        ("4.1.1", ("--feature", "group.version=1")),
+        ("4.2.0", ("--feature", "group.version=1")),
+        ("4.3.1", ("--feature", "group.version=1")),
+        ("4.4.0", ("--feature", "group.version=1")),
+    ],
+)
+def test_the_group_feature_is_finalized_at_format_from_4_0(
+    version: str, arguments: tuple[str, ...]
+) -> None:
+    """KIP-1237: from 4.0 the group feature, not group.coordinator.rebalance.protocols, says
+    whether the consumer protocol is on; the launcher formats each node with it."""
+    assert _java.group_feature_arguments(version, None) == arguments
+    if arguments:
+        assert _java.group_feature_arguments(version, 0) == ("--feature", "group.version=0")
+
+
+@pytest.mark.parametrize("version", ["3.7.2", "3.9.1"])
+def test_group_version_before_4_0_is_refused_at_construction(version: str) -> None:
+    with pytest.raises(ValueError, match=r"group_version needs Kafka 4\.0 or newer"):
+        localkafka.LocalKafkaCluster(1, kafka_version=version, group_version=1)
+
+
+@pytest.mark.parametrize("level", [2, -1])
+def test_group_version_other_than_0_or_1_is_refused(level: int) -> None:
+    with pytest.raises(ValueError, match=r"group_version must be 0 .* or 1"):
+        localkafka.LocalKafkaCluster(1, kafka_version="4.4.0", group_version=level)
+
+
+@pytest.mark.parametrize(
+    ("version", "group_version", "feature"),
+    [("4.4.0", None, "group.version=1"), ("4.4.0", 0, "group.version=0"), ("3.9.1", None, None)],
+)
+def test_format_storage_passes_the_group_feature_and_never_the_old_setting(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, version: str, group_version: int | None,
+    feature: str | None,
+) -> None:  # fmt: skip
+    from staticconsumer.localkafka import _cluster
+
+    cluster = localkafka.LocalKafkaCluster(1, kafka_version=version, group_version=group_version)
+    cluster.run_dir = _process.RunDirectory(tmp_path / "run")
+    cluster.java, cluster.classpath, cluster.logging_flag = Path("java"), "cp", "-Dlog"
+    cluster.brokers = [localkafka.Broker(cluster, 1)]
+    ran: list[list[str]] = []
+
+    def run(cmd: list[str], **_kwargs: object) -> subprocess.CompletedProcess[str]:
+        ran.append(cmd)
+        return subprocess.CompletedProcess(cmd, 0, "", "")
+
+    monkeypatch.setattr(_cluster.subprocess, "run", run)
+    try:
+        cluster.brokers[0].format_storage()
+        written = (cluster.brokers[0].directory / "server.properties").read_text()
+    finally:
+        cluster.run_dir.remove()
+    [command] = ran
+    assert command[command.index("kafka.tools.StorageTool") + 1] == "format"
+    if feature is None:
+        assert "--feature" not in command
+    else:
+        assert command[command.index("--feature") + 1] == feature
+    assert "group.coordinator.rebalance.protocols" not in written
+
+
+def test_the_deprecated_setting_given_on_4_x_is_warned_about(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    caplog.set_level("WARNING", logger="staticconsumer.localkafka")
+    old = {"group.coordinator.rebalance.protocols": "classic"}
+    localkafka.LocalKafkaCluster(1, kafka_version="3.9.1", broker_config=old)
+    assert caplog.records == [], "3.7 to 3.9 have only the setting: nothing to say"
+    localkafka.LocalKafkaCluster(1, kafka_version="4.4.0", node_config={1: old})
+    [record] = caplog.records
+    assert "deprecated (KIP-1237)" in record.getMessage()
+    assert "group_version=0" in record.getMessage()

@@ -232,6 +232,48 @@ def test_commits_carry_the_member_epoch_only_while_the_member_holds_one() -> Non
     assert m.commit_identity() is None  # its partitions were lost: nothing to commit
 
 
+def test_a_commit_leaves_out_what_the_member_no_longer_holds_at_its_epoch() -> None:
+    """KIP-1251: the coordinator takes a commit at the member's epoch whole, so the member sends
+    only what it holds. A partition being revoked stays its own until the heartbeat that
+    acknowledges the revocation goes out (the coordinator keeps it pending revocation)."""
+    m = member()
+    stable(m, ("t", 0), ("t", 1))
+    wanted = [("t", 0), ("t", 1), ("t", 2)]
+    assert m.commit_not_held(wanted) == (("t", 2),)  # never its own
+    m.poll(T0 + 5, TOPICS)
+    m.handle(answer(epoch=1, assignment=(("t", 1),), now=T0 + 5))  # revoke t-0
+    assert m.commit_not_held(wanted) == (("t", 2),), "t-0 is pending revocation: commit it"
+    m.poll(T0 + 5, TOPICS)  # the acknowledgement: t-0 released
+    assert m.commit_not_held(wanted) == (("t", 0), ("t", 2))
+    m.handle(answer(epoch=2, now=T0 + 5))
+    assert m.commit_identity() == (2, "m-uuid")
+    assert m.commit_not_held(wanted) == (("t", 0), ("t", 2))
+
+
+def test_partitions_released_on_close_are_committed_and_lost_ones_are_not() -> None:
+    m = member()
+    stable(m, ("t", 0))
+    m.leave_prepare()  # revoked on the way out: committed first
+    assert m.owned == () and m.commit_not_held([("t", 0)]) == ()
+    other = member()
+    stable(other, ("t", 0))
+    other.poll(T0 + 5, TOPICS)
+    other.handle(answer(ErrorCode.FENCED_MEMBER_EPOCH, now=T0 + 5))  # lost: nothing committed
+    assert other.commit_not_held([("t", 0)]) == (("t", 0),)
+
+
+def test_classic_and_streams_members_leave_nothing_out() -> None:
+    """A classic commit carries its generation, which covers every partition; a streams
+    member's commits are as before (KIP-1251's assignment epochs are the consumer groups')."""
+    from staticconsumer.membership._classic import ClassicMember
+
+    from ._configs import classic_config
+    from .test_streams_member import member as streams_member
+
+    assert ClassicMember(classic_config("i-0")).commit_not_held([("t", 9)]) == ()
+    assert streams_member().commit_not_held([("t", 9)]) == ()
+
+
 def test_a_commit_answered_with_an_unknown_member_fails_and_leaves_the_membership_alone() -> None:
     m = member()
     stable(m, ("t", 0))
