@@ -118,6 +118,14 @@ _HOLDING = frozenset({_S.STABLE, _S.RECONCILING, _S.ACKNOWLEDGING})
 #: A join refused with UNRELEASED_INSTANCE_ID is sent again this much later (Java's
 #: retry.backoff.max.ms): the refusal lasts until the previous holder's session ends (45 s).
 UNRELEASED_RETRY_S = 1.0
+#: What a join refused with GROUP_ID_NOT_FOUND says (``docs/streams-groups.md``, moving a group).
+_NOT_A_STREAMS_GROUP = (
+    "group {!r} exists as a group of another kind and is not a streams group (KIP-1071): an "
+    "empty classic group is converted when a stream thread joins it, a consumer group "
+    "(KIP-848) is not; stop every member, let one classic member join and leave it (the empty "
+    "group becomes classic, its committed offsets kept), or delete the group, or use another "
+    "group id (docs/streams-groups.md)"
+)
 #: What UnreleasedInstanceIdError says a streams member can do.
 _UNRELEASED_WAY = (
     "the broker's streams.session.timeout.ms, 45 s by default; a streams group has no "
@@ -167,6 +175,7 @@ class StreamsGroupMember:
         self._next_offsets: float | None = None
         self._in_flight = False
         self._tasks_unsent = False
+        self._revoking: Partitions = ()  # revoked, not yet acknowledged: still committed for
         self._unreleased_since: float | None = None
         self._leaving: str | None = None
         self._leave_emits = False
@@ -199,9 +208,13 @@ class StreamsGroupMember:
         return _epoch.commit_identity(self, auto_assigned)
 
     def commit_not_held(self, partitions: Iterable[TopicPartition]) -> Partitions:
-        """None left out here: KIP-1251's assignment epochs are the consumer groups'; a streams
-        member commits its tasks' partitions at its member epoch, as before."""
-        return ()
+        """Of ``partitions``, those this thread does not hold at its epoch: neither its active
+        tasks' nor being revoked (until the heartbeat acknowledging the revocation). As for a
+        consumer-protocol member (``_consumer_group``): the streams coordinator takes a commit
+        at the current epoch whole and checks tasks only at an older one, so a commit sent again
+        after STALE_MEMBER_EPOCH must leave out what moved to another thread meanwhile."""
+        held = set(self.owned) | set(self._revoking)
+        return tuple(tp for tp in partitions if tp not in held)
 
     def on_commit_answer(
         self, code: int, generation_sent: int | None = None
@@ -282,6 +295,8 @@ class StreamsGroupMember:
         if report and self._offsets_interval_s is not None:
             self._next_offsets = now + self._offsets_interval_s
         owned = self.tasks if (self._tasks_unsent and not joining) else None
+        if owned is not None or joining:
+            self._revoking = ()  # the coordinator hears they are released
         self._tasks_unsent = False
         self._in_flight = True
         actions.append(SendStreamsGroupHeartbeat(self.member_epoch, joining, owned, report))
@@ -414,6 +429,7 @@ class StreamsGroupMember:
                         Assign(partitions, added)]  # fmt: skip
         if change.acknowledge != self.tasks or self.state is _S.JOINING:
             actions.append(DeliverTasks(change.acknowledge))
+        self._revoking = tuple(sorted({*self._revoking, *gone}))
         self.owned = partitions
         self.tasks = change.acknowledge
         self._tasks_unsent = True
@@ -451,9 +467,19 @@ class StreamsGroupMember:
             self.coordinator = None
             self._tasks_unsent = True  # a new coordinator hears the tasks owned
             return [Backoff(), FindCoordinator()]
+        joining = self.member_epoch == JOIN_STREAMS_GROUP_EPOCH
+        if what is Reaction.RESET and joining and code == ErrorCode.GROUP_ID_NOT_FOUND:
+            # Not a group deleted while we were away: the id belongs to a group of another
+            # kind (4.4.0: "is not a streams group"). Joining again will not change that.
+            self._next_heartbeat = now + UNRELEASED_RETRY_S
+            return [
+                RaiseError(_API, code, detail=_NOT_A_STREAMS_GROUP.format(self.config.group_id))
+            ]
         if what is Reaction.RESET:
             actions: list[StreamsGroupAction] = [self._emit(SessionExpired, api=_API.value),
                                                  *self._lose()]  # fmt: skip
+            if joining:  # a join refused so is asked again after a backoff, not at once
+                actions.append(Backoff())
             self.member_epoch = JOIN_STREAMS_GROUP_EPOCH
             self.state = _S.JOINING
             self.in_group = False
@@ -466,7 +492,7 @@ class StreamsGroupMember:
 
     def _lose(self) -> list[StreamsGroupAction]:
         """Every task is lost (nothing committed for its partitions)."""
-        lost, self.owned = self.owned, ()
+        lost, self.owned, self._revoking = self.owned, (), ()
         had_tasks, self.tasks = self.tasks != TaskSet(), TaskSet()
         actions: list[StreamsGroupAction] = []
         if lost:
@@ -513,6 +539,7 @@ class StreamsGroupMember:
         if self.member_epoch <= 0:
             return self._lose()
         gone, self.owned = self.owned, ()
+        self._revoking = tuple(sorted({*self._revoking, *gone}))  # committed on their way out
         return [self._emit(PartitionsRevoked, partitions=list(gone), reason=REVOKED_CLOSE),
                 Revoke(gone, lost=False, reason=REVOKED_CLOSE)]  # fmt: skip
 

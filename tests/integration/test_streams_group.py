@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 from aiokafka import AIOKafkaProducer, TopicPartition
+from aiokafka.errors import GroupIdNotFound
 
 from staticconsumer import StaticConsumer
 from staticconsumer.admin import describe_streams_group, format_tasks
@@ -234,17 +235,9 @@ def _our_cli(bootstrap: str, group: str, instance_id: str) -> str:
     return done.stdout
 
 
-@pytest.mark.parametrize("protocol", ["classic", "consumer"])
-async def test_an_empty_group_moves_to_a_streams_group_keeping_its_committed_offsets(
-    protocol: str, kafka_bootstrap: str, topic_factory: Callable[..., str],
-    unique_group_id: Callable[..., str],
-) -> None:  # fmt: skip
-    """The offline move (docs/streams-groups.md): every member of the old group stops and
-    leaves; the first stream thread joining the empty group converts it, and reads on from the
-    offsets the old group committed: nothing read twice, nothing skipped."""
-    topic, group = topic_factory(1), unique_group_id("move")
-    await produce(kafka_bootstrap, topic, 20)
-    old = StaticConsumer(topic, bootstrap_servers=kafka_bootstrap, group_id=group,
+async def _commit_ten_and_leave(bootstrap: str, group: str, topic: str, protocol: str) -> None:
+    """A member of ``protocol`` reads 10 of the records, commits 10 and leaves the group."""
+    old = StaticConsumer(topic, bootstrap_servers=bootstrap, group_id=group,
                          group_instance_id="app-1", group_protocol=protocol,
                          auto_offset_reset="earliest", enable_auto_commit=False)  # fmt: skip
     await old.start()
@@ -253,12 +246,16 @@ async def test_an_empty_group_moves_to_a_streams_group_keeping_its_committed_off
         read = 0
         async with asyncio.timeout(30):
             while read < 10:
-                read += len((await old.getmany(tp, timeout_ms=200, max_records=10 - read))[tp]
-                            if tp in old.assignment() else [])  # fmt: skip
+                batch = await old.getmany(tp, timeout_ms=200, max_records=10 - read)
+                read += len(batch.get(tp, []))
         await old.commit({tp: 10})
     finally:
         await old.stop(leave_group=True, reason="moving to a streams group")
-    new = thread(kafka_bootstrap, group, topic, "app-1", "proc-a")
+
+
+async def _reads_on_from_ten(bootstrap: str, group: str, topic: str) -> None:
+    """A stream thread joining ``group`` reads records 10 to 19, once each, nothing else."""
+    new = thread(bootstrap, group, topic, "app-1", "proc-a")
     await new.start()
     try:
         got: list[bytes] = []
@@ -271,3 +268,40 @@ async def test_an_empty_group_moves_to_a_streams_group_keeping_its_committed_off
         assert got == [f"r{n}".encode() for n in range(10, 20)]
     finally:
         await new.stop()
+
+
+async def test_an_empty_classic_group_becomes_a_streams_group_keeping_its_offsets(
+    kafka_bootstrap: str, topic_factory: Callable[..., str], unique_group_id: Callable[..., str],
+) -> None:  # fmt: skip
+    """The offline move (docs/streams-groups.md): every member of the classic group stops and
+    leaves; the first stream thread joining the empty group converts it, and reads on from the
+    offsets the old group committed: nothing read twice, nothing skipped."""
+    topic, group = topic_factory(1), unique_group_id("move")
+    await produce(kafka_bootstrap, topic, 20)
+    await _commit_ten_and_leave(kafka_bootstrap, group, topic, "classic")
+    await _reads_on_from_ten(kafka_bootstrap, group, topic)
+
+
+async def test_an_empty_consumer_group_is_refused_in_words_and_moves_through_classic(
+    kafka_bootstrap: str, topic_factory: Callable[..., str], unique_group_id: Callable[..., str],
+) -> None:  # fmt: skip
+    """Kafka 4.4.0 converts no consumer group (KIP-848) into a streams group, empty or not
+    ("is not a streams group"): start() raises that once with the way out, instead of joining
+    again and again. The way: one classic member joins and leaves (the empty group becomes
+    classic, offsets kept), then the stream thread reads on from them."""
+    topic, group = topic_factory(1), unique_group_id("move")
+    await produce(kafka_bootstrap, topic, 20)
+    await _commit_ten_and_leave(kafka_bootstrap, group, topic, "consumer")
+    refused = thread(kafka_bootstrap, group, topic, "app-1", "proc-a")
+    try:
+        with pytest.raises(GroupIdNotFound, match="is not a streams group") as info:
+            async with asyncio.timeout(20):
+                await refused.start()
+        assert "one classic member join and leave" in str(info.value)
+    finally:
+        await refused.stop()
+    hop = StaticConsumer(topic, bootstrap_servers=kafka_bootstrap, group_id=group,
+                         group_instance_id="app-1", auto_offset_reset="earliest")  # fmt: skip
+    await hop.start()
+    await hop.stop(leave_group=True, reason="the group becomes classic")
+    await _reads_on_from_ten(kafka_bootstrap, group, topic)

@@ -281,3 +281,30 @@ def test_every_row_of_the_heartbeat_column_is_what_the_engine_does(code: int) ->
     else:
         assert what is Reaction.RAISE
         assert actions == [RaiseError(API, code), Backoff()] and not m.terminal
+
+
+def test_a_commit_leaves_out_what_moved_and_keeps_what_is_being_revoked() -> None:
+    """KIP-1251 as the consumer protocol's: a revoked task's partition is still committed for
+    until the heartbeat acknowledging the revocation; after it, a commit sent again leaves it
+    out (another thread holds it now)."""
+    m = member()
+    stable(m, tasks({("0", 0), ("0", 1)}))
+    m.handle(answer(epoch=2, given=tasks({("0", 1)})))
+    assert m.commit_not_held([("words", 0), ("words", 1), ("words", 5)]) == (("words", 5),)
+    m.poll(T0, SOURCES)  # the acknowledgement: the coordinator hears partition 0 released
+    assert m.commit_not_held([("words", 0), ("words", 1)]) == (("words", 0),)
+
+
+def test_a_join_refused_as_not_a_streams_group_is_raised_and_asked_again_a_second_later() -> None:
+    """GROUP_ID_NOT_FOUND on a join (epoch 0) is no group deleted meanwhile: the id holds a
+    group of another kind (a consumer group). Raised with the way out, never a hot loop."""
+    m = member()
+    m.poll(T0, SOURCES)
+    raised = [
+        a for a in m.handle(answer(ErrorCode.GROUP_ID_NOT_FOUND)) if isinstance(a, RaiseError)
+    ]
+    assert len(raised) == 1 and raised[0].error_code == ErrorCode.GROUP_ID_NOT_FOUND
+    assert "not a streams group" in raised[0].detail and "classic" in raised[0].detail
+    assert not m.terminal
+    assert m.poll(T0 + 0.5, SOURCES) == []
+    assert m.poll(T0 + 1, SOURCES) == [SendStreamsGroupHeartbeat(0, True, None)]
