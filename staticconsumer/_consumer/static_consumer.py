@@ -83,6 +83,9 @@ class StaticConsumer(Observability, AIOKafkaConsumer):  # type: ignore[misc]  # 
         # the driver calls it once
         self._on_fatal = fatal_notice(options.get("on_fatal"), self._identity)
         self._owned = OwnedServices(built, self._identity, membership=lambda: self.membership)
+        # aiokafka's client never goes back to its bootstrap servers; this one does (KIP-899)
+        _compat.install_recovering_client(self, self._aiokafka_settings, built.recovery,
+                                          self._owned.metrics.rebootstrapped)  # fmt: skip
 
     @property
     def group_protocol(self) -> str:
