@@ -117,18 +117,24 @@ def session_timeout_error(
     )
 
 
+#: How a consumer-protocol member gets out of UNRELEASED_INSTANCE_ID sooner.
+_UNRELEASED_CONSUMER = (
+    "the broker's group.consumer.session.timeout.ms). With instance_takeover=True the stale "
+    "member is removed at once"
+)
+
+
 def kafka_error(
     code: int, *, group_id: str, detail: str = "", topics: Iterable[str] = ()
 ) -> Exception:
     """aiokafka's exception for ``code``: ``GroupAuthorizationFailedError`` names the group,
     ``TopicAuthorizationFailedError`` the ``topics`` the refused request named (sorted, once
     each: ``"audit, orders"``), as aiokafka's own name the topic they refer to."""
-    if code == ErrorCode.UNRELEASED_INSTANCE_ID:
+    if code == ErrorCode.UNRELEASED_INSTANCE_ID:  # ``detail``: the protocol's way out
         return UnreleasedInstanceIdError(
             f"group {group_id!r}: the coordinator still holds this group_instance_id for a "
             "previous member that did not leave (a crash?); asking again until its session "
-            "times out (the broker's group.consumer.session.timeout.ms). With "
-            "instance_takeover=True the stale member is removed at once",
+            f"times out ({detail or _UNRELEASED_CONSUMER})",
             group_id=group_id,
         )
     error_type: type[Exception] = Errors.for_code(code)

@@ -41,6 +41,11 @@ consumer group's static member by instance id too.
 Coordinator lookup and retries (NOT_COORDINATOR, COORDINATOR_NOT_AVAILABLE,
 COORDINATOR_LOAD_IN_PROGRESS) are described in :mod:`staticconsumer._admin.coordinator`.
 
+:func:`describe_streams_group` describes a streams group (KIP-1071) with StreamsGroupDescribe: its
+epochs and each member (one stream thread) with its instance id, process id, epoch and tasks
+(``description.member("app-0-1")``: one thread by instance id). A streams group takes no
+LeaveGroup: its static members leave when their session ends (``docs/streams-groups.md``).
+
 Pre-registration (KIP-469's promise, kept by the client; docs/scaling.md; its code is
 :mod:`staticconsumer.roster`): a group's roster is the set of instance ids it should have, stored
 in a compacted topic (default ``_staticconsumer_rosters``) and changed while the group runs, no
@@ -65,6 +70,13 @@ from __future__ import annotations
 
 from ._admin.client import DEFAULT_TIMEOUT_S
 from ._admin.describe import GroupDescription, GroupMemberDescription, describe_group_with_client
+from ._admin.describe_streams import (
+    StreamsGroupDescription,
+    StreamsMemberDescription,
+    StreamsTaskLists,
+    describe_streams_group,
+    format_tasks,
+)
 from ._admin.reconcile import ReconcilePlan, desired_count_ids, reconcile
 from ._admin.remove import RemovalOutcome, RemoveMembersResult, remove_members, try_remove_members
 from .membership import ADMIN_REMOVE_REASON
@@ -99,11 +111,16 @@ __all__ = [
     "RemoveMembersResult",
     "Roster",
     "RosterStatus",
+    "StreamsGroupDescription",
+    "StreamsMemberDescription",
+    "StreamsTaskLists",
     "delete_roster",
     "describe_group",
     "describe_group_with_client",
     "describe_roster",
+    "describe_streams_group",
     "desired_count_ids",
+    "format_tasks",
     "read_roster",
     "reconcile",
     "register_members",

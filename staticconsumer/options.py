@@ -36,6 +36,7 @@ from assignors import GroupAssignor
 
 from .errors import ConfigurationError, StaticConsumerError
 from .events import MembershipEvent
+from .protocol import StreamsTopology
 from .security import SecuritySettings
 
 Deserializer: TypeAlias = Callable[[bytes], Any]
@@ -52,6 +53,12 @@ AUTO = "auto"
 #: go back to the bootstrap servers when the known brokers are gone, or never (aiokafka's way).
 REBOOTSTRAP = "rebootstrap"
 NO_RECOVERY = "none"
+#: ``group_protocol="streams"``: a member of a streams group (KIP-1071), one stream thread of a
+#: Streams-like application; the broker assigns tasks of the topology it declares
+#: (``docs/streams-groups.md``).
+STREAMS = "streams"
+#: The protocols whose coordinator assigns (no JoinGroup, no client-side assignor).
+COORDINATOR_ASSIGNS = frozenset({CONSUMER, STREAMS})
 
 #: Java's ``session.timeout.ms`` default since Kafka 3.0 (KIP-735): what a static member gets
 #: when ``session_timeout_ms`` is not given (aiokafka's 10 s rebalances any slower restart).
@@ -221,6 +228,15 @@ OPTIONS: tuple[Option, ...] = (
     _ours("group_remote_assignor", None, "group.remote.assignor", "KIP-848",
           MadeBy("_consumer.checks.group_protocol_options"), engine=True,
           broker="one of the broker's group.consumer.assignors"),
+    _ours("streams_topology", None, "no Java key: Kafka Streams' Topology", "KIP-1071",
+          MadeBy("_streams_options.streams_options (docs/streams-groups.md)"), engine=True,
+          broker="streams groups (Kafka 4.2+; static members 4.4+); CREATE on its internal "
+          "topics, DESCRIBE on every topic it names"),
+    _ours("streams_process_id", None, "no Java key: Kafka Streams keeps it in state.dir",
+          "KIP-1071", MadeBy("_streams_options.streams_options (docs/streams-groups.md)"),
+          engine=True, doc="a new one per consumer; give the one the process keeps"),
+    _ours("streams_application_server", None, "application.server", "KIP-1071",
+          MadeBy("_streams_options.streams_options (docs/streams-groups.md)"), engine=True),
     _ours("instance_takeover", None, "no Java key", "KIP-848",
           Flag(optional=True), engine=True, doc="on for this pod's own StatefulSet identity"),
     _ours("unreleased_instance_wait_ms", 45_000, "no Java key", "KIP-848", Whole(1),
@@ -309,6 +325,9 @@ class ConsumerKeywords(TypedDict, total=False):
     health_host: str | None
     group_protocol: str
     group_remote_assignor: str | None
+    streams_topology: StreamsTopology | None
+    streams_process_id: str | None
+    streams_application_server: str | None
     instance_takeover: bool | None
     unreleased_instance_wait_ms: int
     roster_topic: str | None
@@ -383,6 +402,9 @@ class ConsumerOptions:
     client_rack: str | None = DEFAULTS["client_rack"]
     group_protocol: str = DEFAULTS["group_protocol"]
     group_remote_assignor: str | None = DEFAULTS["group_remote_assignor"]
+    streams_topology: StreamsTopology | None = DEFAULTS["streams_topology"]
+    streams_process_id: str | None = DEFAULTS["streams_process_id"]
+    streams_application_server: str | None = DEFAULTS["streams_application_server"]
     instance_takeover: bool = False  # the row's None is decided at construction
     partition_assignment_strategy: tuple[GroupAssignor, ...] = ()  # the constructor's: made
     session_timeout_ms: int = DEFAULTS["session_timeout_ms"]
@@ -408,6 +430,11 @@ class ConsumerOptions:
     def consumer_protocol(self) -> bool:
         """``group_protocol="consumer"`` (KIP-848)."""
         return self.group_protocol == CONSUMER
+
+    @property
+    def streams_protocol(self) -> bool:
+        """``group_protocol="streams"`` (KIP-1071)."""
+        return self.group_protocol == STREAMS
 
     @property
     def is_static(self) -> bool:
@@ -457,7 +484,8 @@ def decide(values: dict[str, Any], given: Collection[str]) -> dict[str, Any]:
     values["session_timeout_given"] = "session_timeout_ms" in given
     if not values["session_timeout_given"]:
         values["session_timeout_ms"] = default_session_timeout_ms(values["group_instance_id"])
-        if values["group_instance_id"] is not None and values["group_protocol"] != CONSUMER:
+        if (values["group_instance_id"] is not None
+                and values["group_protocol"] not in COORDINATOR_ASSIGNS):  # fmt: skip
             told["session_timeout_ms"] = values["session_timeout_ms"]
     if values["rebalance_timeout_ms"] is None:
         values["rebalance_timeout_ms"] = told["rebalance_timeout_ms"] = values[
@@ -472,7 +500,7 @@ def check_values(values: Mapping[str, Any]) -> None:
     for option in OPTIONS:
         option.check.check(option, values[option.name])
     session, heartbeat = values["session_timeout_ms"], values["heartbeat_interval_ms"]
-    if values["group_protocol"] != CONSUMER and heartbeat >= session:
+    if values["group_protocol"] not in COORDINATOR_ASSIGNS and heartbeat >= session:
         raise ConfigurationError(
             f"heartbeat_interval_ms (Java: heartbeat.interval.ms) must be lower than "
             f"session_timeout_ms (Java: session.timeout.ms), got {heartbeat} >= {session}: "
@@ -481,25 +509,31 @@ def check_values(values: Mapping[str, Any]) -> None:
         )
 
 
-def refuse_under_consumer_protocol(given: Mapping[str, Any], lost: Mapping[str, str]) -> None:
-    """Under ``group_protocol="consumer"``, what its rows refuse (as Java's ConsumerConfig
-    does) when given; ``lost``: more words for an option, by name."""
+def refuse_under_consumer_protocol(
+    given: Mapping[str, Any], lost: Mapping[str, str], *, protocol: str = CONSUMER
+) -> None:
+    """Under ``group_protocol="consumer"`` (and ``"streams"``, whose coordinator assigns too),
+    what its rows refuse (as Java's ConsumerConfig does) when given; ``lost``: more words for
+    an option, by name."""
+    kip = "KIP-1071" if protocol == STREAMS else "KIP-848"
     for option in REFUSED_BY_CONSUMER_PROTOCOL:
         if option.name in given:
             option.refuse(
-                f"is not supported with group_protocol='consumer' (KIP-848): {option.why}. "
-                f"Java's consumer refuses it too{lost.get(option.name, '')}"
+                f"is not supported with group_protocol={protocol!r} ({kip}): {option.why}. "
+                f"Java's {'Kafka Streams' if protocol == STREAMS else 'consumer'} refuses it "
+                f"too{lost.get(option.name, '')}"
             )
 
 
 def check_group_protocol(value: object) -> None:
-    """``group_protocol`` is ``"classic"``, ``"consumer"`` or ``"auto"`` (decided at start);
-    else :class:`ConfigurationError` naming the field, Java's key and the KIP (the
-    constructor's check and this value's)."""
-    if value not in (CLASSIC, CONSUMER, AUTO):
+    """``group_protocol`` is ``"classic"``, ``"consumer"``, ``"auto"`` (decided at start) or
+    ``"streams"``; else :class:`ConfigurationError` naming the field, Java's key and the KIP
+    (the constructor's check and this value's)."""
+    if value not in (CLASSIC, CONSUMER, AUTO, STREAMS):
         raise ConfigurationError(
-            f"group_protocol (Java: group.protocol) must be 'classic' or 'consumer' (KIP-848), or "
-            f"'auto' (the consumer protocol where the broker offers it), got {value!r}"
+            f"group_protocol (Java: group.protocol) must be 'classic' or 'consumer' (KIP-848), "
+            f"'auto' (the consumer protocol where the broker offers it) or 'streams' (a streams "
+            f"group member, KIP-1071), got {value!r}"
         )
 
 

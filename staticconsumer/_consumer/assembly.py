@@ -8,7 +8,13 @@ from typing import TYPE_CHECKING
 
 from .. import _compat
 from .._observability.metrics import MetricValues
-from ..drivers import AnyDriver, FatalCallback, classic_driver, consumer_group_driver
+from ..drivers import (
+    AnyDriver,
+    FatalCallback,
+    classic_driver,
+    consumer_group_driver,
+    streams_group_driver,
+)
 from ..errors import StaticConsumerError
 from ..membership import Lifecycle, Membership, membership_state, snapshot
 from ..options import ConsumerOptions
@@ -25,6 +31,9 @@ def make_driver(
 ) -> AnyDriver:  # fmt: skip
     """The driver of ``options.group_protocol``, built from the options value. With ``roster``
     (pre-registration on), a classic leader reads it on ``seam``."""
+    if options.streams_protocol:
+        return streams_group_driver(seam, versions, options, on_fatal=on_fatal,
+                                    events=owned.events, metrics=owned.metrics)  # fmt: skip
     if options.consumer_protocol:
         return consumer_group_driver(seam, versions, options, on_fatal=on_fatal,
                                      events=owned.events, metrics=owned.metrics)  # fmt: skip

@@ -29,6 +29,7 @@ from ..options import (
     BY_NAME,
     CLASSIC,
     CONSUMER,
+    STREAMS,
     MembershipOperation,
     check_group_protocol,
     refuse_under_consumer_protocol,
@@ -50,6 +51,11 @@ class GroupProtocolOptions:
     @property
     def consumer(self) -> bool:
         return self.group_protocol == CONSUMER
+
+    @property
+    def coordinator_assigns(self) -> bool:
+        """The consumer or the streams protocol: no client-side assignor."""
+        return self.group_protocol in (CONSUMER, STREAMS)
 
 
 def group_protocol_options(
@@ -89,7 +95,9 @@ def group_protocol_options(
         return GroupProtocolOptions()
     strategy = kwargs.get("partition_assignment_strategy")
     lost = {"partition_assignment_strategy": needs_user_data(strategy) if strategy else ""}
-    refuse_under_consumer_protocol(kwargs, lost)
+    refuse_under_consumer_protocol(kwargs, lost, protocol=group_protocol)
+    if group_protocol == STREAMS:
+        return _streams_protocol(group_remote_assignor, instance_takeover)
     if group_remote_assignor is not None and (
         not isinstance(group_remote_assignor, str) or not group_remote_assignor.strip()
     ):
@@ -100,6 +108,23 @@ def group_protocol_options(
         )
     instance_takeover = _instance_takeover(instance_takeover, group_instance_id)
     return GroupProtocolOptions(CONSUMER, group_remote_assignor, instance_takeover)
+
+
+def _streams_protocol(group_remote_assignor: Any, instance_takeover: Any) -> GroupProtocolOptions:
+    """A streams group has neither a member-chosen assignor nor a takeover."""
+    if group_remote_assignor is not None:
+        raise ConfigurationError(
+            "group_remote_assignor (Java: group.remote.assignor) applies only to "
+            "group_protocol='consumer' (KIP-848): a streams group's tasks are assigned by the "
+            "broker's group.streams.assignor (KIP-1071)"
+        )
+    if instance_takeover:
+        raise ConfigurationError(
+            "instance_takeover applies only to group_protocol='consumer' (KIP-848): a streams "
+            "group takes no LeaveGroup, so a restarted static thread waits for its previous "
+            "holder's session to end (KIP-1071)"
+        )
+    return GroupProtocolOptions(STREAMS)
 
 
 def _instance_takeover(value: bool | None, group_instance_id: str | None) -> bool:

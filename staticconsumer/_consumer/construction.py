@@ -21,6 +21,7 @@ from .. import _compat
 from .._instance_id import InstanceId
 from .._observability.emitter import EventOptions, event_options
 from .._observability.health import HealthOptions, health_options
+from .._streams_options import streams_options
 from ..errors import ConfigurationError
 from ..options import AUTO, BY_NAME, ConsumerOptions, check_values, decide
 from ..roster import RosterReader, roster_reader
@@ -88,6 +89,7 @@ def check_construction(
         events_producer_config=values["events_producer_config"], group_id=group_id,
     )  # fmt: skip
     health = health_options(values["health_port"], values["health_host"], group_id=group_id)
+    streams_options(values)
     protocol = group_protocol_options(
         values["group_protocol"], values["group_remote_assignor"], values["instance_takeover"],
         group_instance_id=group_instance_id, kwargs=given,
@@ -98,7 +100,9 @@ def check_construction(
     client = {"bootstrap_servers": values["bootstrap_servers"], **kwargs}
     roster = roster_reader(values["roster_topic"], group_id, client)
     kwargs.update(told)
-    if not protocol.consumer:  # ours by default (instance id first), made from what was given
+    if (
+        not protocol.coordinator_assigns
+    ):  # ours by default (instance id first), made from what was given
         given_strategy = kwargs.get("partition_assignment_strategy")
         kwargs["partition_assignment_strategy"] = group_assignors(
             default_assignors() if given_strategy is None else given_strategy)  # fmt: skip

@@ -29,6 +29,7 @@ from .checks import close_options, enforce_reason_option
 from .construction import check_construction
 from .keywords import consumer_signature
 from .owned import OwnedServices, fatal_notice
+from .streams_thread import StreamsThread
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -89,12 +90,19 @@ class StaticConsumer(Observability, AIOKafkaConsumer):  # type: ignore[misc]  # 
         # aiokafka's client never goes back to its bootstrap servers; this one does (KIP-899)
         _compat.install_recovering_client(self, self._aiokafka_settings, built.recovery,
                                           self._owned.metrics.rebootstrapped)  # fmt: skip
+        self._streams = StreamsThread.of(built.options)
 
     @property
     def group_protocol(self) -> str:
         """The group protocol this consumer runs (Java ``group.protocol``): ``"classic"`` or
         ``"consumer"``; ``"auto"`` until ``start()`` has decided."""
         return self._options.group_protocol
+
+    @property
+    def streams(self) -> StreamsThread | None:
+        """Under ``group_protocol="streams"`` (KIP-1071), the thread's tasks, statuses and
+        hooks (``docs/streams-groups.md``); None under another protocol."""
+        return self._streams
 
     @property
     def group_protocol_reason(self) -> str | None:
@@ -118,6 +126,8 @@ class StaticConsumer(Observability, AIOKafkaConsumer):  # type: ignore[misc]  # 
 
     async def start(self) -> None:
         self._lifecycle = Lifecycle.STARTED
+        if self._streams is not None and not _compat.subscribes_topics(self):
+            self.subscribe(self._streams.source_topics)  # the topology's, if none was given
         try:
             await self._owned.start()  # first: probes answer while the member joins
             await _compat.start_consumer(
@@ -179,6 +189,8 @@ class StaticConsumer(Observability, AIOKafkaConsumer):  # type: ignore[misc]  # 
             self._identity.logger(log).info("group_protocol='auto' chose %s", self._protocol_reason)
         self._driver = make_driver(self._options, seam, versions, on_fatal=self._on_fatal,
                                    owned=self._owned, roster=self._roster)  # fmt: skip
+        if self._streams is not None:
+            self._streams.attach(self._driver)
         return self._driver
 
     async def stop(

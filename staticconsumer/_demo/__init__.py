@@ -33,6 +33,9 @@ from ..errors import ConfigurationError
 DEMO_BROKER_CONFIG = {
     "group.initial.rebalance.delay.ms": "0",
     "offsets.topic.num.partitions": "4",
+    # --protocol streams: assign at once, and one standby per task (KIP-1071)
+    "group.streams.initial.rebalance.delay.ms": "0",
+    "group.streams.num.standby.replicas": "1",
 }
 EXIT_OK, EXIT_FAILED, EXIT_INTERRUPTED = 0, 1, 130
 DESCRIPTION = (
@@ -62,6 +65,12 @@ def add_demo_command(commands: Any) -> None:
         description=DESCRIPTION,
     )
     demo.add_argument("--dynamic", action="store_true", help="no group.instance.id (KIP-345 off)")
+    demo.add_argument(
+        "--protocol", choices=("classic", "consumer", "streams"), default="classic",
+        help="the stream threads' group protocol: classic (default), consumer (KIP-848) or "
+        "streams (a streams group, KIP-1071: the broker assigns tasks and creates the changelog; "
+        "Kafka 4.4+ for static threads)",
+    )  # fmt: skip
     demo.add_argument("--json", action="store_true", help="print the summary as one JSON document")
     demo.add_argument(
         "--bootstrap-server",
@@ -153,6 +162,7 @@ def run_demo(args: argparse.Namespace) -> int:
             session_timeout_ms=args.session_timeout_ms,
             events_topic=events_topic,
             restart_pause_s=args.restart_pause,
+            protocol=args.protocol,
         )
         for dynamic in modes
     ]

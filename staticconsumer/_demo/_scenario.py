@@ -56,6 +56,7 @@ class DemoOptions:
     session_timeout_ms: int | None = None  # default: 20 s static, 10 s dynamic
     events_topic: str | None = None
     restart_pause_s: float = 3.0  # between the SIGTERM and the start of the new process
+    protocol: str = "classic"  # the apps' --group-protocol: classic, consumer or streams
     seed: int = _data.SEED
 
     @property
@@ -102,6 +103,7 @@ class Scenario:
             "--output-topic": self.topics["output"],
             "--changelog-topic": self.topics["changelog"],
             "--session-timeout-ms": str(o.session_ms),
+            "--group-protocol": o.protocol,
         }
         args = [item for pair in flags.items() for item in pair]
         if o.dynamic:
@@ -190,6 +192,11 @@ class Scenario:
         owned = sorted(p for v in views.values() for p in v["partitions"])
         if len(generations) != 1 or owned != list(range(self.options.partitions)):
             return None
+        # Balanced too: under the consumer and streams protocols a newcomer holds nothing, at
+        # the group's epoch, until the others have revoked what moves to it.
+        counts = [len(v["partitions"]) for v in views.values()]
+        if max(counts) - min(counts) > 1:
+            return None
         return generations.pop(), {t: list(v["partitions"]) for t, v in sorted(views.items())}
 
     # -- Kafka -----------------------------------------------------------------------------------
@@ -198,6 +205,10 @@ class Scenario:
         n = self.options.partitions
         await create_topic(self.bootstrap, self.topics["input"], partitions=n)
         await create_topic(self.bootstrap, self.topics["output"], partitions=n)
+        if self.options.protocol == "streams":  # the broker creates it (KIP-1071)
+            self.say(f"topics: {self.topics['input']} ({n} partitions), output; the changelog "
+                     "is the streams group's, created by the broker")  # fmt: skip
+            return
         await create_topic(
             self.bootstrap,
             self.topics["changelog"],

@@ -7,7 +7,13 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from ..admin import GroupDescription, GroupMemberDescription, ReconcilePlan
+from ..admin import (
+    GroupDescription,
+    GroupMemberDescription,
+    ReconcilePlan,
+    StreamsGroupDescription,
+    format_tasks,
+)
 
 _HEADERS: tuple[str, ...] = ("INSTANCE ID", "MEMBER ID", "CLIENT ID", "HOST", "ASSIGNMENT")
 
@@ -43,6 +49,34 @@ def format_table(description: GroupDescription) -> str:
     widths = [max(len(r[i]) for r in (headers, *rows)) for i in range(len(headers))]
     lines.append("")
     for row in (headers, *rows):
+        lines.append("  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip())
+    return "\n".join(lines) + "\n"
+
+
+_STREAMS_HEADERS = ("INSTANCE ID", "MEMBER ID", "PROCESS ID", "EPOCH", "ACTIVE", "STANDBY",
+                    "WARMUP")  # fmt: skip
+
+
+def format_streams_table(description: StreamsGroupDescription, instance_id: str | None) -> str:
+    """A streams group (KIP-1071): its epochs, then one row per member (or the one with
+    ``instance_id``), tasks in Kafka's spelling (``0:[0,1]``)."""
+    lines = [
+        f"GROUP     {description.group_id}",
+        f"STATE     {description.state}",
+        "PROTOCOL  streams (KIP-1071)",
+        f"EPOCH     {description.group_epoch} (assignment {description.assignment_epoch})",
+        f"MEMBERS   {len(description.members)}",
+    ]
+    members = [m for m in description.members
+               if instance_id is None or m.group_instance_id == instance_id]  # fmt: skip
+    if not members:
+        return "\n".join(lines) + "\n"
+    rows = [(m.group_instance_id or "-", m.member_id, m.process_id, str(m.member_epoch),
+             format_tasks(m.tasks.active), format_tasks(m.tasks.standby),
+             format_tasks(m.tasks.warmup)) for m in members]  # fmt: skip
+    widths = [max(len(r[i]) for r in (_STREAMS_HEADERS, *rows)) for i in range(7)]
+    lines.append("")
+    for row in (_STREAMS_HEADERS, *rows):
         lines.append("  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip())
     return "\n".join(lines) + "\n"
 

@@ -57,6 +57,7 @@ from ..membership import (
     RaiseError,
     RecordRebalance,
     Revoke,
+    StreamsGroupSenderAction,
     Unsubscribed,
 )
 from ..options import ConsumerOptions, MembershipOperation
@@ -423,5 +424,8 @@ class Driver(Generic[SenderActionT]):
             self._committing_on_close = False
 
 
-#: Either protocol's driver (what a consumer holds).
-AnyDriver = Driver[ClassicSenderAction] | Driver[ConsumerGroupSenderAction]
+#: Any protocol's driver (what a consumer holds).
+AnyDriver = (
+    Driver[ClassicSenderAction] | Driver[ConsumerGroupSenderAction]
+    | Driver[StreamsGroupSenderAction]
+)  # fmt: skip

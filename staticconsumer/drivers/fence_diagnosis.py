@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable
 from typing import Any
 
 from .. import _compat, _error_map
@@ -16,8 +17,10 @@ from ..protocol import (
     GroupApiVersions,
     build_consumer_group_describe,
     build_describe_groups,
+    build_streams_group_describe,
     parse_consumer_group_describe,
     parse_describe_groups,
+    parse_streams_group_describe,
 )
 
 log = logging.getLogger(__name__)
@@ -59,15 +62,36 @@ async def consumer_group_holder(
     seam: _compat.ClientSeam, versions: GroupApiVersions, member: Any
 ) -> tuple[str, str] | None:
     """As :func:`holder_of_instance_id`, for a KIP-848 consumer group (ConsumerGroupDescribe)."""
-    cfg = member.config
     version = versions.consumer_group_describe
-    if member.coordinator is None or version is None:
+    if version is None:
         return None
-    request = build_consumer_group_describe(version, [cfg.group_id])
+    request = build_consumer_group_describe(version, [member.config.group_id])
+    return await _holder(seam, member, request, parse_consumer_group_describe)
+
+
+async def streams_group_holder(
+    seam: _compat.ClientSeam, version: int | None, member: Any
+) -> tuple[str, str] | None:
+    """As :func:`holder_of_instance_id`, for a KIP-1071 streams group (StreamsGroupDescribe,
+    ``version`` None: the broker has none)."""
+    if version is None:
+        return None
+    request = build_streams_group_describe(version, [member.config.group_id])
+    return await _holder(seam, member, request, parse_streams_group_describe)
+
+
+async def _holder(
+    seam: _compat.ClientSeam, member: Any, request: Any, parse: Callable[[Any], Any]
+) -> tuple[str, str] | None:
+    """A heartbeat member's describe, asked within :data:`FENCE_DIAGNOSIS_S`: the other member
+    with our instance id, named as the coordinator reports it."""
+    cfg = member.config
+    if member.coordinator is None:
+        return None
     try:
         response = await asyncio.wait_for(seam.send(member.coordinator, request),
                                           FENCE_DIAGNOSIS_S)  # fmt: skip
-        groups = parse_consumer_group_describe(response)
+        groups = parse(response)
     except Exception as exc:  # diagnosis must never hide the fence itself
         member.identity.logger(log).debug("could not describe the group after the fence: %r",
                                           exc)  # fmt: skip

@@ -62,6 +62,7 @@ from ..protocol import (
     error_name,
     truncate_reason,
 )
+from . import _epoch
 from . import _reasons as why
 from ._engine import EngineConfig
 from ._io import (
@@ -88,7 +89,6 @@ from ._io import (
     Unsubscribed,
 )
 from ._log import LogIdentity, MemberLog
-from ._offset_fetch import offset_fetch_verdict
 from ._reactions import Api, GroupProtocol, Reaction, reaction
 from ._status import MembershipState, refine
 
@@ -183,42 +183,14 @@ class ConsumerGroupMember:
     # -- commits and committed offsets ----------------------------------------------------------
 
     def commit_identity(self, auto_assigned: bool = True) -> tuple[int, str] | None:
-        """Member epoch and member id an OffsetCommit carries now; None while the member holds
-        no epoch (joining, or lost its partitions). Partitions assigned by the application
-        (``assign()``) commit outside the group (epoch -1, no member id)."""
-        if not auto_assigned:
-            return LEAVE_GROUP_MEMBER_EPOCH, ""
-        if self.member_epoch > 0 and self.state in _HOLDING:
-            return self.member_epoch, self.member_id
-        return None
+        """``_epoch.commit_identity``: the member epoch while it holds its assignment."""
+        return _epoch.commit_identity(self, auto_assigned)
 
     def on_commit_answer(
         self, code: int, generation_sent: int | None = None
     ) -> tuple[CommitOutcome, Sequence[CommonAction]]:
-        """An OffsetCommit answer (first failed partition's code, or NONE), as its column of
-        ``CONSUMER_TABLE`` says: RAISE fails the commit and leaves the membership alone (the
-        heartbeat decides); RETRY (a stale epoch) sends it again with the next heartbeat's."""
-        if self.state is ConsumerGroupState.FATAL:
-            return CommitOutcome.FAILED, []
-        what = reaction(Api.OFFSET_COMMIT, code, protocol=_CONSUMER)
-        if what is Reaction.OK:
-            return CommitOutcome.DONE, []
-        self._log.warning("OffsetCommit: %s -> %s", error_name(code), what.value)
-        if what is Reaction.RETRY:
-            return CommitOutcome.RETRY, [Backoff()]
-        if what is Reaction.FIND_COORDINATOR:
-            self.coordinator = None
-            return CommitOutcome.RETRY, [Backoff(), FindCoordinator()]
-        if what.fatal:
-            return CommitOutcome.FAILED, [self._become_fatal(Api.OFFSET_COMMIT, code, what)]
-        return CommitOutcome.FAILED, []
-
-    def _become_fatal(self, api: Api, code: int, what: Reaction) -> BecomeFatal:
-        """The member is finished (a FATAL or FENCED reaction): the state sticks, and the engine
-        says whether it was fenced."""
-        self.state = ConsumerGroupState.FATAL
-        self.fenced = what is Reaction.FENCED
-        return BecomeFatal(api, code, fenced=self.fenced)
+        """``_epoch.on_commit_answer`` over this protocol's OffsetCommit column."""
+        return _epoch.on_commit_answer(self, code, _CONSUMER)
 
     def commit_no_answer(self) -> tuple[CommitOutcome, Sequence[CommonAction]]:
         return self.on_commit_answer(ErrorCode.COORDINATOR_NOT_AVAILABLE)
@@ -226,22 +198,11 @@ class ConsumerGroupMember:
     def on_offset_fetch_answer(
         self, codes: Iterable[int]
     ) -> tuple[CommitOutcome, int, Sequence[CommonAction]]:
-        """As the classic member's (``_offset_fetch.offset_fetch_verdict``), from the OffsetFetch
-        column of ``CONSUMER_TABLE``."""
-        if self.terminal:
-            return CommitOutcome.FAILED, ErrorCode.NONE, []
-        outcome, code, find_coordinator = offset_fetch_verdict(codes, self._log, protocol=_CONSUMER)
-        if find_coordinator:
-            self.coordinator = None
-            return outcome, code, [Backoff(), FindCoordinator()]
-        return outcome, code, [Backoff()] if outcome is CommitOutcome.RETRY else []
+        """``_epoch.on_offset_fetch_answer`` over this protocol's OffsetFetch column."""
+        return _epoch.on_offset_fetch_answer(self, codes, _CONSUMER)
 
     def offset_fetch_identity(self) -> tuple[str | None, int]:
-        """Member id and epoch an OffsetFetch v9+ carries (KIP-848: the coordinator checks the
-        epoch, as Java's consumer sends it); none while the member holds no epoch."""
-        if self.member_epoch > 0:
-            return self.member_id, self.member_epoch
-        return None, LEAVE_GROUP_MEMBER_EPOCH
+        return _epoch.offset_fetch_identity(self)
 
     def offset_fetch_no_answer(self) -> tuple[CommitOutcome, int, Sequence[CommonAction]]:
         return self.on_offset_fetch_answer([ErrorCode.COORDINATOR_NOT_AVAILABLE])
@@ -254,6 +215,28 @@ class ConsumerGroupMember:
     @property
     def is_static(self) -> bool:
         return self.config.group_instance_id is not None
+
+    # -- what ``_epoch`` reads and writes --------------------------------------------------------
+
+    @property
+    def member_log(self) -> MemberLog:
+        return self._log
+
+    @property
+    def holding(self) -> bool:
+        """It holds its epoch's assignment (stable, reconciling or acknowledging)."""
+        return self.state in _HOLDING
+
+    @property
+    def fatal_verdict(self) -> bool:
+        return self.state is ConsumerGroupState.FATAL
+
+    def become_fatal(self, api: Api, code: int, what: Reaction) -> BecomeFatal:
+        """The member is finished (a FATAL or FENCED reaction): the state sticks, and the engine
+        says whether it was fenced."""
+        self.state = ConsumerGroupState.FATAL
+        self.fenced = what is Reaction.FENCED
+        return BecomeFatal(api, code, fenced=self.fenced)
 
     # -- the clock ------------------------------------------------------------------------------
 
@@ -417,7 +400,7 @@ class ConsumerGroupMember:
         self._log.warning("ConsumerGroupHeartbeat failed: %s -> %s", error_name(code),
                           what.value)  # fmt: skip
         if what.fatal:
-            return [self._become_fatal(_API, code, what)]
+            return [self.become_fatal(_API, code, what)]
         if what is Reaction.FIND_COORDINATOR:
             self.coordinator = None
             self._sent_topics = None  # a new coordinator hears the whole subscription

@@ -22,7 +22,13 @@ action: ``match`` with ``typing.assert_never``)::
     ConsumerGroupInput  = CommonInput | ConsumerGroupHeartbeatAnswered
                     | ConsumerGroupHeartbeatFailed
     ConsumerGroupAction = CommonAction | ConsumerGroupSenderAction
+#: What the KIP-1071 engine asks of its driver.
+StreamsGroupAction = CommonAction | StreamsGroupSenderAction
     ConsumerGroupSenderAction = SendConsumerGroupHeartbeat | TakeOver (drivers.consumer_group)
+    StreamsGroupInput   = CommonInput | StreamsGroupHeartbeatAnswered
+                    | StreamsGroupHeartbeatFailed
+    StreamsGroupAction  = CommonAction | StreamsGroupSenderAction
+    StreamsGroupSenderAction = SendStreamsGroupHeartbeat | DeliverTasks (drivers.streams_group)
 
 An answer to a commit or a committed-offset fetch calls for common actions only.
 """
@@ -37,6 +43,7 @@ from assignors import MemberAssignment
 
 from ..protocol import JoinGroupMember
 from ._reactions import Api
+from ._streams_tasks import TaskSet
 
 TopicPartition = tuple[str, int]
 Partitions = tuple[TopicPartition, ...]
@@ -147,6 +154,27 @@ class ConsumerGroupHeartbeatFailed:
     now: float  # monotonic seconds
 
 
+@dataclass(frozen=True)
+class StreamsGroupHeartbeatAnswered:
+    """A StreamsGroupHeartbeat answer (KIP-1071). ``tasks`` is None when the coordinator sent no
+    task lists (the member's tasks are unchanged); ``statuses`` are ``(code, detail)``."""
+
+    error_code: int
+    now: float
+    member_epoch: int = -1
+    heartbeat_interval_ms: int = 0
+    task_offset_interval_ms: int = -1
+    tasks: TaskSet | None = None
+    statuses: tuple[tuple[int, str], ...] = ()
+
+
+@dataclass(frozen=True)
+class StreamsGroupHeartbeatFailed:
+    """The streams heartbeat in flight got no answer (the coordinator is presumed dead)."""
+
+    now: float  # monotonic seconds
+
+
 #: What every engine is fed by the driver itself.
 CommonInput = CoordinatorFound | Unsubscribed
 #: What the classic engine (``ClassicMember``) is fed.
@@ -156,6 +184,8 @@ ClassicInput = (
 )  # fmt: skip
 #: What the KIP-848 engine (``ConsumerGroupMember``) is fed.
 ConsumerGroupInput = CommonInput | ConsumerGroupHeartbeatAnswered | ConsumerGroupHeartbeatFailed
+#: What the KIP-1071 engine (``StreamsGroupMember``) is fed.
+StreamsGroupInput = CommonInput | StreamsGroupHeartbeatAnswered | StreamsGroupHeartbeatFailed
 
 
 # -- actions --------------------------------------------------------------------------------------
@@ -320,6 +350,28 @@ class TakeOver:
     group_instance_id: str
 
 
+@dataclass(frozen=True)
+class SendStreamsGroupHeartbeat:
+    """A streams heartbeat at ``member_epoch``; ``full`` sends every field a join needs (the
+    topology at epoch 0, the process id, the endpoint, the client tags, the rebalance timeout),
+    ``owned`` the three task lists the member owns now (None: unchanged since the last heartbeat),
+    ``report_offsets`` the task offsets (their interval elapsed: the broker's warm-ups read
+    them)."""
+
+    member_epoch: int
+    full: bool
+    owned: TaskSet | None
+    report_offsets: bool = False
+
+
+@dataclass(frozen=True)
+class DeliverTasks:
+    """The member's tasks changed (after the active ones were revoked and assigned): the
+    application keeps its standby and warm-up tasks' state from their changelogs."""
+
+    tasks: TaskSet
+
+
 #: What the driver performs for every engine.
 CommonAction = (
     FindCoordinator | Backoff | Revoke | Assign | BecomeFatal | RaiseError | Emit
@@ -332,10 +384,14 @@ ClassicSenderAction = (
 )  # fmt: skip
 #: What the KIP-848 sender (``drivers.consumer_group``) performs.
 ConsumerGroupSenderAction = SendConsumerGroupHeartbeat | TakeOver
+#: What the KIP-1071 sender (``drivers.streams_group``) performs.
+StreamsGroupSenderAction = SendStreamsGroupHeartbeat | DeliverTasks
 #: What the classic engine asks of its driver.
 ClassicAction = CommonAction | ClassicSenderAction
 #: What the KIP-848 engine asks of its driver.
 ConsumerGroupAction = CommonAction | ConsumerGroupSenderAction
+#: What the KIP-1071 engine asks of its driver.
+StreamsGroupAction = CommonAction | StreamsGroupSenderAction
 
 
 class CommitOutcome(enum.Enum):

@@ -139,6 +139,11 @@ from staticconsumer.protocol.streams_group_describe import (
     build_streams_group_describe,
     parse_streams_group_describe,
 )
+from staticconsumer.protocol.streams_versions import (
+    STREAMS_STATIC_MIN_HEARTBEAT,
+    StreamsProtocolVersions,
+    for_streams_protocol,
+)
 from staticconsumer.protocol.versions import (
     CONSUMER_PROTOCOL_MIN_OFFSET_COMMIT,
     STATIC_MEMBERSHIP_MIN_VERSIONS,
@@ -169,6 +174,7 @@ __all__ = [
     "NO_GENERATION",
     "NO_LEADER_EPOCH",
     "STATIC_MEMBERSHIP_MIN_VERSIONS",
+    "STREAMS_STATIC_MIN_HEARTBEAT",
     "SUBSCRIPTION_VERSION",
     "UNKNOWN_MEMBER_ID",
     "ApiKey",
@@ -209,6 +215,7 @@ __all__ = [
     "PinnedRequest",
     "StreamsGroupHeartbeatResult",
     "StreamsGroupStatus",
+    "StreamsProtocolVersions",
     "StreamsTasks",
     "StreamsTopology",
     "Subscription",
@@ -239,6 +246,7 @@ __all__ = [
     "encode_assignment",
     "encode_subscription",
     "error_name",
+    "for_streams_protocol",
     "group_partitions",
     "group_partitions_as_listed",
     "negotiate",

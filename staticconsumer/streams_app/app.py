@@ -43,7 +43,7 @@ from aiokafka import AIOKafkaProducer
 
 from staticconsumer import HealthServer, StaticConsumer
 
-from .config import AppConfig
+from .config import GROUP_PROTOCOLS, AppConfig
 from .status import emit
 from .stream_thread import StreamThread
 
@@ -67,6 +67,9 @@ def build_parser() -> argparse.ArgumentParser:
     arg("--output-topic", required=True)
     arg("--changelog-topic", required=True, help="compacted, as many partitions as the input")
     arg("--dynamic", action="store_true", help="no group.instance.id: plain dynamic members")
+    arg("--group-protocol", choices=GROUP_PROTOCOLS, default="classic",
+        help="classic, consumer (KIP-848) or streams (a streams group, KIP-1071; thread n is "
+        "<base>-<n>, n from 1)")  # fmt: skip
     arg("--session-timeout-ms", type=int, default=30_000, help="Java session.timeout.ms")
     arg("--heartbeat-interval-ms", type=int, default=1_000, help="Java heartbeat.interval.ms")
     arg("--events-topic", default=None, help="passed to StaticConsumer(events_topic=...)")
@@ -157,6 +160,8 @@ async def _run_threads(
 
 async def _report(threads: list[StreamThread], stopping: asyncio.Event, parent: int | None) -> None:
     while not stopping.is_set():
+        for thread in threads:
+            thread.note_generation()
         emit("status", threads=[t.stats.to_dict() for t in threads])
         if parent is not None and os.getppid() != parent:
             log.warning("parent process %d is gone: stopping", parent)
@@ -189,6 +194,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             events_topic=args.events_topic,
             health_port=args.health_port,
             health_host=args.health_host,
+            group_protocol=args.group_protocol,
         )
     except ValueError as exc:
         parser.error(str(exc))

@@ -7,6 +7,9 @@ from pathlib import Path
 
 from staticconsumer import InstanceId
 
+#: The group protocols a thread can join with (``membership.py``).
+GROUP_PROTOCOLS = ("classic", "consumer", "streams")
+
 
 @dataclass(frozen=True)
 class AppConfig:
@@ -25,8 +28,13 @@ class AppConfig:
     max_records: int = 500
     health_port: int | None = None  # one /readyz and /livez for every stream thread
     health_host: str | None = None
+    #: ``classic``, ``consumer`` (KIP-848) or ``streams`` (KIP-1071): ``membership.py``.
+    group_protocol: str = "classic"
 
     def __post_init__(self) -> None:
+        if self.group_protocol not in GROUP_PROTOCOLS:
+            raise ValueError(f"--group-protocol must be one of {', '.join(GROUP_PROTOCOLS)}, "
+                             f"got {self.group_protocol!r}")  # fmt: skip
         if self.threads < 1:
             raise ValueError(f"--threads must be at least 1, got {self.threads}")
         InstanceId.validate(self.instance_base, field="--instance-base")
@@ -36,8 +44,11 @@ class AppConfig:
             raise ValueError(f"--health-port must be from 0 to 65535, got {self.health_port}")
 
     def thread_name(self, n: int) -> str:
-        """``<base>-thread-<n>``: the thread's group.instance.id when static, and the name of
-        its state directory in both modes (so a restart finds its state again)."""
+        """``<base>-thread-<n>`` (``<base>-<n+1>`` in a streams group, as Java's Kafka Streams
+        names its threads): the thread's group.instance.id when static, and the name of its
+        state directory in both modes (so a restart finds its state again)."""
+        if self.group_protocol == "streams":
+            return InstanceId.validate(f"{self.instance_base}-{n + 1}")
         return InstanceId.for_thread(self.instance_base, n)
 
     def instance_id(self, n: int) -> str | None:

@@ -42,6 +42,7 @@ class ThreadStats:
     assignments: int = 0  # on_partitions_assigned calls
     rebalances: int = 0  # assignments after the first: rebalances this member took part in
     commit_failures: int = 0  # input offset commits refused (the group moved on); state is safe
+    standby_records: int = 0  # changelog records standby tasks read (streams groups, KIP-1071)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -32,7 +32,6 @@ from typing import Any
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, ConsumerRebalanceListener, TopicPartition
 from aiokafka.errors import CommitFailedError
 
-from assignors import RangeAssignor
 from staticconsumer import StaticConsumer
 
 from .aggregate import (
@@ -45,6 +44,8 @@ from .aggregate import (
     parse_input,
 )
 from .config import AppConfig
+from .membership import consumer_options
+from .standby import Standbys
 from .status import ThreadStats, emit
 from .store import PartitionStore
 
@@ -77,21 +78,12 @@ class StreamThread:
         self._uncommitted: dict[TopicPartition, int] = {}
         self._lock = asyncio.Lock()
         self._failure: BaseException | None = None  # raised by a rebalance callback
-        extra: dict[str, Any] = {}
-        if config.events_topic is not None:
-            extra["events_topic"] = config.events_topic
-        self._consumer = StaticConsumer(
-            bootstrap_servers=config.bootstrap_servers,
-            group_id=config.group,
-            group_instance_id=config.instance_id(n),
-            client_id=self.name,
-            session_timeout_ms=config.session_timeout_ms,
-            heartbeat_interval_ms=config.heartbeat_interval_ms,
-            enable_auto_commit=False,
-            auto_offset_reset="earliest",
-            partition_assignment_strategy=(RangeAssignor(),),
-            **extra,
-        )
+        self._consumer = StaticConsumer(**consumer_options(config, n))
+        self._standbys = Standbys(self.name, self.state_dir, config.input_topic)
+        streams = self._consumer.streams
+        if streams is not None:  # a streams group: standby tasks, task offsets (KIP-1071)
+            streams.on_tasks = self._standbys.on_tasks
+            streams.task_offsets = lambda: self._standbys.task_offsets(self._active_stores())
         self._consumer.subscribe([config.input_topic], listener=_Listener(self))
         self._restorer = AIOKafkaConsumer(
             bootstrap_servers=config.bootstrap_servers,
@@ -108,8 +100,30 @@ class StreamThread:
 
     # -- the processing loop ---------------------------------------------------------------------
 
+    def note_generation(self) -> None:
+        """Under the consumer and streams protocols a member's epoch moves on without an
+        assignment when its partitions stay (the group's epoch moved): say it as an assignment
+        of what the thread holds, so the generation a reader sees is the member's."""
+        generation = self._consumer.generation_id
+        if self.stats.assignments == 0 or generation in (self.stats.generation, -1):
+            return
+        self.stats.generation = generation
+        self.stats.rebalances += 1
+        emit("assigned", thread=self.name, instance_id=self.stats.instance_id,
+             member_id=self._consumer.member_id, generation=generation,
+             partitions=sorted(self._stores), rebalance=True, states={})  # fmt: skip
+
+    def _active_stores(self) -> dict[int, PartitionStore]:
+        return dict(self._stores)
+
+    async def _standby_step(self) -> None:
+        async with self._lock:
+            await self._standbys.catch_up(set(self._stores), self.catch_up)
+        self.stats.standby_records = self._standbys.records_read
+
     async def run(self, stopping: asyncio.Event) -> None:
         await self._restorer.start()
+        standbys = asyncio.create_task(self._standbys.run(stopping, self._standby_step))
         try:
             await self._consumer.start()
             try:
@@ -132,9 +146,13 @@ class StreamThread:
                 # dynamic members leave, as aiokafka does.
                 await self._consumer.stop()
         finally:
+            standbys.cancel()
+            await asyncio.gather(standbys, return_exceptions=True)
             for store in self._stores.values():
                 store.close()
             self._stores.clear()
+            self._standbys.close()
+            self.stats.standby_records = self._standbys.records_read
             await self._restorer.stop()
 
     async def _process(self, batch: Mapping[TopicPartition, list[Any]]) -> None:
@@ -247,17 +265,18 @@ class StreamThread:
         stats.rebalances += int(rebalance)
         stats.generation = self._consumer.generation_id
         stats.member_id = self._consumer.member_id
-        partitions = sorted(tp.partition for tp in assigned if tp.topic == self.config.input_topic)
-        for p in set(self._stores) - set(partitions):
-            self._stores.pop(p).close()
+        # ``assigned`` is what was added: the whole assignment under the classic protocol's
+        # eager rebalance (everything was revoked first), only the new partitions under the
+        # consumer and streams protocols (what stays is not handed over again).
+        added = sorted(tp.partition for tp in assigned if tp.topic == self.config.input_topic)
         states: dict[str, dict[str, Any]] = {}
-        for p in partitions:
-            store = self._stores.get(p) or PartitionStore(
-                self.state_dir, self.config.input_topic, p
-            )
+        for p in added:
+            store = (self._stores.get(p) or self._standbys.take(p)
+                     or PartitionStore(self.state_dir, self.config.input_topic, p))  # fmt: skip
             self._stores[p] = store
             outcome, restored = await self._prepare(store, p)
             states[str(p)] = {"outcome": outcome, "restored_records": restored}
+        partitions = sorted(self._stores)
         stats.partitions = partitions
         emit(
             "assigned",
@@ -304,6 +323,16 @@ class StreamThread:
             end,
         )
         return "restored", restored
+
+    async def catch_up(self, store: PartitionStore, partition: int) -> tuple[int, int]:
+        """A standby's step: read the changelog from the store's checkpoint to its end; the
+        records read and that end."""
+        ctp = TopicPartition(self.config.changelog_topic, partition)
+        end = int((await self._restorer.end_offsets([ctp]))[ctp])
+        mine = store.changelog_next
+        if mine == end:
+            return 0, end
+        return await self._restore(store, ctp, mine if mine < end else 0, end), end
 
     async def _restore(
         self, store: PartitionStore, ctp: TopicPartition, start: int, end: int

@@ -35,8 +35,10 @@ from ..localkafka import KafkaCluster, cluster_from_environment
 from ..localkafka.errors import LocalKafkaError
 
 #: Broker configs for fast tests: no initial rebalance delay and short minimum session timeouts;
-#: consumer groups (KIP-848) with a 10 s session and a 500 ms heartbeat interval (the broker's
-#: defaults are 45 s and 5 s, and their minimums 45 s and 5 s).
+#: consumer groups (KIP-848) and streams groups (KIP-1071) with a 10 s session and a 500 ms
+#: heartbeat interval (the broker's defaults are 45 s and 5 s, and their minimums 45 s and 5 s);
+#: streams groups assign at once (their initial delay is 3 s by default) and keep one standby
+#: per task (the broker's default is none).
 DEFAULT_TEST_BROKER_CONFIG = {
     "group.initial.rebalance.delay.ms": "0",
     "group.min.session.timeout.ms": "1000",
@@ -45,6 +47,12 @@ DEFAULT_TEST_BROKER_CONFIG = {
     "group.consumer.session.timeout.ms": "10000",
     "group.consumer.min.heartbeat.interval.ms": "100",
     "group.consumer.heartbeat.interval.ms": "500",
+    "group.streams.min.session.timeout.ms": "1000",
+    "group.streams.session.timeout.ms": "10000",
+    "group.streams.min.heartbeat.interval.ms": "100",
+    "group.streams.heartbeat.interval.ms": "500",
+    "group.streams.initial.rebalance.delay.ms": "0",
+    "group.streams.num.standby.replicas": "1",
 }
 
 _counter = itertools.count()

@@ -108,6 +108,37 @@ def test_demo_dynamic_restart_rebalances_and_restores(kafka_bootstrap: str) -> N
     assert doc["expectation_met"]
 
 
+def test_demo_on_a_streams_group_static_threads_keep_their_tasks(kafka_bootstrap: str) -> None:
+    """``--protocol streams`` (KIP-1071, Kafka 4.4 static members): threads ``<base>-<n>``
+    from 1 as Java's Kafka Streams names them, tasks assigned by the broker, the changelog the
+    broker's; a rolling restart moves no task, bumps no epoch, and reuses every state."""
+    doc = run_demo(kafka_bootstrap, "--protocol", "streams")
+    assert doc["mode"] == "static" and doc["protocol"] == "streams"
+    assert_exact(doc)
+    assert sorted(doc["partitions_before"]) == [f"demo-app-{p}-{t}" for p in (0, 1) for t in (1, 2)]
+    assert doc["generation_after"] == doc["generation_before"], "the group epoch moved"
+    assert doc["rebalances_seen"] == 0
+    assert doc["partitions_after"] == doc["partitions_before"], "a task moved"
+    restart = doc["restart"]
+    assert restart["reused"] == len(restart["partitions"]) > 0, "state reused for every task"
+    assert restart["restored"] == 0 and doc["state_during_restart"]["restored"] == 0
+    assert doc["expectation_met"]
+
+
+def test_demo_on_a_streams_group_dynamic_threads_move_tasks_to_their_standbys(
+    kafka_bootstrap: str,
+) -> None:
+    """Without instance ids the restart moves tasks (new epochs); with one standby per task
+    (the test broker's group.streams.num.standby.replicas) a moved task's state is already
+    where it lands: what is restored is at most the changelog's tail."""
+    doc = run_demo(kafka_bootstrap, "--protocol", "streams", "--dynamic")
+    assert doc["mode"] == "dynamic" and doc["protocol"] == "streams"
+    assert_exact(doc)
+    assert doc["generation_after"] > doc["generation_before"], "the restart moved tasks"
+    assert doc["standby_records"] > 0, "the standbys followed their changelogs"
+    assert doc["expectation_met"]
+
+
 @pytest.mark.parametrize("dynamic", [False, True], ids=["static", "dynamic"])
 async def test_app_aggregates_stay_exact_when_a_process_is_killed_mid_stream(
     dynamic: bool, kafka_bootstrap: str, tmp_path: Path

@@ -35,6 +35,7 @@ from staticconsumer.admin import (
 )
 from staticconsumer.localkafka import KafkaCluster
 from staticconsumer.localkafka._java import parse_kafka_version
+from staticconsumer.protocol import StreamsTopology, Subtopology
 
 from ..integration._group import FAST, Member, owned, start_member, wait_stable, wait_until
 from ..integration.test_consumer_protocol import crash, settled
@@ -331,5 +332,39 @@ async def test_auto_takes_the_consumer_protocol_from_4_0_and_the_classic_one_bef
         said = [r.getMessage() for r in caplog.records if "group_protocol='auto' chose" in
                 r.getMessage()]  # fmt: skip
         assert len(said) == 1 and said[0].endswith(f"group_protocol='auto' chose {reason}")
+    finally:
+        await consumer.stop()
+
+
+async def test_a_static_streams_thread_from_4_4_refused_before_in_one_sentence(
+    kafka_line: tuple[int, int], kafka_bootstrap: str, topic_factory: Callable[..., str],
+    unique_group_id: Callable[..., str],
+) -> None:  # fmt: skip
+    """Issue 50: a static member of a streams group (KIP-1071) needs Kafka 4.4 (KAFKA-20169);
+    an older broker refuses it at start with the broker version or feature to enable, not a
+    bare UNSUPPORTED_VERSION."""
+    topic, group = topic_factory(partitions=2), unique_group_id()
+    topology = StreamsTopology(0, (Subtopology("0", source_topics=(topic,)),))
+    consumer = StaticConsumer(bootstrap_servers=kafka_bootstrap, group_id=group,
+                              group_instance_id="s-1", group_protocol="streams",
+                              streams_topology=topology)  # fmt: skip
+    try:
+        if kafka_line < (4, 4):
+            started = time.monotonic()
+            with pytest.raises(UnsupportedBrokerError) as info:
+                await consumer.start()
+            assert time.monotonic() - started < 10, "refused at once"
+            message = str(info.value)
+            assert "KIP-1071" in message and (
+                "Apache Kafka 4.4" in message or "Apache Kafka 4.2" in message
+            ), message
+            return
+        async with asyncio.timeout(60):
+            await consumer.start()
+        assert consumer.streams is not None
+        async with asyncio.timeout(30):
+            while len(consumer.streams.tasks.active) < 2:
+                await consumer.getmany(timeout_ms=200)
+        assert len(consumer.assignment()) == 2
     finally:
         await consumer.stop()

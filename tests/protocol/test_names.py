@@ -96,6 +96,7 @@ def test_all_is_sorted_and_complete() -> None:
         "offset_fetch",
         "streams_group",
         "streams_group_describe",
+        "streams_versions",
         "versions",
     }
     assert set(protocol.__all__) == public - modules
