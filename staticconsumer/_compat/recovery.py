@@ -86,8 +86,9 @@ class MetadataRecovery:
     def after_update(self, *, ok: bool, broker_connected: bool, now: float) -> str | None:
         """A metadata update ended: ``ok`` (metadata came), ``broker_connected`` (a connection
         to a broker of the last metadata is up after it). The reason to rebootstrap, or None."""
-        if ok:
+        if ok:  # the known brokers answer again: an open episode ends without a rebootstrap
             self.failing_since = None
+            self.episode_attempts = 0
             return None
         if self.failing_since is None:
             self.failing_since = now

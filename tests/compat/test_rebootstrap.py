@@ -84,6 +84,19 @@ def test_an_episode_is_announced_once_and_closed_by_metadata() -> None:
     assert r.attempting() is True  # a new episode
 
 
+def test_an_episode_the_known_brokers_end_lets_the_next_one_be_announced() -> None:
+    """A broker restarted in place answers again before any bootstrap server did: the episode is
+    over, and the next outage's first rebootstrap is logged at WARNING again."""
+    r = recovery()
+    r.after_update(ok=False, broker_connected=False, now=1.0)
+    assert r.attempting() is True
+    r.rebootstrapped(ok=False)
+    assert r.after_update(ok=True, broker_connected=True, now=2.0) is None
+    assert r.after_update(ok=False, broker_connected=False, now=3.0) == NO_BROKER_REACHABLE
+    assert r.attempting() is True
+    assert r.total == 0
+
+
 @pytest.mark.parametrize(
     ("strategy", "trigger_ms", "words"),
     [
