@@ -9,8 +9,10 @@ errors (a ``sasl.jaas.config`` holds a password); errors name the file and the k
 A managed service's client file holds more than security settings. :func:`split_client_config`
 sorts its keys: ``bootstrap.servers``; the security keys :func:`security_kwargs` reads (Java's
 names, and librdkafka's for the same settings); keys it cannot honour (JKS/PKCS12 stores,
-Kerberos, login callback classes: refused, naming what is supported); and every other client key
-(``acks``, ``session.timeout.ms``, ``basic.auth.user.info``, ...), which it ignores by name.
+Kerberos, login callback classes: refused, naming what is supported); the client options read
+by their Java names (:data:`OPTION_KEYS`, :func:`client_options`: metadata recovery, KIP-899);
+and every other client key (``acks``, ``session.timeout.ms``, ``basic.auth.user.info``, ...),
+which it ignores by name.
 
 ``sasl.jaas.config`` holds one JAAS login module entry (values in double or single quotes, as
 Kafka's JAAS parser takes them)::
@@ -74,6 +76,13 @@ _CANNOT = {
     "sasl.client.callback.handler.class": _NO_CALLBACKS,
     "sasl.oauthbearer.": _NO_CALLBACKS,
 }
+#: Client options a config file may set by their Java keys: Java key -> the keyword of
+#: ``StaticConsumer`` and the admin calls (its row of ``staticconsumer.options.OPTIONS``, which
+#: checks the value; a test holds the two tables together) and whether it is an int.
+OPTION_KEYS: Mapping[str, tuple[str, bool]] = {
+    "metadata.recovery.strategy": ("metadata_recovery_strategy", False),
+    "metadata.recovery.rebootstrap.trigger.ms": ("metadata_recovery_rebootstrap_trigger_ms", True),
+}
 _HOST = re.compile(r"^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_.-]+)$")
 
 
@@ -136,13 +145,33 @@ def split_client_config(
             raise ConfigurationError(f"{source}: {key} is not supported: {why}; {SUPPORTED}")
         if key in JAVA_KEYS or key in LIBRDKAFKA_KEYS:
             security[key] = value
-        elif key != "bootstrap.servers":
+        elif key != "bootstrap.servers" and key not in OPTION_KEYS:
             ignored.append(key)
     servers = props.get("bootstrap.servers")
     bootstrap = None
     if servers is not None:
         bootstrap = parse_bootstrap_servers(servers, where=f"{source}: bootstrap.servers")
     return security, bootstrap, tuple(sorted(ignored))
+
+
+def client_options(props: Mapping[str, str], *, source: str) -> dict[str, Any]:
+    """The keywords a config file sets by Java key (:data:`OPTION_KEYS`), as
+    ``{"metadata_recovery_strategy": "none", ...}``; an int key that is not a whole number is a
+    :class:`ConfigurationError` naming the file and the key (the value's range is checked by the
+    option's row where it is used)."""
+    options: dict[str, Any] = {}
+    for key, (name, whole) in OPTION_KEYS.items():
+        if key not in props:
+            continue
+        value = props[key].strip()
+        if whole:
+            if not value.lstrip("-").isdigit():
+                raise ConfigurationError(f"{source}: {key} must be a whole number of ms, got "
+                                         f"{value!r}")  # fmt: skip
+            options[name] = int(value)
+        else:
+            options[name] = value
+    return options
 
 
 def _one_of(props: Mapping[str, str], java: str, librdkafka: str, source: str) -> str | None:

@@ -49,6 +49,10 @@ CONSUMER = "consumer"
 #: allow it, else classic, decided at ``start()`` (issue 51; KIP-1274 plans the consumer
 #: protocol as Java's default from Kafka 5.0: ``docs/consumer-protocol.md``).
 AUTO = "auto"
+#: ``metadata_recovery_strategy``: Java's ``metadata.recovery.strategy`` values (KIP-899):
+#: go back to the bootstrap servers when the known brokers are gone, or never (aiokafka's way).
+REBOOTSTRAP = "rebootstrap"
+NO_RECOVERY = "none"
 #: ``group_protocol="streams"``: a member of a streams group (KIP-1071), one stream thread of a
 #: Streams-like application; the broker assigns tasks of the topology it declares
 #: (``docs/streams-groups.md``).
@@ -241,6 +245,10 @@ OPTIONS: tuple[Option, ...] = (
           MadeBy("_consumer.checks.roster_topic_option (docs/scaling.md)"), engine=True,
           broker="the compacted roster topic readable (READ, DESCRIBE)"),
     _ours("roster_barrier", True, "no Java key", "KIP-469", Flag(), engine=True),
+    _ours("metadata_recovery_strategy", REBOOTSTRAP, "metadata.recovery.strategy", "KIP-899",
+          OneOf((REBOOTSTRAP, NO_RECOVERY)), doc="Java's default since Kafka 4.0 (KIP-1102)"),
+    _ours("metadata_recovery_rebootstrap_trigger_ms", 300_000,
+          "metadata.recovery.rebootstrap.trigger.ms", "KIP-1102", Whole(0)),
     _ours("security", None, _NO_JAVA, "", _SECURITY),
     _row("loop", None, "no Java key: aiokafka's own"),
     _row("bootstrap_servers", "localhost", "bootstrap.servers"),
@@ -324,6 +332,8 @@ class ConsumerKeywords(TypedDict, total=False):
     unreleased_instance_wait_ms: int
     roster_topic: str | None
     roster_barrier: bool
+    metadata_recovery_strategy: str
+    metadata_recovery_rebootstrap_trigger_ms: int
     security: SecuritySettings | None
     loop: asyncio.AbstractEventLoop | None
     bootstrap_servers: str | list[str]

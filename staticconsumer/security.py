@@ -24,13 +24,14 @@ from __future__ import annotations
 
 import ssl
 from collections.abc import Mapping
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
 from ._java_properties import (
     JAVA_KEYS,
     PASSWORD_MECHANISMS,
+    client_options,
     jaas_config,
     parse_bootstrap_servers,
     read_properties,
@@ -287,7 +288,10 @@ class ClientConfig:
     take one: the ``client.properties`` a managed Kafka service hands out works as it is.
 
     ``bootstrap_servers``: the file's ``bootstrap.servers`` (checked, None when absent);
-    ``security``: its TLS/SASL settings (:meth:`SecuritySettings.from_java`); ``ignored``: the
+    ``security``: its TLS/SASL settings (:meth:`SecuritySettings.from_java`); ``options``: the
+    keywords of ``StaticConsumer`` and the admin calls it sets by their Java keys
+    (``metadata.recovery.strategy`` and ``metadata.recovery.rebootstrap.trigger.ms``:
+    ``{"metadata_recovery_strategy": "none"}``, KIP-899); ``ignored``: the
     names (never the values) of its other client keys, which these tools do not use
     (``acks``, ``session.timeout.ms``, ``client.dns.lookup``, ``basic.auth.user.info``, ...).
     A key this client cannot honour (JKS/PKCS12 stores, Kerberos, AWS_MSK_IAM, OAuth callback
@@ -298,6 +302,7 @@ class ClientConfig:
     bootstrap_servers: str | None
     security: SecuritySettings
     ignored: tuple[str, ...] = ()
+    options: Mapping[str, Any] = field(default_factory=dict)
 
     @classmethod
     def from_properties(cls, path: str | Path) -> ClientConfig:
@@ -307,4 +312,4 @@ class ClientConfig:
         props = read_properties(Path(path))
         security, bootstrap, ignored = split_client_config(props, source=source)
         settings = SecuritySettings(**security_kwargs(security, source=source))
-        return cls(source, bootstrap, settings, ignored)
+        return cls(source, bootstrap, settings, ignored, client_options(props, source=source))

@@ -9,7 +9,7 @@ from typing import Any
 
 import aiokafka.errors as Errors
 
-from .._compat import open_admin_client
+from .._compat import RecoverySettings, open_admin_client
 from .._compat.auth import explain_bootstrap_failure, who
 from ..errors import ConfigurationError, GroupAdminError, StaticConsumerError
 from ..membership import ADMIN_REMOVE_REASON
@@ -47,8 +47,11 @@ def check_reason(reason: object) -> None:
 
 
 async def open_client(
-    bootstrap_servers: str | list[str], timeout_s: float, security: SecuritySettings
-) -> Any:
+    bootstrap_servers: str | list[str], timeout_s: float, security: SecuritySettings,
+    recovery: RecoverySettings | None = None,
+) -> Any:  # fmt: skip
+    """A bootstrapped admin client; ``recovery``: its metadata recovery (Java's default when
+    None, KIP-899)."""
     from aiokafka import AIOKafkaClient
 
     kwargs = security.aiokafka_kwargs()
@@ -58,6 +61,7 @@ async def open_client(
             request_timeout_ms=int(timeout_s * 1000),
             client_id="staticconsumer-admin",
             security=kwargs,
+            recovery=recovery,
         )
     except StaticConsumerError:  # ours are KafkaErrors too: not an aiokafka failure here
         raise

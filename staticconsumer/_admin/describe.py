@@ -18,9 +18,10 @@ from typing import Any
 
 import aiokafka.errors as Errors
 
-from .._compat import close_client
+from .._compat import RecoverySettings, close_client
 from .._roster_status import RosterStatus
 from ..errors import GroupAdminError, ProtocolError, StaticConsumerError
+from ..options import DEFAULTS
 from ..protocol import (
     CONSUMER_PROTOCOL_TYPE,
     DescribedTopicPartitions,
@@ -237,6 +238,10 @@ async def describe_group(
     *,
     timeout_s: float = DEFAULT_TIMEOUT_S,
     security: SecuritySettings | None = None,
+    metadata_recovery_strategy: str = DEFAULTS["metadata_recovery_strategy"],
+    metadata_recovery_rebootstrap_trigger_ms: int = DEFAULTS[
+        "metadata_recovery_rebootstrap_trigger_ms"
+    ],
     **security_kwargs: Any,
 ) -> GroupDescription:
     """:func:`staticconsumer.admin.describe_group` (its docstring tells the answer and the
@@ -244,7 +249,10 @@ async def describe_group(
     roster beside them is ``staticconsumer.roster``'s part; reconcile needs only the members."""
     check_common(bootstrap_servers, group_id, timeout_s)
     settings = SecuritySettings.coerce(security, **security_kwargs)
-    client = await open_client(bootstrap_servers, timeout_s, settings)
+    recovery = RecoverySettings(
+        metadata_recovery_strategy, metadata_recovery_rebootstrap_trigger_ms
+    )
+    client = await open_client(bootstrap_servers, timeout_s, settings, recovery)
     try:
         return await describe_group_with_client(client, group_id, timeout_s)
     finally:

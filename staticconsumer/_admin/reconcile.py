@@ -24,6 +24,7 @@ from typing import Any
 
 from .._instance_id import InstanceId
 from ..errors import ConfigurationError
+from ..options import DEFAULTS
 from ..security import SecuritySettings
 from .client import DEFAULT_TIMEOUT_S, check_reason
 from .describe import describe_group
@@ -81,6 +82,10 @@ async def reconcile(
     allow_empty: bool = False,
     timeout_s: float = DEFAULT_TIMEOUT_S,
     security: SecuritySettings | None = None,
+    metadata_recovery_strategy: str = DEFAULTS["metadata_recovery_strategy"],
+    metadata_recovery_rebootstrap_trigger_ms: int = DEFAULTS[
+        "metadata_recovery_rebootstrap_trigger_ms"
+    ],
     **security_kwargs: Any,
 ) -> ReconcilePlan:
     """Remove every static member of ``group_id`` whose instance id is not desired, in one
@@ -105,8 +110,12 @@ async def reconcile(
         InstanceId.validate(value, field="desired_instance_ids")
     check_reason(reason)
     settings = SecuritySettings.coerce(security, **security_kwargs)
+    recovery: dict[str, Any] = {
+        "metadata_recovery_strategy": metadata_recovery_strategy,
+        "metadata_recovery_rebootstrap_trigger_ms": metadata_recovery_rebootstrap_trigger_ms,
+    }
     description = await describe_group(
-        bootstrap_servers, group_id, timeout_s=timeout_s, security=settings
+        bootstrap_servers, group_id, timeout_s=timeout_s, security=settings, **recovery
     )
     wanted = frozenset(desired)
     static = [m.group_instance_id for m in description.members if m.group_instance_id]
@@ -119,7 +128,7 @@ async def reconcile(
         return ReconcilePlan(**{**plan.__dict__, "applied": apply})
     outcome = await try_remove_members(
         bootstrap_servers, group_id, remove, reason,
-        timeout_s=timeout_s, security=settings,
+        timeout_s=timeout_s, security=settings, **recovery,
     )  # fmt: skip
     log.info("reconciled group %r: removed %s", group_id, ", ".join(outcome.removed) or "none")
     return ReconcilePlan(

@@ -13,11 +13,12 @@ from typing import Any
 
 import aiokafka.errors as Errors
 
-from .._compat import close_client
+from .._compat import RecoverySettings, close_client
 from .._error_map import removal_error
 from .._instance_id import check_instance_ids
 from ..errors import GroupAdminError, StaticConsumerError
 from ..membership import admin_remove_reason
+from ..options import DEFAULTS
 from ..protocol import (
     UNKNOWN_MEMBER_ID,
     ErrorCode,
@@ -61,6 +62,10 @@ async def try_remove_members(
     *,
     timeout_s: float = DEFAULT_TIMEOUT_S,
     security: SecuritySettings | None = None,
+    metadata_recovery_strategy: str = DEFAULTS["metadata_recovery_strategy"],
+    metadata_recovery_rebootstrap_trigger_ms: int = DEFAULTS[
+        "metadata_recovery_rebootstrap_trigger_ms"
+    ],
     **security_kwargs: Any,
 ) -> RemovalOutcome:
     """:func:`remove_members`, but an instance id the broker refused (e.g. UNKNOWN_MEMBER_ID)
@@ -72,9 +77,12 @@ async def try_remove_members(
     check_reason(reason)
     why = admin_remove_reason(reason)
     settings = SecuritySettings.coerce(security, **security_kwargs)
+    recovery = RecoverySettings(
+        metadata_recovery_strategy, metadata_recovery_rebootstrap_trigger_ms
+    )
     log.info("removing %s from group %r (reason: %s)", ", ".join(ids), group_id, why)
 
-    client = await open_client(bootstrap_servers, timeout_s, settings)
+    client = await open_client(bootstrap_servers, timeout_s, settings, recovery)
 
     async def leave(node_id: int, versions: GroupApiVersions) -> RemovalOutcome:
         request = build_leave_group(
@@ -133,6 +141,10 @@ async def remove_members(
     *,
     timeout_s: float = DEFAULT_TIMEOUT_S,
     security: SecuritySettings | None = None,
+    metadata_recovery_strategy: str = DEFAULTS["metadata_recovery_strategy"],
+    metadata_recovery_rebootstrap_trigger_ms: int = DEFAULTS[
+        "metadata_recovery_rebootstrap_trigger_ms"
+    ],
     **security_kwargs: Any,
 ) -> RemoveMembersResult:
     """Remove static members from ``group_id`` by ``group.instance.id`` (KIP-345), in one
@@ -154,7 +166,9 @@ async def remove_members(
     """
     outcome = await try_remove_members(
         bootstrap_servers, group_id, instance_ids, reason, timeout_s=timeout_s,
-        security=security, **security_kwargs,
+        security=security, metadata_recovery_strategy=metadata_recovery_strategy,
+        metadata_recovery_rebootstrap_trigger_ms=metadata_recovery_rebootstrap_trigger_ms,
+        **security_kwargs,
     )  # fmt: skip
     _raise_for_failures(outcome)
     return RemoveMembersResult(group_id, outcome.removed)

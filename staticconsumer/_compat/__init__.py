@@ -16,6 +16,9 @@
   :mod:`.wire`, the tooling's requests are in :mod:`.tooling`;
   the admin code's client calls are in :mod:`.admin`, small struct and metadata helpers in
   :mod:`.helpers`.
+* :class:`RecoveringClient` is aiokafka's client going back to its bootstrap servers as Java's
+  does (KIP-899, KIP-1102: :mod:`.rebootstrap`), decided by :class:`MetadataRecovery`
+  (:mod:`.recovery`, no I/O); the consumer's and the admin calls' client.
 
 What differs between the aiokafka releases we support (0.12, 0.13, 0.14) is read once, at
 import, from aiokafka itself (:mod:`.features`, with the table of differences), and absorbed
@@ -86,7 +89,9 @@ from .lifecycle import (
     subscribes_topics,
     wait_for_assignment,
 )
+from .rebootstrap import RecoveringClient, install_recovering_client
 from .records import next_record, record_path_of
+from .recovery import MetadataRecovery, RecoverySettings
 
 __all__ = [
     "AIOKAFKA_CONSUMER_LOG",
@@ -100,6 +105,9 @@ __all__ = [
     "Driver",
     "KafkaConnectionError",
     "KafkaError",
+    "MetadataRecovery",
+    "RecoveringClient",
+    "RecoverySettings",
     "WakeMarker",
     "abandon_producer",
     "aiokafka_anext",
@@ -114,6 +122,7 @@ __all__ = [
     "consumer_default",
     "coordinator_of",
     "ensure_node_metadata",
+    "install_recovering_client",
     "is_aiokafka_assignor",
     "joins_group",
     "kafka_tp",
@@ -150,6 +159,7 @@ AIOKAFKA_INTERNALS: Mapping[str, str] = MappingProxyType({
     "AIOKafkaClient.send does (ClientSeam._send_waiting)",
     "aiokafka.conn.create_conn": "one connection per bootstrap address with the client's "
     "settings, to learn why bootstrap failed: aiokafka only logs a SASL or TLS refusal; "
+    "a rebootstrap's Metadata from a bootstrap address (rebootstrap.py, KIP-899); "
     "whether it takes 0.12's version_hint, gone with 0.13's per-connection ApiVersions "
     "(features.py)",
     "aiokafka.consumer.fetcher.FetchResult": _RECORDS + "the result whose reader it replaces",
@@ -184,7 +194,8 @@ AIOKAFKA_INTERNALS: Mapping[str, str] = MappingProxyType({
     "timeout.ms, named in the error for a session timeout it refused (broker_config.py)",
     "aiokafka.protocol.fetch.FetchRequest_v11": _ROSTER + "its records",
     "aiokafka.protocol.metadata.MetadataRequest_v5": _ROSTER + "its leader; localkafka: each "
-    "broker's view of a new topic (tooling.py)",
+    "broker's view of a new topic (tooling.py); a rebootstrap's metadata, which aiokafka's "
+    "ClusterMetadata reads (rebootstrap.py)",
     "aiokafka.protocol.offset.OffsetRequest_v3": _ROSTER + "its log start and end",
     "aiokafka.record.control_record.ABORT_MARKER": _RECORDS + "an aborted transaction's marker",
     "aiokafka.record.control_record.ControlRecord": _RECORDS + "a control batch's record",
@@ -195,7 +206,9 @@ AIOKAFKA_INTERNALS: Mapping[str, str] = MappingProxyType({
 #: aiokafka's private attributes the seam reads, sets or overrides, by name: whose, and why.
 AIOKAFKA_PRIVATE: Mapping[str, str] = MappingProxyType({
     # AIOKafkaConsumer: start_consumer / stop_consumer stand in for its start() and stop().
-    "_client": "AIOKafkaConsumer's AIOKafkaClient: bootstrapped and built on in start_consumer; "
+    "_client": "AIOKafkaConsumer's AIOKafkaClient: replaced, before anything connects, by a "
+    "RecoveringClient made with the same arguments (rebootstrap.py); bootstrapped and built "
+    "on in start_consumer; "
     "the fetcher's client, which FetchSeam replaces with its tap",
     "_closed": "AIOKafkaConsumer's stopped flag (stop_consumer sets it, getone reads it); the "
     "fetcher's, read by buffered_record",
@@ -206,7 +219,11 @@ AIOKAFKA_PRIVATE: Mapping[str, str] = MappingProxyType({
     "what it was assigned",
     "_wait_topics": "AIOKafkaConsumer.start's wait for the subscribed topics' metadata",
     # AIOKafkaClient and its connections.
-    "_conns": "AIOKafkaClient's connections by (node, group): a JoinGroup's own timeout",
+    "_conns": "AIOKafkaClient's connections by (node, group): a JoinGroup's own timeout; "
+    "after a rebootstrap, those to a broker that moved are closed (rebootstrap.py)",
+    "_metadata_update": "AIOKafkaClient's metadata update (@override, RecoveringClient): "
+    "aiokafka's, then the recovery's decision to go back to the bootstrap servers (KIP-899, "
+    "KIP-1102), which aiokafka never does",
     "_request_timeout": "AIOKafkaConnection's request timeout, raised for one JoinGroup "
     "(Java's max(request.timeout.ms, rebalance timeout + 5 s))",
     "_maybe_wait_metadata": "AIOKafkaClient: the leader waits for every member's topics",

@@ -14,22 +14,25 @@ from aiokafka.client import ConnectionGroup
 from .features import CONNECTION_VERSION_HINT
 from .helpers import open_coordination_to
 from .log_redaction import redact_sasl_logs
+from .rebootstrap import RecoveringClient
+from .recovery import RecoverySettings
 from .wire import aiokafka_request
 
 
 async def open_admin_client(
     bootstrap_servers: str | list[str], *, request_timeout_ms: int, client_id: str,
-    security: dict[str, Any] | None = None,
+    security: dict[str, Any] | None = None, recovery: RecoverySettings | None = None,
 ) -> Any:  # fmt: skip
-    """A bootstrapped ``aiokafka.AIOKafkaClient`` (metadata loaded); closed again if bootstrap
+    """A bootstrapped ``aiokafka.AIOKafkaClient`` (metadata loaded), which goes back to its
+    bootstrap servers as ``recovery`` says (Java's default when None: KIP-899, KIP-1102;
+    :class:`.rebootstrap.RecoveringClient`); closed again if bootstrap
     fails. ``security``: aiokafka's TLS/SASL keyword arguments. aiokafka errors propagate
     unchanged (the caller translates them), with :func:`bootstrap_failure_cause` attached as
     ``__cause__`` when bootstrap failed for an authentication or TLS reason."""
-    from aiokafka import AIOKafkaClient
-
     redact_sasl_logs((security or {}).get("security_protocol", "PLAINTEXT"))
-    client = AIOKafkaClient(
-        bootstrap_servers=bootstrap_servers, request_timeout_ms=request_timeout_ms,
+    client = RecoveringClient(
+        recovery=recovery or RecoverySettings(), bootstrap_servers=bootstrap_servers,
+        request_timeout_ms=request_timeout_ms,
         client_id=client_id,
         **(security or {}),
     )  # fmt: skip

@@ -29,6 +29,7 @@ from ..protocol import (
 from .broker_config import session_timeout_bounds
 from .features import CONNECTION_PICKS_VERSIONS
 from .helpers import open_coordination_to, replica_racks
+from .rebootstrap import RecoveringClient
 from .requests import api_versions_request
 from .roster import PartitionLog, read_partition_log
 from .wire import aiokafka_request
@@ -224,6 +225,13 @@ class ClientSeam:
         except TimeoutError as exc:
             conn.close(reason=CloseReason.CONNECTION_TIMEOUT)
             raise Errors.RequestTimedOutError() from exc
+
+    def request_rebootstrap(self, error_code: int) -> None:
+        """A Metadata answer's top-level error (v13+) read by the protocol layer: the client
+        goes back to its bootstrap servers when it is REBOOTSTRAP_REQUIRED and its
+        ``metadata_recovery_strategy`` says so (KIP-1102, :mod:`.rebootstrap`)."""
+        if isinstance(self._client, RecoveringClient):
+            self._client.request_rebootstrap(error_code)
 
     async def read_partition_log(self, topic: str) -> PartitionLog:
         """Every record of ``topic``'s partition 0 up to its high watermark, read with this

@@ -48,7 +48,7 @@ from types import MappingProxyType
 from typing import Any
 
 import aiokafka
-from aiokafka import AIOKafkaConsumer
+from aiokafka import AIOKafkaClient, AIOKafkaConsumer
 from aiokafka.cluster import ClusterMetadata
 from aiokafka.conn import create_conn
 from aiokafka.consumer.fetcher import Fetcher
@@ -72,6 +72,9 @@ def _parameters(function: Any) -> Mapping[str, Any]:
 
 #: ``AIOKafkaConsumer.__init__``'s arguments and their defaults on the installed aiokafka.
 CONSUMER_ARGUMENTS = _parameters(AIOKafkaConsumer.__init__)
+#: ``AIOKafkaClient.__init__``'s arguments and their defaults (the rebootstrapping client is
+#: made with the consumer's, as ``AIOKafkaConsumer.__init__`` makes its own: ``rebootstrap.py``).
+CLIENT_ARGUMENTS = _parameters(AIOKafkaClient.__init__)
 #: Whether ``create_conn`` takes a broker version hint (aiokafka 0.12): with one of Kafka 0.10 or
 #: newer the connection reads ApiVersions and logs in with SaslAuthenticate; 0.13 always does.
 CONNECTION_VERSION_HINT: bool = "version_hint" in _parameters(create_conn)

@@ -42,8 +42,9 @@ def api_versions_request() -> AiokafkaRequest:
     return _pinned(ApiVersionRequest_v2())
 
 
-def metadata_request(topics: list[str]) -> AiokafkaRequest:
-    """Metadata for ``topics``, never creating one (``allow_auto_topic_creation=False``)."""
+def metadata_request(topics: list[str] | None) -> AiokafkaRequest:
+    """Metadata for ``topics`` (None: every topic), never creating one
+    (``allow_auto_topic_creation=False``)."""
     return _pinned(MetadataRequest_v5(topics, False))
 
 

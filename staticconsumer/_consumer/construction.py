@@ -52,6 +52,8 @@ class Construction:
     aiokafka_settings: Mapping[str, Any]
     #: ``group_protocol="auto"``: the two values it chooses between at start (else None).
     auto: AutoProtocol | None = None
+    #: Metadata recovery (KIP-899, KIP-1102): the client's seam runs it.
+    recovery: _compat.RecoverySettings = dataclasses.field(default_factory=_compat.RecoverySettings)
 
     def __repr__(self) -> str:
         return f"Construction(options={self.options!r}, roster={self.roster!r})"
@@ -114,4 +116,7 @@ def check_construction(
     settings = {**{name: values[name] for name in BY_NAME if name in aiokafkas}, **kwargs,
                 "group_instance_id": group_instance_id}  # fmt: skip
     auto = AutoProtocol.of(options, given) if options.group_protocol == AUTO else None
-    return Construction(options, kwargs, roster, events, health, settings, auto)
+    recovery = _compat.RecoverySettings(
+        values["metadata_recovery_strategy"], values["metadata_recovery_rebootstrap_trigger_ms"]
+    )
+    return Construction(options, kwargs, roster, events, health, settings, auto, recovery)

@@ -61,6 +61,9 @@ class StaticConsumer(Observability, AIOKafkaConsumer):  # type: ignore[misc]  # 
       ``instance_takeover`` and ``unreleased_instance_wait_ms``; ``"auto"``: that protocol where
       the broker offers it, decided in ``start()`` (``docs/consumer-protocol.md``).
     * Pre-registration (KIP-469, ``docs/scaling.md``), opt-in: ``roster_topic``, ``roster_barrier``.
+    * When none of the brokers it knows can be reached, the client goes back to its bootstrap
+      servers as Java's does (``metadata_recovery_strategy``, KIP-899;
+      ``metadata_recovery_rebootstrap_trigger_ms``, KIP-1102; ``docs/rebootstrap.md``).
     """
 
     def __init__(self, *topics: str, **options: Unpack[ConsumerKeywords]) -> None:
@@ -84,6 +87,9 @@ class StaticConsumer(Observability, AIOKafkaConsumer):  # type: ignore[misc]  # 
         # the driver calls it once
         self._on_fatal = fatal_notice(options.get("on_fatal"), self._identity)
         self._owned = OwnedServices(built, self._identity, membership=lambda: self.membership)
+        # aiokafka's client never goes back to its bootstrap servers; this one does (KIP-899)
+        _compat.install_recovering_client(self, self._aiokafka_settings, built.recovery,
+                                          self._owned.metrics.rebootstrapped)  # fmt: skip
         self._streams = StreamsThread.of(built.options)
 
     @property

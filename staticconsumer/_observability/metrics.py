@@ -28,6 +28,10 @@ What Java's definitions come to:
   before the first event).
 - ``join-*`` and ``sync-*`` are classic only (the consumer protocol has no JoinGroup/SyncGroup);
   every other metric exists for both protocols.
+- ``rebootstrap-total`` is staticconsumer's own (Java only logs "Rebootstrapping with ..."): the
+  times the client went back to its bootstrap servers and got metadata there (KIP-899,
+  KIP-1102; :meth:`~ConsumerMetrics.rebootstrapped`, told by the client's seam). In the same
+  group so that one scrape has it beside the rebalances it spares.
 """
 
 from __future__ import annotations
@@ -127,6 +131,8 @@ METRICS: tuple[MetricSpec, ...] = (
           "The average time taken for a partition-lost rebalance listener callback", "ms"),
     _spec("partition-lost-latency-max",
           "The max time taken for a partition-lost rebalance listener callback", "ms"),
+    _spec("rebootstrap-total", "The total number of times the client went back to its "
+          "bootstrap servers for metadata (KIP-899; staticconsumer's own)"),
 )  # fmt: skip
 SPECS: Mapping[str, MetricSpec] = {spec.name: spec for spec in METRICS}
 
@@ -256,6 +262,7 @@ class ConsumerMetrics:
         self._rebalance_start: float | None = None
         self._last_rebalance_end: float | None = None
         self._last_heartbeat_sent: float | None = None
+        self._rebootstraps = 0
         self._read = self._readers()
         self.relabel(labels)
 
@@ -334,6 +341,11 @@ class ConsumerMetrics:
             now = self._clock()
             self._listeners[kind].record((now - started_at) * 1000, now)
 
+    def rebootstrapped(self, reason: str) -> None:
+        """The client went back to its bootstrap servers and got metadata (``reason``: why, as
+        its log line says)."""
+        self._rebootstraps += 1
+
     # -- reading ----------------------------------------------------------------------------
 
     def values(self) -> MetricValues:
@@ -360,6 +372,7 @@ class ConsumerMetrics:
                                                                    now),
             "heartbeat-response-time-max": self._heartbeat.window.max,
             "assigned-partitions": lambda now: float(self.assigned()),
+            "rebootstrap-total": lambda now: float(self._rebootstraps),
         }  # fmt: skip
         readers.update(_avg_max("rebalance-latency", rebalance))
         for name, sensor in (("join", self._join), ("sync", self._sync)):

@@ -24,7 +24,7 @@ import staticconsumer
 
 from ..errors import ConfigurationError, StaticConsumerError
 from ..localkafka.errors import LocalKafkaError
-from .security import add_cluster_options, resolve_cluster, security_from_args
+from .security import add_cluster_options, options_from_args, resolve_cluster, security_from_args
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 _MAVEN_COORDINATE = re.compile(r"^[A-Za-z0-9_.-]+:[A-Za-z0-9_.-]+:[A-Za-z0-9_.+-]+$")
@@ -141,6 +141,7 @@ def _describe_group(args: argparse.Namespace) -> int:
             args.group,
             timeout_s=args.timeout / 1000,
             security=security,
+            **options_from_args(args),
         )
     )
     out = format_json(description.to_dict()) if args.json else format_table(description)
@@ -184,6 +185,7 @@ def _remove_members(args: argparse.Namespace) -> int:
     removal = try_remove_members(
         args.bootstrap_servers, args.group, args.instance_id, args.reason,
         timeout_s=args.timeout / 1000, security=security_from_args(args),
+        **options_from_args(args),
     )  # fmt: skip
     outcome = asyncio.run(removal)
     if args.json:
@@ -216,6 +218,7 @@ def _reconcile_members(args: argparse.Namespace) -> int:
         args.bootstrap_servers, args.group, desired, args.reason,
         apply=args.execute or args.apply, allow_empty=args.allow_empty,
         timeout_s=args.timeout / 1000, security=security_from_args(args),
+        **options_from_args(args),
     ))  # fmt: skip
     if args.json:
         sys.stdout.write(format_json(plan.to_dict()))

@@ -3,13 +3,16 @@
 ``--command-config FILE``, a Java client config file read into one
 :class:`~staticconsumer.security.ClientConfig`: the ``client.properties`` a managed Kafka
 service hands out works as it is. Its ``bootstrap.servers`` is used when no flag names the
-cluster; its other client keys are ignored with one notice line naming them (never a value).
+cluster, its metadata recovery keys (``metadata.recovery.strategy``,
+``metadata.recovery.rebootstrap.trigger.ms``, KIP-899) go to the admin calls; its other client
+keys are ignored with one notice line naming them (never a value).
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+from typing import Any
 
 from ..errors import ConfigurationError
 from ..security import JAVA_KEYS, ClientConfig, SecuritySettings, parse_bootstrap_servers
@@ -70,6 +73,16 @@ def resolve_cluster(args: argparse.Namespace) -> None:
             file=sys.stderr, flush=True,
         )  # fmt: skip
     args.client_security = config.security if config else SecuritySettings()
+    args.client_options = dict(config.options) if config else {}
+
+
+def options_from_args(args: argparse.Namespace) -> dict[str, Any]:
+    """The admin calls' keywords ``--command-config`` sets by Java key (metadata recovery)."""
+    settled = getattr(args, "client_options", None)
+    if isinstance(settled, dict):
+        return settled
+    path = getattr(args, "command_config", None)
+    return dict(ClientConfig.from_properties(path).options) if path else {}
 
 
 def security_from_args(args: argparse.Namespace) -> SecuritySettings:

@@ -262,9 +262,14 @@ class TopicIds:
                      if t.topic_id in self._names for p in t.partitions)  # fmt: skip
 
     async def _resolve(self, topics: list[str] | None) -> None:
-        """Learn topic ids from Metadata v12 (aiokafka's metadata has none)."""
+        """Learn topic ids from Metadata v12/v13 (aiokafka's metadata has none). v13's top-level
+        error goes to the client: REBOOTSTRAP_REQUIRED makes it go back to its bootstrap
+        servers (KIP-1102)."""
         request = build_metadata(self._metadata_version, topics)
         result = parse_metadata(await self._driver.to_coordinator(request))
+        if result.error_code != ErrorCode.NONE:
+            self._log.warning("Metadata answered %s", error_name(result.error_code))
+            self._driver.seam.request_rebootstrap(result.error_code)
         for topic in result.topics:
             if topic.error_code == ErrorCode.NONE and topic.name and topic.topic_id.int:
                 self._ids[topic.name] = topic.topic_id

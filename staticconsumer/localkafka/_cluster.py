@@ -483,6 +483,19 @@ class LocalKafkaCluster(_probe.TopicCreation):
             deadline = time.monotonic() + self.startup_timeout_s
             broker.wait_listening(deadline)
 
+    def move_broker(self, node_id: int, *, wait: bool = True) -> str:
+        """Restart one broker with its client listener on a new port (its advertised address
+        moves with it; its data, node id and controller port stay), as a node replaced on
+        another host is: every client that knew the old address must find it again
+        (KIP-899's rebootstrap). Returns the new address."""
+        broker = self.broker(node_id)
+        broker.stop()
+        broker.port = free_port()
+        broker.start()
+        if wait:
+            broker.wait_listening(time.monotonic() + self.startup_timeout_s)
+        return broker.address
+
     def broker_log(self, node_id: int) -> str:
         return self.broker(node_id).read_log()
 

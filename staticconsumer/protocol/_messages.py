@@ -319,6 +319,9 @@ def _metadata(v: int) -> tuple[Schema, Schema]:
                 ("topic_authorized_operations", Int32),
             ),
         ),
+        # KIP-1102: the top-level error, REBOOTSTRAP_REQUIRED (129) when the client must go
+        # back to its bootstrap servers
+        *since(v, 13, ("error_code", Int16)),
     )
     return request, response
 
@@ -432,7 +435,7 @@ _Layout = Callable[[int], tuple[Schema, Schema]]
 
 # api key -> (name, implemented versions, first flexible version, schema function)
 _APIS: dict[int, tuple[str, range, int, _Layout]] = {
-    ApiKey.METADATA: ("Metadata", range(12, 13), 9, _metadata),
+    ApiKey.METADATA: ("Metadata", range(12, 14), 9, _metadata),
     ApiKey.OFFSET_COMMIT: ("OffsetCommit", range(6, 10), 8, _offset_commit),
     ApiKey.OFFSET_FETCH: ("OffsetFetch", range(5, 10), 6, _offset_fetch),
     ApiKey.FIND_COORDINATOR: ("FindCoordinator", range(1, 5), 3, _find_coordinator),

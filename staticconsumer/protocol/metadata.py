@@ -1,6 +1,8 @@
-"""Build and read Metadata (api key 3) v12, for topic ids (KIP-516): the consumer group protocol
-(KIP-848) names topics by id, and aiokafka 0.14's metadata (up to v5) has none. Only what a
-member needs is read: each topic's name, id, error and partition indexes."""
+"""Build and read Metadata (api key 3) v12 and v13, for topic ids (KIP-516): the consumer group
+protocol (KIP-848) names topics by id, and aiokafka 0.14's metadata (up to v5) has none. Only what
+a member needs is read: each topic's name, id, error and partition indexes, and (v13, KIP-1102)
+the top-level error, which says REBOOTSTRAP_REQUIRED (129) when the client must go back to its
+bootstrap servers (0 before v13)."""
 
 from __future__ import annotations
 
@@ -28,6 +30,8 @@ class MetadataTopic:
 @dataclass(frozen=True)
 class MetadataResult:
     topics: tuple[MetadataTopic, ...]
+    #: The top-level error (v13+, KIP-1102); 0 before v13.
+    error_code: int = 0
 
 
 def build_metadata(
@@ -55,4 +59,4 @@ def parse_metadata(response: Any) -> MetadataResult:
         )
         for topic in obj["topics"] or ()
     )  # fmt: skip
-    return MetadataResult(topics)
+    return MetadataResult(topics, obj.get("error_code", 0))

@@ -275,7 +275,8 @@ def negotiate_consumer_group_heartbeat(broker_versions: Mapping[int, tuple[int, 
 
 
 def negotiate_metadata(broker_versions: Mapping[int, tuple[int, int]]) -> int:
-    """The Metadata version to send; a broker without v12 (Kafka 3.1+) is refused."""
+    """The Metadata version to send: v13 where the broker has it (its top-level error carries
+    REBOOTSTRAP_REQUIRED, KIP-1102), else v12; a broker without v12 (Kafka 3.1+) is refused."""
     ours_low, ours_high = IMPLEMENTED_VERSIONS[ApiKey.METADATA]
     broker = broker_versions.get(ApiKey.METADATA)
     if broker is None or min(ours_high, broker[1]) < max(ours_low, broker[0]):

@@ -20,6 +20,7 @@ from .._admin.describe import describe_group as describe_members
 from .._compat.auth import who
 from .._roster_status import RosterStatus
 from ..errors import StaticConsumerError
+from ..options import DEFAULTS
 from ..security import SecuritySettings
 from ._record import DEFAULT_ROSTER_TOPIC
 from ._store import read_with, roster_client
@@ -34,6 +35,10 @@ async def describe_group(
     timeout_s: float = DEFAULT_TIMEOUT_S,
     security: SecuritySettings | None = None,
     roster_topic: str | None = DEFAULT_ROSTER_TOPIC,
+    metadata_recovery_strategy: str = DEFAULTS["metadata_recovery_strategy"],
+    metadata_recovery_rebootstrap_trigger_ms: int = DEFAULTS[
+        "metadata_recovery_rebootstrap_trigger_ms"
+    ],
     **security_kwargs: Any,
 ) -> GroupDescription:
     """Describe ``group_id``: state, selected protocol and every member with its
@@ -50,8 +55,10 @@ async def describe_group(
     check_common(bootstrap_servers, group_id, timeout_s)
     settings = SecuritySettings.coerce(security, **security_kwargs)
     description = await describe_members(
-        bootstrap_servers, group_id, timeout_s=timeout_s, security=settings
-    )
+        bootstrap_servers, group_id, timeout_s=timeout_s, security=settings,
+        metadata_recovery_strategy=metadata_recovery_strategy,
+        metadata_recovery_rebootstrap_trigger_ms=metadata_recovery_rebootstrap_trigger_ms,
+    )  # fmt: skip
     if roster_topic is None:
         return description
     status = await roster_status(bootstrap_servers, description, settings, roster_topic, timeout_s)

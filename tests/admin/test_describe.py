@@ -12,7 +12,7 @@ import aiokafka.errors as Errors
 import pytest
 
 from staticconsumer._admin import describe
-from staticconsumer.errors import GroupAdminAuthorizationError, GroupAdminError
+from staticconsumer.errors import ConfigurationError, GroupAdminAuthorizationError, GroupAdminError
 from staticconsumer.protocol import (
     ApiKey,
     Assignment,
@@ -154,7 +154,9 @@ async def test_describe_group_opens_its_own_client_and_closes_it_on_failure(
     client = classic_client(describe_groups(code=ErrorCode.GROUP_AUTHORIZATION_FAILED))
     opened: list[Any] = []
 
-    async def open_client(bootstrap: Any, timeout_s: float, settings: Any) -> FakeClient:
+    async def open_client(
+        bootstrap: Any, timeout_s: float, settings: Any, recovery: Any = None
+    ) -> FakeClient:
         opened.append((bootstrap, timeout_s, settings.sasl_plain_username))
         return client
 
@@ -165,3 +167,26 @@ async def test_describe_group_opens_its_own_client_and_closes_it_on_failure(
                                       sasl_plain_username="app",
                                       sasl_plain_password="s3cret")  # fmt: skip
     assert opened == [("b:9092", 5, "app")] and client.closed
+
+
+async def test_describe_group_opens_its_client_with_the_metadata_recovery_asked(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Issue 51: the admin calls take metadata_recovery_strategy and its trigger (KIP-899,
+    KIP-1102) as the consumer does; the default is Java's."""
+    from staticconsumer._compat import RecoverySettings
+
+    asked: list[Any] = []
+
+    async def open_client(bootstrap: Any, timeout_s: float, settings: Any,
+                          recovery: Any = None) -> FakeClient:  # fmt: skip
+        asked.append(recovery)
+        return classic_client(describe_groups())
+
+    monkeypatch.setattr(describe, "open_client", open_client)
+    await describe.describe_group("b:9092", "g", metadata_recovery_strategy="none",
+                                  metadata_recovery_rebootstrap_trigger_ms=1_000)  # fmt: skip
+    await describe.describe_group("b:9092", "g")
+    assert asked == [RecoverySettings("none", 1_000), RecoverySettings()]
+    with pytest.raises(ConfigurationError, match=r"Java: metadata\.recovery\.strategy"):
+        await describe.describe_group("b:9092", "g", metadata_recovery_strategy="maybe")

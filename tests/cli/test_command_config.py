@@ -243,3 +243,44 @@ def test_cli_usage_errors_name_the_file_and_print_no_secret(
     for word in words:
         assert word in err
     assert SECRET not in err and KEY_PASSWORD not in err and "Traceback" not in err
+
+
+RECOVERY = """\
+bootstrap.servers=kafka.example:9092
+metadata.recovery.strategy=none
+metadata.recovery.rebootstrap.trigger.ms=60000
+acks=all
+"""
+
+
+def test_metadata_recovery_keys_are_read_by_their_java_names(tmp_path: Path) -> None:
+    """Issue 51: Java's metadata recovery keys (KIP-899, KIP-1102) are options, not ignored."""
+    config = ClientConfig.from_properties(_write(tmp_path, RECOVERY))
+    assert config.options == {
+        "metadata_recovery_strategy": "none", "metadata_recovery_rebootstrap_trigger_ms": 60_000,
+    }  # fmt: skip
+    assert config.ignored == ("acks",)
+    bad = _write(tmp_path, "metadata.recovery.rebootstrap.trigger.ms=5 min\n", "bad.properties")
+    with pytest.raises(
+        ConfigurationError, match=r"bad\.properties: metadata\.recovery\.rebootstrap"
+    ):
+        ClientConfig.from_properties(bad)
+
+
+def test_the_files_option_keys_are_the_rows_java_keys() -> None:
+    from staticconsumer._java_properties import OPTION_KEYS
+    from staticconsumer.options import BY_NAME
+
+    for key, (name, _whole) in OPTION_KEYS.items():
+        assert BY_NAME[name].java == key
+
+
+def test_the_cli_hands_the_files_metadata_recovery_to_the_admin_call(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    calls: list[dict[str, Any]] = []
+    monkeypatch.setattr(staticconsumer.admin, "describe_group", _fake_describe(calls))
+    path = _write(tmp_path, RECOVERY)
+    assert main(["describe-group", "--command-config", str(path), "--group", "g"]) == EXIT_OK
+    assert calls[0]["metadata_recovery_strategy"] == "none"
+    assert calls[0]["metadata_recovery_rebootstrap_trigger_ms"] == 60_000

@@ -87,6 +87,11 @@ class FakeSeam:
         #: Each request sent: its API and how long it waits for an answer at least (None: the
         #: connection's request_timeout_ms).
         self.timeouts: list[tuple[str, int | None]] = []
+        #: Each Metadata top-level error handed to the client (REBOOTSTRAP_REQUIRED, KIP-1102).
+        self.rebootstraps: list[int] = []
+
+    def request_rebootstrap(self, error_code: int) -> None:
+        self.rebootstraps.append(error_code)
 
     def subscribed_by_pattern(self) -> bool:
         return self.pattern_topics is not None

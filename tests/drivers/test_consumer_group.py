@@ -37,6 +37,7 @@ class ConsumerGroupCoordinator:
         self.next_target: tuple[int, ...] | None = None
         self.epoch = 0
         self.heartbeat_errors: list[int] = []
+        self.metadata_error = 0  # Metadata v13's top-level error (KIP-1102)
         self.requests: list[tuple[str, dict[str, Any]]] = []
 
     async def answer(self, request: Any) -> Any:
@@ -48,7 +49,8 @@ class ConsumerGroupCoordinator:
         if key == ApiKey.CONSUMER_GROUP_HEARTBEAT:
             answer = self._heartbeat(fields)
         elif key == ApiKey.METADATA:
-            answer = {"brokers": [], "cluster_id": "c", "controller_id": 0, "topics": [
+            answer = {"brokers": [], "cluster_id": "c", "controller_id": 0,
+                      "error_code": self.metadata_error, "topics": [
                 {"error_code": 0, "name": TOPIC, "topic_id": TOPIC_ID, "is_internal": False,
                  "partitions": [], "topic_authorized_operations": 0}]}  # fmt: skip
         elif key == ApiKey.OFFSET_COMMIT:  # (name, partitions, tags), (index, offset, ...)
@@ -202,5 +204,21 @@ async def test_a_heartbeat_refused_for_a_topic_acl_names_the_subscribed_topics()
     try:
         await wait_for(polled, "the error, raised to the application")
         assert raised[0].args == (TOPIC,) and fatal == []
+    finally:
+        await driver.close()
+
+
+async def test_rebootstrap_required_in_metadata_goes_to_the_client() -> None:
+    """Metadata v13's top-level REBOOTSTRAP_REQUIRED (KIP-1102), met while the member learns its
+    topics' ids, is handed to the client (which goes back to its bootstrap servers); the
+    topics it named are still used."""
+    coordinator = ConsumerGroupCoordinator(target=(0, 1))
+    coordinator.metadata_error = ErrorCode.REBOOTSTRAP_REQUIRED
+    seam, driver, fatal = kip848_driver(coordinator)
+    try:
+        await stable(driver, 1)
+        assert coordinator.sent("METADATA"), "topic ids asked with Metadata"
+        assert seam.rebootstraps and set(seam.rebootstraps) == {129}
+        assert driver.owned == ((TOPIC, 0), (TOPIC, 1)) and fatal == []
     finally:
         await driver.close()

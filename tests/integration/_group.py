@@ -108,6 +108,18 @@ async def wait_stable(members: list[Member], partitions: int, timeout_s: float =
     await wait_until(done, timeout_s, "a stable group owning every partition")
 
 
+async def produce(bootstrap: str, topic: str, values: list[bytes], **kw: object) -> None:
+    """``values`` (each its own key), acknowledged by all, by a producer of their own (which
+    bootstraps now: after a broker moved, too)."""
+    producer = AIOKafkaProducer(bootstrap_servers=bootstrap, acks="all", **kw)
+    await producer.start()
+    try:
+        for value in values:
+            await producer.send_and_wait(topic, value, key=value)
+    finally:
+        await producer.stop()
+
+
 async def put_record(bootstrap: str, topic: str, key: bytes, value: bytes | None) -> None:
     """One record, acknowledged (e.g. a roster record this version cannot read)."""
     producer = AIOKafkaProducer(bootstrap_servers=bootstrap)

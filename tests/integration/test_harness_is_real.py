@@ -6,26 +6,18 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 
-from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
+from aiokafka import AIOKafkaConsumer, TopicPartition
 from aiokafka.admin import AIOKafkaAdminClient
 
 from staticconsumer.localkafka import KafkaCluster, LocalKafkaCluster
 
-
-async def _produce(bootstrap: str, topic: str, values: list[bytes], **kw: object) -> None:
-    producer = AIOKafkaProducer(bootstrap_servers=bootstrap, acks="all", **kw)
-    await producer.start()
-    try:
-        for value in values:
-            await producer.send_and_wait(topic, value, key=value)
-    finally:
-        await producer.stop()
+from ._group import produce
 
 
 async def test_produce_and_consume(kafka_bootstrap: str, topic_factory: Callable[..., str]) -> None:
     topic = topic_factory(partitions=3)
     sent = [f"v{i}".encode() for i in range(50)]
-    await _produce(kafka_bootstrap, topic, sent)
+    await produce(kafka_bootstrap, topic, sent)
     consumer = AIOKafkaConsumer(
         topic,
         bootstrap_servers=kafka_bootstrap,
@@ -110,7 +102,7 @@ async def test_consumption_survives_kill_9_of_the_group_coordinator(
     killed = None
     try:
         before = [f"before-{i}".encode() for i in range(20)]
-        await _produce(bootstrap, topic, before)
+        await produce(bootstrap, topic, before)
         got: list[bytes] = []
         async with asyncio.timeout(60):
             while len(got) < len(before):
@@ -124,7 +116,7 @@ async def test_consumption_survives_kill_9_of_the_group_coordinator(
 
         after = [f"after-{i}".encode() for i in range(20)]
         survivors = ",".join(b.address for b in cluster.brokers if b.node_id != coordinator)
-        await _produce(survivors, topic, after, request_timeout_ms=30000)
+        await produce(survivors, topic, after, request_timeout_ms=30000)
         async with asyncio.timeout(120):
             while len(got) < len(before) + len(after):
                 batch = await consumer.getmany(timeout_ms=500)

@@ -176,8 +176,10 @@ def consumer_group_describe(version: int) -> tuple[DescribedConsumerGroup, ...]:
 
 def metadata(version: int) -> MetadataResult:
     # Partitions come sorted; a topic that does not exist has the zero id and no partitions.
+    # v13's golden answer carries the top-level REBOOTSTRAP_REQUIRED (KIP-1102).
     return MetadataResult((MetadataTopic("orders", TOPIC_A, 0, False, (0, 1)),
-                           MetadataTopic("gone", uuid.UUID(int=0), 3, False, ())))  # fmt: skip
+                           MetadataTopic("gone", uuid.UUID(int=0), 3, False, ())),
+                          129 if version >= 13 else 0)  # fmt: skip
 
 
 def describe_groups(version: int) -> DescribeGroupsResult:

@@ -271,7 +271,9 @@ def test_broker_with_only_newer_consumer_group_heartbeat_is_refused() -> None:
 def test_metadata_v12_is_needed_for_topic_ids() -> None:
     from staticconsumer.protocol import negotiate_metadata
 
-    assert negotiate_metadata({ApiKey.METADATA: (0, 13)}) == 12
+    assert negotiate_metadata({ApiKey.METADATA: (0, 12)}) == 12
+    # v13 where the broker has it (Kafka 4.0+): its top-level error says REBOOTSTRAP_REQUIRED
+    assert negotiate_metadata({ApiKey.METADATA: (0, 13)}) == 13
     for broker in ({}, {ApiKey.METADATA: (0, 9)}):
         with pytest.raises(UnsupportedBrokerError, match="KIP-516"):
             negotiate_metadata(broker)
@@ -309,9 +311,9 @@ def test_a_broker_without_the_consumer_protocol_gets_none_for_its_apis() -> None
 def test_a_broker_with_the_consumer_protocol_fills_its_fields() -> None:
     versions = negotiate(KAFKA_4_CONSUMER)
     assert (versions.consumer_group_heartbeat, versions.consumer_group_describe,
-            versions.metadata) == (1, 1, 12)  # fmt: skip
+            versions.metadata) == (1, 1, 13)  # fmt: skip
     assert versions.for_consumer_protocol() == ConsumerProtocolVersions(
-        consumer_group_heartbeat=1, metadata=12, offset_commit=9, offset_fetch=9,
+        consumer_group_heartbeat=1, metadata=13, offset_commit=9, offset_fetch=9,
         consumer_group_describe=1,
     )  # fmt: skip
 

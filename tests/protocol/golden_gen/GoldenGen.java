@@ -661,16 +661,17 @@ public final class GoldenGen {
         return out;
     }
 
-    // Metadata v12 (topic ids, KIP-516): two topics asked for by name; the answer names one with
+    // Metadata v12 and v13 (topic ids, KIP-516): two topics asked for by name; the answer names one with
     // its id and partitions (out of order) and one that does not exist (the zero id).
     private static Map<Integer, byte[]> metadataRequest() {
         MetadataRequestData data = new MetadataRequestData()
             .setAllowAutoTopicCreation(false).setIncludeTopicAuthorizedOperations(false);
         data.topics().add(new MetadataRequestData.MetadataRequestTopic().setName("orders"));
         data.topics().add(new MetadataRequestData.MetadataRequestTopic().setName("gone"));
-        return new TreeMap<>(Map.of(12, body(data, 12)));
+        return new TreeMap<>(Map.of(12, body(data, 12), 13, body(data, 13)));
     }
 
+    // v13 adds the top-level error code (KIP-1102): REBOOTSTRAP_REQUIRED (129) in its table.
     private static Map<Integer, byte[]> metadataResponse() {
         MetadataResponseData data = new MetadataResponseData().setThrottleTimeMs(7)
             .setClusterId("cid").setControllerId(1);
@@ -686,7 +687,9 @@ public final class GoldenGen {
         data.topics().add(orders);
         data.topics().add(new MetadataResponseData.MetadataResponseTopic()
             .setErrorCode((short) 3).setName("gone").setTopicId(Uuid.ZERO_UUID));
-        return new TreeMap<>(Map.of(12, body(data, 12)));
+        byte[] v12 = body(data, 12);
+        data.setErrorCode((short) 129);
+        return new TreeMap<>(Map.of(12, v12, 13, body(data, 13)));
     }
 
     private static Map<Integer, byte[]> describeGroupsRequest() {
