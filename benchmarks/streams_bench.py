@@ -16,8 +16,11 @@ group, through the same scenario:
 1. two processes start on the empty topic and settle (the broker's view: every task active on
    one member, the group Stable);
 2. **workload**: ``--records`` records are produced; the processes' CPU seconds (``/proc``, user
-   + system, every thread of the process) from before the first record to the last one folded
-   in, and their peak RSS (``VmHWM``); both per stream thread;
+   + system, every thread of the process) from before the first record until every record is
+   folded in and its input offset committed (so the changelog and output writes are in), and
+   their peak RSS (``VmHWM``); both per stream thread. Java commits every second here
+   (``commit.interval.ms`` 1000; its default 30 s would hold the output that long), ours after
+   every batch;
 3. **rolling restart** with records arriving (one each 2 ms): each process in turn gets SIGTERM
    (a static stop: member epoch -2, Java's ``REMAIN_IN_GROUP``), and is started again with the
    same state directory; timed from the new process's start to its first record processed and
@@ -291,7 +294,7 @@ async def last_aggregates(bootstrap: str, topic: str) -> dict[str, tuple[int, in
         await consumer.seek_to_beginning(*tps)
         ends = await consumer.end_offsets(tps)
         got: dict[str, tuple[int, int]] = {}
-        while any(await consumer.position(tp) < ends[tp] for tp in tps):
+        while any([await consumer.position(tp) < ends[tp] for tp in tps]):
             for records in (await consumer.getmany(timeout_ms=1000)).values():
                 for r in records:
                     doc = json.loads(r.value)
@@ -301,6 +304,24 @@ async def last_aggregates(bootstrap: str, topic: str) -> dict[str, tuple[int, in
         return got
     finally:
         await consumer.stop()
+
+
+async def committed(bootstrap: str, group: str, topic: str, records: int) -> None:
+    """Until the group's committed offsets on ``topic`` add up to ``records``: what was folded
+    in is also written out (both sides commit only after their changelog and output writes)."""
+    from aiokafka.admin import AIOKafkaAdminClient
+
+    admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap)
+    await admin.start()
+    try:
+        async with asyncio.timeout(SETTLE_TIMEOUT_S):
+            while True:
+                offsets = await admin.list_consumer_group_offsets(group)
+                if sum(m.offset for tp, m in offsets.items() if tp.topic == topic) >= records:
+                    return
+                await asyncio.sleep(0.1)
+    finally:
+        await admin.close()
 
 
 async def create_topics(bootstrap: str, *topics: str) -> None:
@@ -383,6 +404,7 @@ async def run_side(side: Side, bootstrap: str, records: int, work: Path,
             t0 = time.monotonic()
             await data.produce(records)
             await until("workload folded in", lambda: total_processed(every) >= records, 600)
+            await committed(bootstrap, side.group, topic_in, records)
             fig.workload_wall_s = time.monotonic() - t0
             fig.workload_records = records
             fig.workload_cpu_s = sum(p.cpu_s() - before[b] for b, p in live.items())
