@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
+from typing import Any
 
 
 @contextlib.contextmanager
@@ -40,17 +41,24 @@ async def produce_numbered(
                                 compression_type=compression)  # fmt: skip
     await producer.start()
     try:
-        pending = []
-        for n in range(records):
-            value = (b"v%09d" % n).ljust(size, b"x")
-            key = b"k%d" % n if keys else None
-            pending.append(producer.send(topic, value, key=key, partition=n % partitions))
-            if len(pending) >= 5000:
-                await asyncio.gather(*pending)
-                pending.clear()
-        await asyncio.gather(*pending)
+        await send_all(producer, topic, (
+            (b"k%d" % n if keys else None, (b"v%09d" % n).ljust(size, b"x"), n % partitions)
+            for n in range(records)))  # fmt: skip
     finally:
         await producer.stop()
+
+
+async def send_all(
+    producer: Any, topic: str, records: Iterable[tuple[bytes | None, bytes, int | None]]
+) -> None:
+    """``(key, value, partition)`` records sent on a started producer, 5,000 at a time."""
+    pending = []
+    for key, value, partition in records:
+        pending.append(producer.send(topic, value, key=key, partition=partition))
+        if len(pending) >= 5000:
+            await asyncio.gather(*pending)
+            pending.clear()
+    await asyncio.gather(*pending)
 
 
 async def produce_until(bootstrap: str, topic: str, partitions: int, stop: asyncio.Event) -> None:

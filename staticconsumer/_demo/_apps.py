@@ -36,6 +36,9 @@ class AppProcess:
     stats: dict[str, dict[str, Any]] = field(default_factory=dict)  # thread -> latest counters
     stopped: bool = False  # the "stopped" line arrived
     killed: bool = False  # SIGKILLed on purpose (a crash), see kill()
+    #: What runs ``args`` (then ``--parent-pid <ours>``); another program that writes the same
+    #: status lines can stand in (``benchmarks/streams_bench.py`` runs Java's Kafka Streams).
+    program: tuple[str, ...] = (sys.executable, "-m", "staticconsumer.streams_app")
     _proc: asyncio.subprocess.Process | None = None
     _reader: asyncio.Task[None] | None = None
 
@@ -52,9 +55,7 @@ class AppProcess:
         env["PYTHONUNBUFFERED"] = "1"
         with self.log_path.open("ab") as log:
             self._proc = await asyncio.create_subprocess_exec(
-                sys.executable,
-                "-m",
-                "staticconsumer.streams_app",
+                *self.program,
                 *self.args,
                 "--parent-pid",
                 str(os.getpid()),

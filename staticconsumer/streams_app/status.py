@@ -9,6 +9,8 @@ Every line has ``"event"`` and ``"ts"`` (Unix seconds) and the process's ``"pid"
   assignment), and ``states``: ``{partition: {"outcome": "reused" | "restored" | "fresh",
   "restored_records": n}}``.
 * ``revoked``: ``thread``, ``generation``, ``partitions``.
+* ``processing``: the first input record this thread folded in since the process started:
+  ``thread``, ``partition`` (a restart's time to processing again, ``benchmarks/streams_bench.py``).
 * ``status`` (every second) and ``stopped`` (last line): ``threads``, a list of
   :meth:`ThreadStats.to_dict`.
 """

@@ -183,6 +183,8 @@ class StreamThread:
                 store.write(
                     result.updates, applied_offset=result.last_offset, changelog_next=changelog_next
                 )
+            if result.applied and not self.stats.processed:  # for benchmarks/streams_bench.py
+                emit("processing", thread=self.name, partition=tp.partition)
             self.stats.processed += result.applied
             self.stats.skipped += result.skipped
             self.stats.bad_records += result.bad

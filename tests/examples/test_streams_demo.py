@@ -167,6 +167,10 @@ async def test_app_aggregates_stay_exact_when_a_process_is_killed_mid_stream(
         await s.wait_processed("every record to be processed")
         for app in s.live():
             assert await app.terminate() == 0
+        for app in s.apps:  # each thread says once when it first folds a record in
+            said = [doc["thread"] for doc in app.events if doc["event"] == "processing"]
+            busy = {t for t, stats in app.stats.items() if stats["processed"] > 0}
+            assert len(said) == len(set(said)) and busy <= set(said), app.label
         expected = _data.reference(s.produced)
         for kind in ("output", "changelog"):
             records = await _data.read_topic(kafka_bootstrap, s.topics[kind], options.partitions)
