@@ -61,6 +61,8 @@ class StaticConsumer(Observability, AIOKafkaConsumer):  # type: ignore[misc]  # 
       ``instance_takeover`` and ``unreleased_instance_wait_ms``; ``"auto"``: that protocol where
       the broker offers it, decided in ``start()`` (``docs/consumer-protocol.md``).
     * Pre-registration (KIP-469, ``docs/scaling.md``), opt-in: ``roster_topic``, ``roster_barrier``.
+    * ``group_protocol="streams"`` (KIP-1071): one stream thread of a streams group, with
+      ``streams_topology``; :attr:`streams` has its tasks (``docs/streams-groups.md``).
     * When none of the brokers it knows can be reached, the client goes back to its bootstrap
       servers as Java's does (``metadata_recovery_strategy``, KIP-899;
       ``metadata_recovery_rebootstrap_trigger_ms``, KIP-1102; ``docs/rebootstrap.md``).
