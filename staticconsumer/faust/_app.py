@@ -25,7 +25,14 @@ from ..errors import (
     UnreleasedInstanceIdError,
 )
 from ..integrations import UNRELEASED_WAIT_MS, bounded_start, unreleased_wait_s
-from ..options import AUTO, CLASSIC, CONSUMER, check_group_protocol, left_to_the_coordinator
+from ..options import (
+    AUTO,
+    CLASSIC,
+    CONSUMER,
+    STREAMS,
+    check_group_protocol,
+    left_to_the_coordinator,
+)
 from . import _seam
 from ._assignor import TableAssignor
 from ._seek_hold import SeekHold
@@ -70,6 +77,13 @@ class StaticApp(_seam.App):
         if instance_id is not None:
             InstanceId.validate(instance_id, field="StaticApp(instance_id=...)")
         check_group_protocol(group_protocol)
+        if group_protocol == STREAMS:
+            raise ConfigurationError(
+                "StaticApp(group_protocol='streams'): a faust worker is a consumer-group member; "
+                "group_protocol (Java: group.protocol) must be 'classic', 'consumer' (KIP-848) or "
+                "'auto' here (a streams group, KIP-1071, takes a StaticConsumer with "
+                "streams_topology: docs/streams-groups.md)"
+            )
         owned = sorted(set(consumer_options or {}) & _OWNED)
         if owned:
             raise ConfigurationError(
