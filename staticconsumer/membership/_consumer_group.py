@@ -199,8 +199,7 @@ class ConsumerGroupMember:
         an older epoch), so the member leaves these out itself (KAFKA-19779: a correct client
         never sends them): a commit sent again after STALE_MEMBER_EPOCH must not write the
         offsets of a partition that moved to another member meanwhile."""
-        held = set(self.owned) | set(self._revoking)
-        return tuple(tp for tp in partitions if tp not in held)
+        return _epoch.not_held(partitions, self.owned, self._revoking)
 
     def on_commit_answer(
         self, code: int, generation_sent: int | None = None

@@ -58,6 +58,17 @@ def commit_identity(member: EpochMember, auto_assigned: bool) -> tuple[int, str]
     return None
 
 
+def not_held(
+    partitions: Iterable[tuple[str, int]], owned: Iterable[tuple[str, int]],
+    revoking: Iterable[tuple[str, int]],
+) -> tuple[tuple[str, int], ...]:  # fmt: skip
+    """Of ``partitions``, those neither ``owned`` nor being revoked: what a commit at the
+    member's epoch leaves out (KIP-1251: the coordinator takes a commit at the current epoch
+    whole, so a commit sent again after STALE_MEMBER_EPOCH must leave out what moved)."""
+    held = {*owned, *revoking}
+    return tuple(tp for tp in partitions if tp not in held)
+
+
 def on_commit_answer(
     member: EpochMember, code: int, protocol: GroupProtocol
 ) -> tuple[CommitOutcome, Sequence[CommonAction]]:

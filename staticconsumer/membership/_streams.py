@@ -213,8 +213,7 @@ class StreamsGroupMember:
         consumer-protocol member (``_consumer_group``): the streams coordinator takes a commit
         at the current epoch whole and checks tasks only at an older one, so a commit sent again
         after STALE_MEMBER_EPOCH must leave out what moved to another thread meanwhile."""
-        held = set(self.owned) | set(self._revoking)
-        return tuple(tp for tp in partitions if tp not in held)
+        return _epoch.not_held(partitions, self.owned, self._revoking)
 
     def on_commit_answer(
         self, code: int, generation_sent: int | None = None
