@@ -8,7 +8,8 @@ The run is the chaos suite's (``tests/chaos``: ``_nemesis.py`` for the faults, `
 run, ``_verdict.py`` for what is read back from Kafka); the CI runs a short seed of it
 (``tests/chaos/test_chaos.py``). Without ``--bootstrap`` a local single-node Apache Kafka is
 started with the test suite's broker settings (``DEFAULT_TEST_BROKER_CONFIG``: no initial
-rebalance delay, a 10 s consumer-protocol session). Members use a 10 s classic session.
+rebalance delay, a 10 s consumer- and streams-protocol session). Members use a 10 s classic
+session.
 
 Printed per variant: records, lost, duplicates per fault kind (only crash windows may have any;
 ``outside`` must be 0), member rebalances (assignments heard by members that stayed up), liveness
@@ -41,6 +42,7 @@ VARIANTS = {
     "static-eager": ChaosConfig(strategy="range"),
     "static-cooperative": ChaosConfig(strategy="cooperative-sticky"),
     "static-consumer": ChaosConfig(group_protocol="consumer", strategy=""),
+    "static-streams": ChaosConfig(group_protocol="streams", strategy=""),
     "aiokafka-eager": ChaosConfig(kind="aiokafka", strategy="range"),
 }
 

@@ -1,13 +1,13 @@
 """The chaos suite's short seed, run with the rest of the tests (``-m chaos`` selects it).
 
-An ETL group of StaticConsumers, each in its own process (consume -> produce to an output topic
--> commit), under the nemesis (``_nemesis.py``: SIGTERM bounces, SIGKILL restarts, SIGSTOP freezes,
-a replacement started while a member is frozen, TCP connection resets, scale up and down) on a
-seeded schedule, on the classic protocol (eager ``range`` and ``cooperative-sticky``) and on the
-consumer protocol (KIP-848). The verdict is read from Kafka after the chaos (``_verdict.py``):
-nothing lost, no duplicate outside a crash window, per-partition order kept, committed offsets at
-the end of the input, no member dead but the one fenced on purpose, and the group settled and
-caught up within ``LIVENESS_S`` of the last fault.
+An ETL group of StaticConsumers, each in its own process (consume -> produce to an output topic ->
+commit), under the nemesis (``_nemesis.py``: SIGTERM bounces, SIGKILL restarts, SIGSTOP freezes, a
+replacement started while a member is frozen, TCP connection resets, scale up and down) on a seeded
+schedule, on the classic protocol (eager ``range`` and ``cooperative-sticky``), on the consumer
+protocol (KIP-848) and as the threads of a streams group (KIP-1071, static since 4.4). The verdict
+is read from Kafka after the chaos (``_verdict.py``): nothing lost, no duplicate outside a crash
+window, per-partition order kept, committed offsets at the end of the input, no member dead but the
+one fenced on purpose, and the group settled and caught up within ``LIVENESS_S`` of the last fault.
 
 ``STATICCONSUMER_CHAOS_SEED`` picks another schedule (a failure prints the seed and the faults);
 ``benchmarks/chaos_bench.py`` runs the long soak, beside plain aiokafka.
@@ -33,6 +33,7 @@ VARIANTS = {
     "classic-eager": ChaosConfig(strategy="range", liveness_s=LIVENESS_S),
     "classic-cooperative": ChaosConfig(strategy="cooperative-sticky", liveness_s=LIVENESS_S),
     "consumer": ChaosConfig(group_protocol="consumer", strategy="", liveness_s=LIVENESS_S),
+    "streams": ChaosConfig(group_protocol="streams", strategy="", liveness_s=LIVENESS_S),
 }
 
 

@@ -49,17 +49,38 @@ def thread(bootstrap: str, group: str, topic: str, instance: str | None, process
 
 
 async def holding(threads: list[StaticConsumer], tasks: int, timeout_s: float = 30) -> None:
-    """Until every thread is stable, the tasks are split among them once each, and each
-    thread's fetcher holds exactly its active tasks' partitions."""
+    """Until every thread is stable and the tasks are split evenly among them once each (the
+    broker may hand a newcomer nothing at first: an assignment it delays)."""
 
     def done() -> bool:
         held = [t.streams.tasks.active for t in threads if t.streams is not None]
         every = [task for h in held for task in h]
         epochs = {t.generation_id for t in threads}
-        return (len(every) == len(set(every)) == tasks and len(epochs) == 1
+        even = max(map(len, held)) - min(map(len, held)) <= 1
+        return (len(every) == len(set(every)) == tasks and len(epochs) == 1 and even
                 and all(t.membership.state.value == "stable" for t in threads))  # fmt: skip
 
     await wait_until(done, timeout_s, f"{len(threads)} threads holding {tasks} tasks")
+
+
+async def two_threads(bootstrap: str, group: str, topic: str) -> list[StaticConsumer]:
+    """``app-1`` (process ``proc-a``) and ``app-2`` (``proc-b``) started and holding the 4
+    tasks of ``topic`` between them."""
+    pair = [
+        thread(bootstrap, group, topic, f"app-{n}", f"proc-{p}") for n, p in ((1, "a"), (2, "b"))
+    ]
+    for t in pair:
+        await t.start()
+    await holding(pair, 4)
+    return pair
+
+
+async def back(a: StaticConsumer, bootstrap: str, group: str, topic: str) -> StaticConsumer:
+    """``app-2`` (``proc-b``) started again beside ``a``, the two holding the 4 tasks."""
+    b = thread(bootstrap, group, topic, "app-2", "proc-b")
+    await b.start()
+    await holding([a, b], 4)
+    return b
 
 
 async def produce(bootstrap: str, topic: str, count: int) -> None:
@@ -104,25 +125,74 @@ async def test_a_static_restart_moves_no_task_and_bumps_no_epoch(
     kafka_bootstrap: str, topic_factory: Callable[..., str], unique_group_id: Callable[..., str],
 ) -> None:  # fmt: skip
     topic, group = topic_factory(4), unique_group_id("streams")
-    a = thread(kafka_bootstrap, group, topic, "app-1", "proc-a")
-    b = thread(kafka_bootstrap, group, topic, "app-2", "proc-b")
-    await a.start()
-    await b.start()
+    a, b = await two_threads(kafka_bootstrap, group, topic)
     try:
-        await holding([a, b], 4)
         assert a.streams is not None and b.streams is not None
         epoch, before = a.generation_id, (a.streams.tasks, b.streams.tasks)
         await b.stop()  # static: epoch -2, the coordinator keeps its tasks
         await asyncio.sleep(2)  # well within the session
-        b = thread(kafka_bootstrap, group, topic, "app-2", "proc-b")
-        await b.start()
-        await holding([a, b], 4)
+        b = await back(a, kafka_bootstrap, group, topic)
         assert b.streams is not None
         assert (a.streams.tasks, b.streams.tasks) == before, "a task moved"
         assert a.generation_id == b.generation_id == epoch, "the group epoch moved"
     finally:
         await a.stop()
         await b.stop()
+
+
+async def test_a_thread_away_past_its_session_has_its_tasks_moved_and_gets_a_share_back(
+    kafka_bootstrap: str, topic_factory: Callable[..., str], unique_group_id: Callable[..., str],
+) -> None:  # fmt: skip
+    """A static stop keeps the thread's tasks for the session only: past it the broker moves
+    them to the thread that stayed (a new group epoch); the thread back under its instance id
+    gets its share again. Which two tasks it gets is the sticky assignor's choice: once moved,
+    every task is the staying thread's own, so the returning one need not get its old ones."""
+    topic, group = topic_factory(4), unique_group_id("streams")
+    a, b = await two_threads(kafka_bootstrap, group, topic)
+    try:
+        assert a.streams is not None and b.streams is not None
+        epoch, kept, away = a.generation_id, a.streams.tasks.active, b.streams.tasks.active
+        await b.stop()  # static: epoch -2, its tasks wait for it for the session
+        await asyncio.sleep(SESSION_S / 2)
+        assert a.streams.tasks.active == kept, "tasks moved within the session"
+        await holding([a], 4, timeout_s=SESSION_S + 20)
+        assert a.generation_id > epoch and a.streams.tasks.active == kept | away
+        b = await back(a, kafka_bootstrap, group, topic)
+        assert b.streams is not None
+        assert len(a.streams.tasks.active) == len(b.streams.tasks.active) == 2
+        assert a.generation_id == b.generation_id > epoch
+    finally:
+        await a.stop()
+        await b.stop()
+
+
+async def test_a_scale_up_moves_only_the_tasks_the_new_thread_takes(
+    kafka_bootstrap: str, topic_factory: Callable[..., str], unique_group_id: Callable[..., str],
+) -> None:  # fmt: skip
+    """Two threads hold 6 tasks, 3 each; a third joins: the broker's sticky assignor hands it
+    2 and moves nothing else (the fewest moves a balanced split allows), and the new thread's
+    standbys do not count as moves."""
+    topic, group = topic_factory(6), unique_group_id("streams")
+    threads = [thread(kafka_bootstrap, group, topic, f"app-{n}", f"proc-{n}") for n in (1, 2)]
+    try:
+        for t in threads:
+            await t.start()
+        await holding(threads, 6)
+        before = {t.group_instance_id: t.streams.tasks.active for t in threads
+                  if t.streams is not None}  # fmt: skip
+        threads.append(thread(kafka_bootstrap, group, topic, "app-3", "proc-3"))
+        await threads[-1].start()
+        await holding(threads, 6)
+        after = {t.group_instance_id: t.streams.tasks.active for t in threads
+                 if t.streams is not None}  # fmt: skip
+        assert sorted(len(tasks) for tasks in after.values()) == [2, 2, 2], after
+        for instance_id, tasks in before.items():
+            assert after[instance_id] <= tasks, f"{instance_id} was given a task: {after}"
+        moved = sum(len(before[i] - after[i]) for i in before)
+        assert moved == len(after["app-3"]) == 2, (before, after)
+    finally:
+        for t in threads:
+            await t.stop()
 
 
 async def test_a_frozen_thread_past_its_session_is_replaced_then_fenced_and_exits(

@@ -52,7 +52,7 @@ class Settings:
     static: bool = True
     auto_commit: bool = False
     session_timeout_ms: int = 45000
-    group_protocol: str = "classic"  # "consumer": KIP-848 (staticconsumer only)
+    group_protocol: str = "classic"  # "consumer": KIP-848, "streams": KIP-1071 (ours only)
 
 
 class MemberProcess:

@@ -15,7 +15,8 @@ asked for their committed offsets.
 
 ``--kind staticconsumer`` runs :class:`staticconsumer.StaticConsumer`; ``--kind aiokafka`` runs
 plain ``aiokafka.AIOKafkaConsumer`` with the same settings, for the side-by-side figures.
-``--group-protocol consumer`` runs the StaticConsumer on KIP-848's consumer group protocol.
+``--group-protocol consumer`` runs the StaticConsumer on KIP-848's consumer group protocol;
+``streams`` as one thread of a KIP-1071 streams group (one stateless subtopology on the topic).
 """
 
 from __future__ import annotations
@@ -104,9 +105,14 @@ def make_consumer(args: argparse.Namespace) -> Any:
         if strategy:
             common["partition_assignment_strategy"] = strategy
 
-        if args.group_protocol == "consumer":  # KIP-848: the broker owns these two
+        if args.group_protocol in ("consumer", "streams"):  # KIP-848/1071: the broker's two
             del common["session_timeout_ms"], common["heartbeat_interval_ms"]
-            common["group_protocol"] = "consumer"
+            common["group_protocol"] = args.group_protocol
+        if args.group_protocol == "streams":  # one stateless subtopology reading the topic
+            from staticconsumer.protocol import StreamsTopology, Subtopology
+
+            source = Subtopology("0", source_topics=(args.topic,))
+            common["streams_topology"] = StreamsTopology(0, (source,))
         return StaticConsumer(group_instance_id=args.instance_id or None,
                               on_event=emit_joined_once(), **common)  # fmt: skip
     if strategy:  # aiokafka has no cooperative protocol: its eager range or roundrobin
@@ -175,7 +181,8 @@ def member_parser() -> argparse.ArgumentParser:
     parser.add_argument("--group", required=True)
     parser.add_argument("--instance-id", default="")
     parser.add_argument("--session-timeout-ms", type=int, default=45000)
-    parser.add_argument("--group-protocol", choices=["classic", "consumer"], default="classic")
+    protocols = ["classic", "consumer", "streams"]
+    parser.add_argument("--group-protocol", choices=protocols, default="classic")
     return parser
 
 
