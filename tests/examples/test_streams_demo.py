@@ -32,7 +32,10 @@ from staticconsumer.streams_app.aggregate import (
     parse_input,
 )
 from staticconsumer.streams_app.aggregate import reference as app_reference
+from staticconsumer.streams_app.standby import CATCH_UP_INTERVAL_S
 from staticconsumer.streams_app.store import PartitionStore
+
+from .._kafka_tools import set_group_config
 
 REPO = Path(__file__).resolve().parents[2]
 #: Generous bound for a shared 2-core CI machine; a run takes about 10 s on an idle one.
@@ -176,6 +179,60 @@ async def test_app_aggregates_stay_exact_when_a_process_is_killed_mid_stream(
             records = await _data.read_topic(kafka_bootstrap, s.topics[kind], options.partitions)
             got = _data.latest_per_key(records)
             assert _data.mismatches(expected, got) == [], kind
+    finally:
+        for app in s.apps:
+            await app.terminate()
+        await s.close()
+        await s.clean_up_cluster()
+
+
+async def test_app_with_one_standby_a_moved_task_restores_only_the_tail_without_all(
+    kafka_bootstrap: str, tmp_path: Path
+) -> None:
+    """The same move twice (streams protocol, two processes, one leaves for good): on a group
+    with one standby per task (the test broker's ``group.streams.num.standby.replicas``) the
+    tasks land on stores that followed their changelogs, and what is restored is at most the
+    tail; on a group set to none (``streams.num.standby.replicas=0``, set with Kafka's own
+    kafka-configs.sh) the whole changelog of each moved task is replayed."""
+    with_standby = await _move_app_1_s_tasks(kafka_bootstrap, tmp_path / "one", standbys=None)
+    without = await _move_app_1_s_tasks(kafka_bootstrap, tmp_path / "none", standbys=0)
+    assert without["restored_records"] > 0 and without["reused"] == 0, without
+    assert with_standby["reused"] > 0, with_standby
+    assert with_standby["restored_records"] * 10 <= without["restored_records"], (
+        with_standby, without)  # fmt: skip
+    print(f"with one standby {with_standby}; with none {without}")
+
+
+async def _move_app_1_s_tasks(
+    bootstrap: str, workdir: Path, standbys: int | None
+) -> dict[str, int]:
+    """app-0 and app-1 join, then fold 1000 records; app-1 stops for good (dynamic: its threads
+    leave at once); how app-0's threads came by app-1's tasks: reused stores, restored stores
+    and changelog records replayed."""
+    options = DemoOptions(dynamic=True, records=1000, protocol="streams")
+    await asyncio.to_thread(workdir.mkdir)
+    s = Scenario(bootstrap, options, workdir, say=lambda message: None)
+    await s.create_topics()
+    if standbys is not None:
+        key = "streams.num.standby.replicas"
+        await asyncio.to_thread(set_group_config, bootstrap, s.group, key, str(standbys))
+    try:
+        await s.warm_up()  # nothing produced yet: each app's state is only its own tasks'
+        await s.produce(_data.sample_records(1000, random.Random(8)))
+        await s.wait_processed("the 1000 records to be processed")
+        app0, app1 = s.live()
+        # The standbys read their changelogs each second (CATCH_UP_INTERVAL_S): give them two
+        # rounds past the last write; what they missed would be restored, and counted.
+        await asyncio.sleep(2 * CATCH_UP_INTERVAL_S + 1)
+        seen = len(app0.events)
+        assert await app1.terminate() == 0
+        await s.until("app-0 holding every task", lambda: s.stable([app0]), 90)
+        moved = [state for doc in app0.events[seen:] if doc["event"] == "assigned"
+                 for state in doc["states"].values()]  # fmt: skip
+        assert moved, "app-0 was handed none of app-1's tasks"
+        return {"moved": len(moved),
+                "reused": sum(st["outcome"] == "reused" for st in moved),
+                "restored_records": sum(int(st["restored_records"]) for st in moved)}  # fmt: skip
     finally:
         for app in s.apps:
             await app.terminate()

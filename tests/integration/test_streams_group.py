@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import signal
 import subprocess
 import sys
@@ -21,16 +20,14 @@ from aiokafka.errors import GroupIdNotFound
 
 from staticconsumer import StaticConsumer
 from staticconsumer.admin import describe_streams_group, format_tasks
-from staticconsumer.localkafka import find_java, resolve_jars
 from staticconsumer.protocol import StreamsTopology, Subtopology, TopicInfo
 
 from .. import _processes
+from .._kafka_tools import run_tool
 from ._group import wait_until
 
 SESSION_S = 10.0  # group.streams.session.timeout.ms of the test broker
 ROOT = Path(__file__).resolve().parents[2]
-#: kafka-streams-groups.sh's class comes from kafka-tools, at the broker's version.
-TOOLS_VERSION = "4.4.0"
 
 
 def topology(topic: str) -> StreamsTopology:
@@ -279,20 +276,10 @@ async def test_kafka_s_own_streams_group_tool_and_ours_show_the_threads_and_thei
 
 
 def _streams_group_command(bootstrap: str, group: str) -> str:
-    """Kafka's own ``kafka-streams-groups.sh`` (its class, on the jars Maven Central serves)."""
-    java = find_java()
-    if java is None:
-        pytest.fail("this test runs Kafka's StreamsGroupCommand and needs Java 17+ on PATH or "
-                    "JAVA_HOME", pytrace=False)  # fmt: skip
-    jars = resolve_jars([f"org.apache.kafka:kafka-tools:{TOOLS_VERSION}"])
-    done = subprocess.run(
-        [str(java), "-cp", os.pathsep.join(str(j) for j in jars),
-         "org.apache.kafka.tools.streams.StreamsGroupCommand", "--bootstrap-server", bootstrap,
-         "--describe", "--group", group, "--members", "--verbose"],
-        capture_output=True, text=True, timeout=120, check=False,
-    )  # fmt: skip
-    assert done.returncode == 0, done.stderr[-3000:]
-    return done.stdout
+    """Kafka's own ``kafka-streams-groups.sh``."""
+    return run_tool("org.apache.kafka.tools.streams.StreamsGroupCommand",
+                    "--bootstrap-server", bootstrap, "--describe", "--group", group,
+                    "--members", "--verbose")  # fmt: skip
 
 
 def _our_cli(bootstrap: str, group: str, instance_id: str) -> str:
