@@ -1,6 +1,7 @@
 """``stop(membership=...)``: Java 4.4's three membership operations on close (KIP-1092,
-``CloseOptions.GroupMembershipOperation``), on a real broker and both group protocols, read back
-from the coordinator (DescribeGroups / ConsumerGroupDescribe) right after ``stop()`` returns:
+``CloseOptions.GroupMembershipOperation``), on a real broker and the three group protocols (a
+streams thread: epoch -1 to leave, -2 to stay, Kafka 4.4), read back from the coordinator
+(DescribeGroups / ConsumerGroupDescribe / StreamsGroupDescribe) right after ``stop()`` returns:
 
 * ``remain_in_group``: a *dynamic* member stays a member (the coordinator would remove it only
   when its session times out); a static one stays as by default;
@@ -16,7 +17,8 @@ from collections.abc import Callable
 import pytest
 
 from staticconsumer import StaticConsumer
-from staticconsumer.admin import describe_group
+from staticconsumer.admin import describe_group, describe_streams_group
+from staticconsumer.protocol import StreamsTopology, Subtopology
 
 CASES = [
     # (membership, static, stays a member after stop())
@@ -28,12 +30,21 @@ CASES = [
 ]
 
 
-async def _member_ids(bootstrap: str, group: str) -> set[str]:
-    description = await describe_group(bootstrap, group)
+async def _member_ids(bootstrap: str, group: str, group_protocol: str) -> set[str]:
+    describe = describe_streams_group if group_protocol == "streams" else describe_group
+    description = await describe(bootstrap, group)
     return {m.member_id for m in description.members}
 
 
-@pytest.mark.parametrize("group_protocol", ["classic", "consumer"])
+def _protocol_options(group_protocol: str, topic: str) -> dict[str, object]:
+    if group_protocol == "classic":  # a session far longer than the test: only a leave removes
+        return {"session_timeout_ms": 60_000}
+    if group_protocol == "streams":  # the broker's 10 s session: the test reads back at once
+        return {"streams_topology": StreamsTopology(0, (Subtopology("0", source_topics=(topic,)),))}
+    return {}
+
+
+@pytest.mark.parametrize("group_protocol", ["classic", "consumer", "streams"])
 @pytest.mark.parametrize(("membership", "static", "stays"), CASES)
 async def test_stop_leaves_or_stays_as_its_membership_operation_says(
     group_protocol: str, membership: str, static: bool, stays: bool, kafka_bootstrap: str,
@@ -43,8 +54,7 @@ async def test_stop_leaves_or_stays_as_its_membership_operation_says(
     consumer = StaticConsumer(
         topic, bootstrap_servers=kafka_bootstrap, group_id=group, group_protocol=group_protocol,
         group_instance_id="closer-0" if static else None, auto_offset_reset="earliest",
-        # a session far longer than the test: only a leave can remove the member in time
-        **({} if group_protocol == "consumer" else {"session_timeout_ms": 60_000}),
+        **_protocol_options(group_protocol, topic),
     )  # fmt: skip
     await consumer.start()
     try:
@@ -52,9 +62,9 @@ async def test_stop_leaves_or_stays_as_its_membership_operation_says(
             while not consumer.assignment():
                 await consumer.getmany(timeout_ms=200)
         member_id = consumer.member_id
-        assert member_id in await _member_ids(kafka_bootstrap, group)
+        assert member_id in await _member_ids(kafka_bootstrap, group, group_protocol)
     finally:
         reason = "test" if membership == "leave_group" else None
         await consumer.stop(reason=reason, membership=membership)
-    members = await _member_ids(kafka_bootstrap, group)
+    members = await _member_ids(kafka_bootstrap, group, group_protocol)
     assert (member_id in members) is stays, (membership, static, members)
