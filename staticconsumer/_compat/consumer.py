@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import logging
 import time
 from collections.abc import Awaitable, Callable, Iterable
@@ -17,14 +18,20 @@ from aiokafka.consumer.group_coordinator import BaseCoordinator
 from aiokafka.structs import OffsetAndMetadata, TopicPartition
 from typing_extensions import override
 
-from ..errors import ClusterUnavailableError
+from .._version import __version__
+from ..errors import ClusterUnavailableError, ProtocolError
 from ..membership import LogIdentity
 from ..protocol import (
+    FEATURES_API_VERSION,
     NO_COMMITTED_OFFSET,
+    ApiKey,
+    FinalizedFeatures,
     GroupApiVersions,
     PinnedRequest,
     api_versions_from_response,
+    build_api_versions,
     negotiate,
+    parse_finalized_features,
 )
 from .broker_config import session_timeout_bounds
 from .features import CONNECTION_PICKS_VERSIONS
@@ -50,7 +57,7 @@ class WakeMarker(Errors.KafkaError):
 
 async def negotiate_versions(
     client: Any, timeout_s: float, backoff_s: float, identity: LogIdentity | None = None,
-    *, static_member: bool = True,
+    *, static_member: bool = True, features: bool = False,
 ) -> GroupApiVersions:  # fmt: skip
     """Ask a broker that answers for its ApiVersions and pick our group API versions (for a
     member with or without ``group_instance_id``: :func:`~staticconsumer.protocol.negotiate`).
@@ -75,7 +82,12 @@ async def negotiate_versions(
                     "ApiVersions from node %s failed (%r): trying another broker",
                     broker.nodeId, exc)  # fmt: skip
                 continue
-            return negotiate(api_versions_from_response(response), static_member=static_member)
+            versions = negotiate(api_versions_from_response(response),
+                                 static_member=static_member)  # fmt: skip
+            if features:  # the consumer and streams protocols: is the coordinator's on?
+                found = await _finalized_features(client, broker.nodeId, versions, identity)
+                versions = dataclasses.replace(versions, features=found)
+            return versions
         if time.monotonic() >= deadline:
             raise ClusterUnavailableError(
                 f"no broker answered ApiVersions within {timeout_s:g}s "
@@ -84,6 +96,24 @@ async def negotiate_versions(
         await asyncio.sleep(backoff_s)
         with contextlib.suppress(Errors.KafkaError):
             await client.force_metadata_update()
+
+
+async def _finalized_features(
+    client: Any, node_id: int, versions: GroupApiVersions, identity: LogIdentity | None
+) -> FinalizedFeatures | None:
+    """The cluster's finalized features from ``node_id`` (ApiVersions v3, Kafka 2.4+), or None
+    when the broker is older or does not answer (then nothing is concluded from them)."""
+    low, high = versions.broker.get(ApiKey.API_VERSIONS, (0, -1))
+    if not low <= FEATURES_API_VERSION <= high:
+        return None
+    request = aiokafka_request(build_api_versions(__version__))
+    try:
+        return parse_finalized_features(await client.send(node_id, request))
+    except (Errors.KafkaError, ProtocolError) as exc:
+        (identity.logger(log) if identity else log).info(
+            "ApiVersions v3 from node %s failed (%r): the cluster's features stay unknown",
+            node_id, exc)  # fmt: skip
+        return None
 
 
 class Driver(Protocol):

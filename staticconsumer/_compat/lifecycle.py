@@ -61,12 +61,15 @@ async def start_consumer(
     make_driver: Callable[[ClientSeam, GroupApiVersions], Driver],
     identity: LogIdentity | None = None,
     before_join: Callable[[ClientSeam], Awaitable[None]] | None = None,
+    *,
+    features: bool = False,
 ) -> None:
     """``AIOKafkaConsumer.start`` with our coordinator seam. ``settings``: the consumer's
     aiokafka arguments by ``AIOKafkaConsumer.__init__``'s names, each as given or defaulted (the
     fetcher and the group are built from them, not read back out of aiokafka's private
     attributes). ``before_join`` (the roster's join barrier) runs with the seam once the client
-    is bootstrapped and versions negotiated, before the driver is made and joins."""
+    is bootstrapped and versions negotiated, before the driver is made and joins. ``features``:
+    ask the cluster's finalized features too (a consumer- or streams-protocol member)."""
     check_aiokafka_version()
     if consumer._fetcher is not None:
         raise StaticConsumerError("start() was called twice")
@@ -87,7 +90,7 @@ async def start_consumer(
         return
     versions = await negotiate_versions(
         client, settings["request_timeout_ms"] / 1000, settings["retry_backoff_ms"] / 1000,
-        identity, static_member=settings["group_instance_id"] is not None,
+        identity, static_member=settings["group_instance_id"] is not None, features=features,
     )  # fmt: skip
     seam = ClientSeam(client, subscription)
     if before_join is not None:

@@ -52,7 +52,7 @@ class AiokafkaRequest:
 
     def parse_response_header(self, data: bytes | BytesIO) -> ResponseHeader:
         buffer = BytesIO(data) if isinstance(data, bytes) else data
-        return read_response_header(buffer, flexible=self.pinned.flexible)
+        return read_response_header(buffer, flexible=self.pinned.response_header_flexible)
 
     def expect_response(self) -> bool:
         return True

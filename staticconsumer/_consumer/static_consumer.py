@@ -21,7 +21,7 @@ from ..errors import (
     UnreleasedInstanceIdError,
 )
 from ..membership import Lifecycle, LogIdentity
-from ..options import ConsumerKeywords, ConsumerOptions, MembershipOperation
+from ..options import CLASSIC, ConsumerKeywords, ConsumerOptions, MembershipOperation
 from ..protocol import GroupApiVersions
 from ..roster import JoinBarrier
 from .assembly import Observability, make_driver
@@ -135,6 +135,7 @@ class StaticConsumer(Observability, AIOKafkaConsumer):  # type: ignore[misc]  # 
             await _compat.start_consumer(
                 self, self._aiokafka_settings, self._make_driver, self._identity,
                 before_join=self._wait_at_barrier,
+                features=self._options.group_protocol != CLASSIC,
             )  # fmt: skip
             if _compat.joins_group(self, self._options.group_id):  # no group: partitions at once
                 await self._wait_for_assignment()

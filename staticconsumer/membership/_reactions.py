@@ -187,6 +187,10 @@ CONSUMER_TABLE: dict[int, dict[Api, Reaction]] = {
     # The configuration asks for something this group will never give.
     ErrorCode.UNSUPPORTED_ASSIGNOR: _consumer_row(_R.FATAL, _RS, _RS),
     ErrorCode.GROUP_MAX_SIZE_REACHED: _consumer_row(_R.FATAL, _RS, _RS),
+    # The coordinator does not run the consumer protocol (a cluster at group.version 0 still
+    # announces the API); start() refuses it first from the finalized features where the broker
+    # reports them (``protocol.features``). Java: fatal (ConsumerHeartbeatRequestManager).
+    ErrorCode.UNSUPPORTED_VERSION: _consumer_row(_R.FATAL, _RS, _RS),
     # Raised to the application, which may fix the cause (ACLs) and poll again.
     ErrorCode.GROUP_AUTHORIZATION_FAILED: _consumer_row(_RS, _RS, _RS),
     ErrorCode.UNKNOWN_SERVER_ERROR: _consumer_row(_RS, _RS, _RS),

@@ -75,6 +75,12 @@ from staticconsumer.protocol.consumer_protocol import (
     group_partitions_as_listed,
 )
 from staticconsumer.protocol.error_codes import ErrorCode, error_name
+from staticconsumer.protocol.features import (
+    FEATURES_API_VERSION,
+    FinalizedFeatures,
+    build_api_versions,
+    parse_finalized_features,
+)
 from staticconsumer.protocol.fetch import (
     FETCH_VERSIONS,
     FetchedPartition,
@@ -161,6 +167,7 @@ __all__ = [
     "AUTHORIZED_OPERATIONS_OMITTED",
     "CONSUMER_PROTOCOL_MIN_OFFSET_COMMIT",
     "CONSUMER_PROTOCOL_TYPE",
+    "FEATURES_API_VERSION",
     "FETCH_VERSIONS",
     "IMPLEMENTED_VERSIONS",
     "JOIN_GROUP_MEMBER_EPOCH",
@@ -200,6 +207,7 @@ __all__ = [
     "FetchResponse",
     "FetchedOffset",
     "FetchedPartition",
+    "FinalizedFeatures",
     "FindCoordinatorResult",
     "GroupApiVersions",
     "HeartbeatResult",
@@ -227,6 +235,7 @@ __all__ = [
     "TopicInfo",
     "TopicPartitions",
     "api_versions_from_response",
+    "build_api_versions",
     "build_consumer_group_describe",
     "build_consumer_group_heartbeat",
     "build_describe_groups",
@@ -256,6 +265,7 @@ __all__ = [
     "parse_consumer_group_describe",
     "parse_consumer_group_heartbeat",
     "parse_describe_groups",
+    "parse_finalized_features",
     "parse_find_coordinator",
     "parse_heartbeat",
     "parse_join_group",

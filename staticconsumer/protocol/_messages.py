@@ -48,6 +48,7 @@ from types import MappingProxyType
 from typing import Any
 
 from staticconsumer.errors import UnsupportedBrokerError
+from staticconsumer.protocol._api_versions import api_versions
 from staticconsumer.protocol._streams_messages import (
     streams_group_describe,
     streams_group_heartbeat,
@@ -464,6 +465,8 @@ _APIS: dict[int, tuple[str, range, int, _Layout]] = {
         streams_group_heartbeat,
     ),
     ApiKey.STREAMS_GROUP_DESCRIBE: ("StreamsGroupDescribe", range(0, 2), 0, streams_group_describe),
+    # KIP-584's finalized features (_api_versions.py, features.py)
+    ApiKey.API_VERSIONS: ("ApiVersions", range(3, 4), 3, api_versions),
 }
 
 

@@ -37,6 +37,9 @@ from staticconsumer.protocol._types import (
     WireType,
 )
 
+#: ApiVersions' api key: its response header is v0 in every version.
+_API_VERSIONS = 18
+
 #: Name of the tagged-field section that ends every flexible struct.
 TAGGED_FIELDS = "tagged_fields"
 
@@ -232,6 +235,13 @@ class PinnedRequest:
     @property
     def flexible(self) -> bool:
         return self.struct.FLEXIBLE_VERSION
+
+    @property
+    def response_header_flexible(self) -> bool:
+        """Whether the answer's header is v1 (tagged fields): a flexible version's, except
+        ApiVersions' (api key 18), whose response header stays v0 in every version so that a
+        client can read a broker's refusal of a version it does not know (KIP-511)."""
+        return self.flexible and self.api_key != _API_VERSIONS
 
     @property
     def name(self) -> str:

@@ -7,7 +7,9 @@ the broker version or the feature to enable (never a bare UNSUPPORTED_VERSION la
   streams.version=1`` and ``streams`` in ``group.coordinator.rebalance.protocols``);
 * v1 for a static member: Kafka 4.4 added static members to streams groups (KAFKA-20169) and
   v1 with them; an older broker refuses the instance id;
-* OffsetCommit v9 (commits carry the member epoch), as for the consumer protocol.
+* OffsetCommit v9 (commits carry the member epoch), as for the consumer protocol;
+* the cluster's ``streams.version`` finalized at 1 or more, where the broker says
+  (:mod:`.features`): at 0 it announces the API and refuses every heartbeat.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from dataclasses import dataclass
 
 from staticconsumer.errors import UnsupportedBrokerError
 from staticconsumer.protocol._messages import IMPLEMENTED_VERSIONS, ApiKey
+from staticconsumer.protocol.features import STREAMS_VERSION, require_feature
 from staticconsumer.protocol.versions import CONSUMER_PROTOCOL_MIN_OFFSET_COMMIT, GroupApiVersions
 
 #: StreamsGroupHeartbeat v1: Kafka 4.4, the first with static members (KAFKA-20169).
@@ -63,6 +66,7 @@ def for_streams_protocol(
             f"OffsetCommit v{versions.offset_commit} is the broker's newest: group_protocol="
             f"'streams' (KIP-1071) needs v{CONSUMER_PROTOCOL_MIN_OFFSET_COMMIT}"
         )
+    require_feature(versions.features, STREAMS_VERSION, "group_protocol='streams' (KIP-1071)")
     return StreamsProtocolVersions(
         streams_group_heartbeat=heartbeat, offset_commit=versions.offset_commit,
         offset_fetch=versions.offset_fetch,

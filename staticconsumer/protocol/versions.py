@@ -30,6 +30,7 @@ from typing import Any
 
 from staticconsumer.errors import ProtocolError, UnsupportedBrokerError
 from staticconsumer.protocol._messages import IMPLEMENTED_VERSIONS, ApiKey, api_name
+from staticconsumer.protocol.features import GROUP_VERSION, FinalizedFeatures, require_feature
 
 #: The first version of each API that carries ``group_instance_id`` (KIP-345). FindCoordinator
 #: carries none; v1 is the first that names the key type.
@@ -103,6 +104,9 @@ class GroupApiVersions:
     broker: Mapping[int, tuple[int, int]] = dataclasses.field(
         default_factory=lambda: MappingProxyType({}), compare=False, repr=False
     )
+    #: The cluster's finalized features (ApiVersions v3, asked for the consumer and streams
+    #: protocols only); None: not asked, or the broker is older than Kafka 2.4.
+    features: FinalizedFeatures | None = dataclasses.field(default=None, compare=False)
 
     @property
     def join_group_carries_reason(self) -> bool:
@@ -129,6 +133,10 @@ class GroupApiVersions:
                 f"OffsetCommit v{self.offset_commit} is the broker's newest: "
                 f"group_protocol='consumer' (KIP-848) needs v{CONSUMER_PROTOCOL_MIN_OFFSET_COMMIT}"
             )
+        try:
+            require_feature(self.features, GROUP_VERSION, "group_protocol='consumer' (KIP-848)")
+        except UnsupportedBrokerError as exc:
+            raise UnsupportedBrokerError(f"{exc}: {_USE_CLASSIC}") from None
         metadata = self.metadata
         if metadata is None:
             metadata = negotiate_metadata(self.broker)
@@ -163,7 +171,7 @@ def negotiate(
     the broker cannot serve at a version the member needs, with the broker's range and that
     version: static membership's (KIP-345), or else this package's oldest (Kafka 2.1's).
     """
-    chosen: dict[str, int] = {}
+    chosen: dict[str, Any] = {}  # field -> version (Any: the dataclass has other fields)
     problems: list[str] = []
     for field, api_key in _FIELDS:
         version, problem = _choose(api_key, broker_versions.get(api_key), static_member)

@@ -5,13 +5,14 @@ needed: the choice is a pure function of the options and the broker's versions."
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import pytest
 
 from staticconsumer import ConfigurationError, StaticConsumer
 from staticconsumer._consumer.auto_protocol import AutoProtocol
-from staticconsumer.protocol import negotiate
+from staticconsumer.protocol import FinalizedFeatures, negotiate
 
 from ..protocol.test_versions import MEASURED
 
@@ -71,6 +72,22 @@ async def test_a_broker_without_it_gets_the_classic_protocol_and_says_why(kafka:
     assert options.group_protocol == "classic" and options.partition_assignment_strategy
     assert why.startswith("classic: the broker has no consumer protocol (group_protocol=")
     assert "needs Apache Kafka 4.0 or newer" in why
+
+
+async def test_a_cluster_with_group_version_0_gets_the_classic_protocol_and_says_why() -> None:
+    """Kafka 4.x announces ConsumerGroupHeartbeat whatever its group.version; at 0 (a cluster
+    upgraded from 3.x) every heartbeat would be refused: its finalized features decide."""
+    auto = auto_of(make(group_instance_id="orders-0"))
+    off = dataclasses.replace(negotiate(MEASURED["4.4.0"]), features=FinalizedFeatures(7, {}))
+    options, why = auto.choose(off)
+    assert options.group_protocol == "classic"
+    assert why.startswith("classic: the broker has no consumer protocol (")
+    assert "group.version feature at 1 or more, and it is finalized at 0" in why
+    assert "kafka-features.sh --bootstrap-server ... upgrade --feature group.version=1" in why
+    on = dataclasses.replace(off, features=FinalizedFeatures(7, {"group.version": 1}))
+    unknown = dataclasses.replace(off, features=FinalizedFeatures())  # epoch -1: not concluded
+    for versions in (on, unknown):
+        assert auto.choose(versions)[0].group_protocol == "consumer"
 
 
 @pytest.mark.parametrize(("kwargs", "named"), [

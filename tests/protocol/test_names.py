@@ -90,6 +90,7 @@ def test_all_is_sorted_and_complete() -> None:
         "consumer_group_describe",
         "consumer_protocol",
         "error_codes",
+        "features",
         "fetch",
         "group",
         "metadata",

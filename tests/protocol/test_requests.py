@@ -25,6 +25,7 @@ from staticconsumer.protocol import (
     TaskOffset,
     TopicIdPartitions,
     TopicInfo,
+    build_api_versions,
     build_consumer_group_describe,
     build_consumer_group_heartbeat,
     build_describe_groups,
@@ -279,6 +280,12 @@ CASES: list[tuple[str, Callable[[int], PinnedRequest], ApiKey, dict[int, bytes]]
         ApiKey.STREAMS_GROUP_DESCRIBE,
         golden.STREAMS_GROUP_DESCRIBE_REQUEST,
     ),
+    (
+        "api_versions",
+        lambda v: build_api_versions("1.0"),
+        ApiKey.API_VERSIONS,
+        golden.API_VERSIONS_REQUEST,
+    ),
 ]
 
 PARAMS = [
@@ -335,6 +342,7 @@ def test_flexible_versions_match_kafka_specs() -> None:
         ApiKey.DESCRIBE_GROUPS: 5,
         ApiKey.FIND_COORDINATOR: 3,
         ApiKey.STREAMS_GROUP_HEARTBEAT: 0,
+        ApiKey.API_VERSIONS: 3,
         ApiKey.STREAMS_GROUP_DESCRIBE: 0,
     }
     for name, build, api_key, table in CASES:

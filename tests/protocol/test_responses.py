@@ -28,6 +28,7 @@ from staticconsumer.protocol import (
     Endpoint,
     EndpointPartitions,
     FetchedOffset,
+    FinalizedFeatures,
     FindCoordinatorResult,
     HeartbeatResult,
     JoinGroupMember,
@@ -51,6 +52,7 @@ from staticconsumer.protocol import (
     parse_consumer_group_describe,
     parse_consumer_group_heartbeat,
     parse_describe_groups,
+    parse_finalized_features,
     parse_find_coordinator,
     parse_heartbeat,
     parse_join_group,
@@ -310,6 +312,11 @@ def streams_group_describe(version: int) -> tuple[DescribedStreamsGroup, ...]:
     )  # fmt: skip
 
 
+def api_versions(v: int) -> FinalizedFeatures:
+    """Two finalized features at epoch 42 (a feature at level 0 is not listed)."""
+    return FinalizedFeatures(42, {"group.version": 1, "metadata.version": 29})
+
+
 CASES: list[tuple[str, Callable[[Any], Any], Callable[[int], Any], ApiKey, dict[int, bytes]]] = [
     ("join_group", parse_join_group, join_group, ApiKey.JOIN_GROUP, golden.JOIN_GROUP_RESPONSE),
     ("sync_group", parse_sync_group, sync_group, ApiKey.SYNC_GROUP, golden.SYNC_GROUP_RESPONSE),
@@ -398,6 +405,20 @@ CASES: list[tuple[str, Callable[[Any], Any], Callable[[int], Any], ApiKey, dict[
         streams_group_describe,
         ApiKey.STREAMS_GROUP_DESCRIBE,
         golden.STREAMS_GROUP_DESCRIBE_RESPONSE,
+    ),
+    (
+        "api_versions",
+        parse_finalized_features,
+        api_versions,
+        ApiKey.API_VERSIONS,
+        golden.API_VERSIONS_RESPONSE,
+    ),
+    (
+        "api_versions_no_features",
+        parse_finalized_features,
+        lambda v: FinalizedFeatures(),
+        ApiKey.API_VERSIONS,
+        golden.API_VERSIONS_RESPONSE_NO_FEATURES,
     ),
 ]
 

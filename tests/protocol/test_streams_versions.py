@@ -3,10 +3,12 @@ naming the broker version or the feature to enable (``protocol.streams_versions`
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from staticconsumer.errors import UnsupportedBrokerError
-from staticconsumer.protocol import ApiKey, for_streams_protocol, negotiate
+from staticconsumer.protocol import ApiKey, FinalizedFeatures, for_streams_protocol, negotiate
 
 #: A Kafka 4.4 broker's group APIs (ApiVersions, measured on 4.4.0), and what older lines lack.
 BROKER_4_4 = {
@@ -43,3 +45,21 @@ def test_a_broker_without_streams_groups_is_told_what_to_enable() -> None:
     message = str(err.value)
     assert "Apache Kafka 4.2 or newer" in message and "streams.version=1" in message
     assert "group.coordinator.rebalance.protocols" in message and "api key 88" in message
+
+
+def test_a_cluster_with_streams_version_0_is_told_to_upgrade_the_feature() -> None:
+    """4.2+ announces StreamsGroupHeartbeat whatever its streams.version; at 0 the coordinator
+    refuses every heartbeat: the finalized features say so at start."""
+    versions = negotiate(BROKER_4_4)
+    off = dataclasses.replace(versions, features=FinalizedFeatures(3, {"group.version": 1}))
+    with pytest.raises(UnsupportedBrokerError) as info:
+        for_streams_protocol(off, static_member=True)
+    assert str(info.value) == (
+        "group_protocol='streams' (KIP-1071) needs the cluster's streams.version feature at 1 or "
+        "more, and it is finalized at 0 here (a cluster upgraded from an older Kafka keeps 0 "
+        "until 'kafka-features.sh --bootstrap-server ... upgrade --feature streams.version=1'), "
+        "so its group coordinator would refuse every heartbeat (UNSUPPORTED_VERSION)"
+    )
+    on = dataclasses.replace(off, features=FinalizedFeatures(3, {"streams.version": 1}))
+    for ok in (on, dataclasses.replace(off, features=FinalizedFeatures()), versions):
+        assert for_streams_protocol(ok, static_member=True).streams_group_heartbeat == 1

@@ -84,3 +84,14 @@ def test_a_kip_848_heartbeat_answer_with_an_assignment_has_a_repr() -> None:
 def _all_defined() -> Iterator[tuple[ApiKey, int]]:
     for key, version in sorted(_DECLARED):
         yield ApiKey(key), version
+
+
+def test_api_versions_answers_with_a_v0_response_header_even_when_flexible() -> None:
+    """KIP-511: ApiVersions' response header never has tagged fields, so that a client can read
+    a refusal of a version the broker does not know; every other flexible API's has them."""
+    from staticconsumer.protocol import build_api_versions, build_consumer_group_heartbeat
+
+    api_versions = build_api_versions("1.0")
+    assert api_versions.flexible and not api_versions.response_header_flexible
+    heartbeat = build_consumer_group_heartbeat(1, group_id="g", member_id="m", member_epoch=0)
+    assert heartbeat.flexible and heartbeat.response_header_flexible

@@ -37,6 +37,8 @@ import org.apache.kafka.common.message.OffsetCommitResponseData;
 import org.apache.kafka.common.message.OffsetFetchRequestData;
 import org.apache.kafka.common.message.OffsetFetchResponseData;
 import org.apache.kafka.common.message.SyncGroupRequestData;
+import org.apache.kafka.common.message.ApiVersionsRequestData;
+import org.apache.kafka.common.message.ApiVersionsResponseData;
 import org.apache.kafka.common.message.StreamsGroupDescribeRequestData;
 import org.apache.kafka.common.message.StreamsGroupDescribeResponseData;
 import org.apache.kafka.common.message.StreamsGroupHeartbeatRequestData;
@@ -825,6 +827,37 @@ public final class GoldenGen {
         return out;
     }
 
+    // ApiVersions v3 (KIP-584's features as tagged fields): the client's name and version; the
+    // answer lists two APIs, one supported feature and two finalized ones (a feature finalized
+    // at 0 is not listed by a broker), and once without any feature.
+    private static Map<Integer, byte[]> apiVersionsRequest() {
+        Map<Integer, byte[]> out = new TreeMap<>();
+        out.put(3, body(new ApiVersionsRequestData().setClientSoftwareName("staticconsumer")
+            .setClientSoftwareVersion("1.0"), 3));
+        return out;
+    }
+
+    private static Map<Integer, byte[]> apiVersionsResponse(boolean withFeatures) {
+        ApiVersionsResponseData.ApiVersionCollection apis = new ApiVersionsResponseData.ApiVersionCollection();
+        apis.add(new ApiVersionsResponseData.ApiVersion().setApiKey((short) 18).setMinVersion((short) 0).setMaxVersion((short) 4));
+        apis.add(new ApiVersionsResponseData.ApiVersion().setApiKey((short) 68).setMinVersion((short) 0).setMaxVersion((short) 1));
+        ApiVersionsResponseData data = new ApiVersionsResponseData().setErrorCode((short) 0).setApiKeys(apis).setThrottleTimeMs(5);
+        if (withFeatures) {
+            ApiVersionsResponseData.SupportedFeatureKeyCollection supported = new ApiVersionsResponseData.SupportedFeatureKeyCollection();
+            supported.add(new ApiVersionsResponseData.SupportedFeatureKey().setName("group.version")
+                .setMinVersion((short) 0).setMaxVersion((short) 1));
+            ApiVersionsResponseData.FinalizedFeatureKeyCollection finalized = new ApiVersionsResponseData.FinalizedFeatureKeyCollection();
+            finalized.add(new ApiVersionsResponseData.FinalizedFeatureKey().setName("group.version")
+                .setMaxVersionLevel((short) 1).setMinVersionLevel((short) 1));
+            finalized.add(new ApiVersionsResponseData.FinalizedFeatureKey().setName("metadata.version")
+                .setMaxVersionLevel((short) 29).setMinVersionLevel((short) 29));
+            data.setSupportedFeatures(supported).setFinalizedFeaturesEpoch(42L).setFinalizedFeatures(finalized);
+        }
+        Map<Integer, byte[]> out = new TreeMap<>();
+        out.put(3, body(data, 3));
+        return out;
+    }
+
     public static void main(String[] args) {
         OUT.append("\"\"\"Golden wire bytes from Apache Kafka's own message classes (kafka-clients ")
             .append(args.length > 0 ? args[0] : "?").append(").\n\n")
@@ -868,6 +901,9 @@ public final class GoldenGen {
         table("DESCRIBE_GROUPS_RESPONSE", describeGroupsResponse());
         table("FIND_COORDINATOR_REQUEST", findCoordinatorRequest());
         table("FIND_COORDINATOR_RESPONSE", findCoordinatorResponse());
+        table("API_VERSIONS_REQUEST", apiVersionsRequest());
+        table("API_VERSIONS_RESPONSE", apiVersionsResponse(true));
+        table("API_VERSIONS_RESPONSE_NO_FEATURES", apiVersionsResponse(false));
         table("SUBSCRIPTION", subscription(true));
         table("SUBSCRIPTION_EMPTY", subscription(false));
         table("ASSIGNMENT", assignment(true));
