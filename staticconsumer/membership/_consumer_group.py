@@ -113,8 +113,8 @@ class ConsumerGroupState(enum.Enum):
     CLOSED = "closed"
 
 
-#: The states in which the member holds its epoch's assignment.
-_HOLDING = frozenset(
+#: The states in which the member holds its epoch's assignment (a streams member's too).
+HOLDING_STATES = frozenset(
     {ConsumerGroupState.STABLE, ConsumerGroupState.RECONCILING, ConsumerGroupState.ACKNOWLEDGING}
 )
 
@@ -240,7 +240,7 @@ class ConsumerGroupMember:
     @property
     def holding(self) -> bool:
         """It holds its epoch's assignment (stable, reconciling or acknowledging)."""
-        return self.state in _HOLDING
+        return self.state in HOLDING_STATES
 
     @property
     def fatal_verdict(self) -> bool:

@@ -70,7 +70,7 @@ from ..protocol import (
 )
 from . import _epoch
 from . import _reasons as why
-from ._consumer_group import ConsumerGroupState, consumer_group_state
+from ._consumer_group import HOLDING_STATES, ConsumerGroupState, consumer_group_state
 from ._engine import EngineConfig
 from ._io import (
     REVOKED_LOST,
@@ -114,7 +114,6 @@ _API = Api.STREAMS_GROUP_HEARTBEAT
 #: Which table every lookup here reads (``_reactions.STREAMS_TABLE``).
 _STREAMS = GroupProtocol.STREAMS
 _S = ConsumerGroupState
-_HOLDING = frozenset({_S.STABLE, _S.RECONCILING, _S.ACKNOWLEDGING})
 #: A join refused with UNRELEASED_INSTANCE_ID is sent again this much later (Java's
 #: retry.backoff.max.ms): the refusal lasts until the previous holder's session ends (45 s).
 UNRELEASED_RETRY_S = 1.0
@@ -245,7 +244,7 @@ class StreamsGroupMember:
     @property
     def holding(self) -> bool:
         """It holds its epoch's assignment (stable, reconciling or acknowledging)."""
-        return self.state in _HOLDING
+        return self.state in HOLDING_STATES
 
     @property
     def fatal_verdict(self) -> bool:
