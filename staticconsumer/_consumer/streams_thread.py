@@ -9,6 +9,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from types import MappingProxyType
 
+from aiokafka.errors import IllegalStateError
+
 from .._streams_options import source_topics
 from ..drivers import AnyDriver, StreamsGroupSender, TaskOffsetsProvider
 from ..membership import StreamsGroupMember, TaskSet
@@ -75,6 +77,16 @@ class StreamsThread:
         """A member of the group asked the whole application to shut down
         (SHUTDOWN_APPLICATION): the application stops."""
         return self._engine is not None and self._engine.shutdown_requested
+
+    def request_application_shutdown(self, reason: str = "requested by the application") -> None:
+        """Ask every thread of the application, in every process, to stop (KIP-1071's
+        ShutdownApplication, as Java's ``StreamThreadExceptionResponse.SHUTDOWN_APPLICATION``):
+        the next heartbeat carries it, at once, and the coordinator answers every member with
+        SHUTDOWN_APPLICATION, so :attr:`shutdown_requested` turns True on each (this one too).
+        Stopping is the application's to do; before ``start()`` it raises ``IllegalStateError``."""
+        if self._engine is None:
+            raise IllegalStateError("request_application_shutdown() needs a started consumer")
+        self._engine.request_application_shutdown(reason)
 
     @property
     def process_id(self) -> str | None:

@@ -202,6 +202,7 @@ class StreamsGroupSender:
             client_tags=dict(cfg.client_tags) if full else None,
             task_offsets=None if offsets is None else offsets[0],
             task_end_offsets=None if offsets is None else offsets[1],
+            shutdown_application=action.shutdown_application,
         )  # fmt: skip
 
     # -- fatal errors -----------------------------------------------------------------------------

@@ -356,12 +356,13 @@ class SendStreamsGroupHeartbeat:
     topology at epoch 0, the process id, the endpoint, the client tags, the rebalance timeout),
     ``owned`` the three task lists the member owns now (None: unchanged since the last heartbeat),
     ``report_offsets`` the task offsets (their interval elapsed: the broker's warm-ups read
-    them)."""
+    them), ``shutdown_application`` that this thread asked the whole application to stop."""
 
     member_epoch: int
     full: bool
     owned: TaskSet | None
     report_offsets: bool = False
+    shutdown_application: bool = False
 
 
 @dataclass(frozen=True)

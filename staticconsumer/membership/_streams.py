@@ -167,6 +167,9 @@ class StreamsGroupMember:
         self.statuses: dict[int, str] = {}
         #: A member of the group asked the whole application to stop (SHUTDOWN_APPLICATION).
         self.shutdown_requested = False
+        #: This thread asked it (:meth:`request_application_shutdown`): every later heartbeat
+        #: says so, as Java's Kafka Streams does.
+        self.asked_shutdown = False
         self.in_group = False
         self.fenced = False
         self._next_heartbeat: float | None = None
@@ -297,8 +300,20 @@ class StreamsGroupMember:
             self._revoking = ()  # the coordinator hears they are released
         self._tasks_unsent = False
         self._in_flight = True
-        actions.append(SendStreamsGroupHeartbeat(self.member_epoch, joining, owned, report))
+        epoch, shutdown = self.member_epoch, self.asked_shutdown
+        actions.append(SendStreamsGroupHeartbeat(epoch, joining, owned, report, shutdown))
         return actions
+
+    def request_application_shutdown(self, reason: str) -> None:
+        """Ask every thread of the application to stop (the heartbeat's ShutdownApplication,
+        KIP-1071; Java: ``SHUTDOWN_APPLICATION`` from a StreamsUncaughtExceptionHandler): the
+        coordinator answers every member, this one too, with SHUTDOWN_APPLICATION. Sent with the
+        next heartbeat, at once."""
+        if self.asked_shutdown or self.terminal:
+            return
+        self.asked_shutdown = True
+        self._next_heartbeat = None
+        self._log.warning("asking every thread of the application to shut down (%s)", reason)
 
     def _due(self, now: float) -> bool:
         return self._next_heartbeat is None or now >= self._next_heartbeat

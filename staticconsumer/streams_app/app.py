@@ -166,6 +166,12 @@ async def _report(threads: list[StreamThread], stopping: asyncio.Event, parent: 
         if parent is not None and os.getppid() != parent:
             log.warning("parent process %d is gone: stopping", parent)
             stopping.set()
+        if any(t.consumer.streams is not None and t.consumer.streams.shutdown_requested
+               for t in threads):  # fmt: skip
+            log.warning("the streams group asked the whole application to shut down "
+                        "(SHUTDOWN_APPLICATION): stopping")  # fmt: skip
+            emit("shutdown_requested")
+            stopping.set()
         await asyncio.sleep(STATUS_INTERVAL_S)
 
 

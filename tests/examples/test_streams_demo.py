@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 from aiokafka import AIOKafkaConsumer, TopicPartition
 
+from staticconsumer import StaticConsumer
 from staticconsumer._demo import _data
 from staticconsumer._demo._scenario import DemoOptions, Scenario
 from staticconsumer._demo._summary import tally
@@ -32,6 +33,8 @@ from staticconsumer.streams_app.aggregate import (
     parse_input,
 )
 from staticconsumer.streams_app.aggregate import reference as app_reference
+from staticconsumer.streams_app.config import AppConfig
+from staticconsumer.streams_app.membership import consumer_options
 from staticconsumer.streams_app.standby import CATCH_UP_INTERVAL_S
 from staticconsumer.streams_app.store import PartitionStore
 
@@ -233,6 +236,41 @@ async def _move_app_1_s_tasks(
         return {"moved": len(moved),
                 "reused": sum(st["outcome"] == "reused" for st in moved),
                 "restored_records": sum(int(st["restored_records"]) for st in moved)}  # fmt: skip
+    finally:
+        for app in s.apps:
+            await app.terminate()
+        await s.close()
+        await s.clean_up_cluster()
+
+
+async def test_app_on_a_streams_group_stops_when_the_application_is_asked_to_shut_down(
+    kafka_bootstrap: str, tmp_path: Path
+) -> None:
+    """Another thread of the application (here the test's, with the app's topology) asks the
+    whole application to shut down (KIP-1071's ShutdownApplication): every app process hears
+    SHUTDOWN_APPLICATION, says so, and stops cleanly."""
+    s = Scenario(kafka_bootstrap, DemoOptions(protocol="streams", records=200), tmp_path,
+                 say=lambda message: None)  # fmt: skip
+    await s.create_topics()
+    try:
+        await s.produce(_data.sample_records(200, random.Random(9)))
+        await s.warm_up()
+        apps = s.live()
+        config = AppConfig(kafka_bootstrap, s.group, "asker", 1, tmp_path / "asker",
+                           s.topics["input"], s.topics["output"], s.topics["changelog"],
+                           group_protocol="streams")  # fmt: skip
+        asker = StaticConsumer(**consumer_options(config, 1))
+        await asker.start()
+        try:
+            assert asker.streams is not None
+            asker.streams.request_application_shutdown("test: the application must stop")
+            await s.until("every app process to stop", lambda: not any(a.running for a in apps),
+                          60)  # fmt: skip
+        finally:
+            await asker.stop()
+        for app in apps:
+            assert app.returncode == 0, app.log_tail()
+            assert any(doc["event"] == "shutdown_requested" for doc in app.events), app.label
     finally:
         for app in s.apps:
             await app.terminate()

@@ -163,6 +163,26 @@ async def test_a_thread_away_past_its_session_has_its_tasks_moved_and_gets_a_sha
         await b.stop()
 
 
+async def test_one_thread_asks_the_application_to_shut_down_and_every_thread_hears_it(
+    kafka_bootstrap: str, topic_factory: Callable[..., str], unique_group_id: Callable[..., str],
+) -> None:  # fmt: skip
+    """KIP-1071's ShutdownApplication from one thread (another process): the coordinator
+    answers every member with SHUTDOWN_APPLICATION, and each thread's ``shutdown_requested``
+    turns True (Java: SHUTDOWN_APPLICATION from an uncaught exception handler)."""
+    topic, group = topic_factory(4), unique_group_id("streams")
+    a, b = await two_threads(kafka_bootstrap, group, topic)
+    try:
+        assert a.streams is not None and b.streams is not None
+        assert not (a.streams.shutdown_requested or b.streams.shutdown_requested)
+        b.streams.request_application_shutdown("test: a task failed")
+        await wait_until(lambda: a.streams is not None and a.streams.shutdown_requested
+                         and b.streams is not None and b.streams.shutdown_requested, 20,
+                         "both threads to hear SHUTDOWN_APPLICATION")  # fmt: skip
+    finally:
+        await a.stop()
+        await b.stop()
+
+
 async def test_a_scale_up_moves_only_the_tasks_the_new_thread_takes(
     kafka_bootstrap: str, topic_factory: Callable[..., str], unique_group_id: Callable[..., str],
 ) -> None:  # fmt: skip

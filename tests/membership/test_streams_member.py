@@ -181,6 +181,23 @@ def test_a_shutdown_status_is_what_the_application_reads_to_stop() -> None:
     assert m.shutdown_requested
 
 
+def test_a_thread_asks_the_application_to_shut_down_at_once_and_on_every_heartbeat() -> None:
+    """KIP-1071's ShutdownApplication: sent with the next heartbeat, not at its interval, and
+    on each one after (Java's Kafka Streams keeps sending it); asked once, said once."""
+    m = member()
+    stable(m, tasks({("0", 0)}))
+    m.handle(answer(now=T0))
+    assert m.poll(T0 + 1, SOURCES) == []  # not due
+    m.request_application_shutdown("a task failed")
+    m.request_application_shutdown("again")
+    assert m.poll(T0 + 1, SOURCES) == [SendStreamsGroupHeartbeat(1, False, None, False, True)]
+    m.handle(answer(now=T0 + 1))
+    assert m.poll(T0 + 7, SOURCES) == [SendStreamsGroupHeartbeat(1, False, None, False, True)]
+    assert not m.shutdown_requested  # until the coordinator says so, to every member
+    m.handle(answer(statuses=((StreamsGroupStatus.SHUTDOWN_APPLICATION, "x"),)))
+    assert m.shutdown_requested
+
+
 def test_a_static_thread_stops_at_epoch_minus_2_and_keeps_its_tasks() -> None:
     m = member()
     stable(m, tasks({("0", 0)}))
