@@ -17,7 +17,8 @@ it (``tests/contract`` checks every arrow, and that this drawing keeps the contr
     compat          _compat/ (the only reader of aiokafka internals)
     error map       _error_map (the one error code -> exception map)
     membership      membership/ (sans-IO engines, reactions, reasons)
-    options         options (the consumer's options: one frozen value), _streams_options
+    options         options (the consumer's options: one frozen value), _option_checks,
+                    _streams_options
     protocol        protocol/ (sans-IO wire structs and versions)
     vocabulary      errors, events, security (public), _instance_id, _java_properties,
                     _version, _roster_status

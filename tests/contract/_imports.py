@@ -19,7 +19,8 @@ README's "Layout" and ``staticconsumer/__init__.py`` draw the same order)::
     compat          _compat/ (the only reader of aiokafka internals)
     error map       _error_map
     membership      membership/ (sans-IO engines: no asyncio, no aiokafka)
-    options         options (the consumer's options, one frozen value), _streams_options
+    options         options (the consumer's options, one frozen value), _option_checks,
+                    _streams_options
     protocol        protocol/ (wire types and structs: staticconsumer.errors only; no aiokafka)
     vocabulary      errors, events, security, _instance_id, _java_properties, _version,
                     _roster_status
@@ -93,7 +94,8 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("compat", ("staticconsumer._compat",)),
     ("error map", ("staticconsumer._error_map",)),
     ("membership", ("staticconsumer.membership",)),
-    ("options", ("staticconsumer.options", "staticconsumer._streams_options")),
+    ("options", ("staticconsumer.options", "staticconsumer._option_checks",
+                 "staticconsumer._streams_options")),
     ("protocol", ("staticconsumer.protocol",)),
     ("vocabulary", (
         "staticconsumer.errors", "staticconsumer.events", "staticconsumer.security",
