@@ -30,6 +30,20 @@ if os.environ.get("SWAP") == "1":
         swapped = ShortSessionBroker
     faststream.kafka.KafkaBroker = swapped
     faststream.kafka.broker.KafkaBroker = swapped
+    # FastStream's FastAPI router (its tests import it from faststream.kafka.fastapi): ours, with
+    # the same broker underneath (the session remedy too).
+    import faststream.kafka.fastapi
+
+    from staticconsumer.faststream import StaticKafkaRouter
+
+    class SwappedRouter(StaticKafkaRouter):
+        def __init__(self, *args, **kwargs):
+            if os.environ.get("SESSION_TIMEOUT_MS"):
+                options = {"session_timeout_ms": int(os.environ["SESSION_TIMEOUT_MS"])}
+                kwargs["consumer_options"] = {**options, **kwargs.get("consumer_options", {})}
+            super().__init__(*args, exit_status_on_fatal=None, **kwargs)
+
+    faststream.kafka.fastapi.KafkaRouter = SwappedRouter
     # The base of every subscriber's instance id (a pod name in production).
     os.environ.setdefault("STATICCONSUMER_INSTANCE_ID", "faststream-suite-0")
 

@@ -10,17 +10,34 @@ Change one line of a FastStream Kafka service::
     @broker.subscriber("orders", group_id="billing")            # -> <pod>-billing-orders
     async def handle(order: dict) -> None: ...
 
-Handlers, routers, middlewares and ``TestKafkaBroker`` tests stay as they are. Needs the
+Handlers, routers, middlewares and ``TestKafkaBroker`` tests stay as they are. A FastAPI
+service changes its router the same way: ``StaticKafkaRouter`` (was
+``faststream.kafka.fastapi.KafkaRouter``), with the broker's keywords. Needs the
 ``faststream`` extra (``pip install 'staticconsumer[faststream]'``); every FastStream name
 beyond its documented API is read in ``_seam`` alone.
 """
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ..integrations import UNRELEASED_WAIT_MS
 from ._broker import StaticKafkaBroker
 from ._consumer import ServiceConsumer
 from ._ids import SubscriberKey, derive_key
 
-__all__ = ["UNRELEASED_WAIT_MS", "ServiceConsumer", "StaticKafkaBroker", "SubscriberKey",
-           "derive_key"]  # fmt: skip
+if TYPE_CHECKING:  # imported when first asked for (__getattr__): it needs FastAPI
+    from ._router import StaticKafkaRouter
+
+__all__ = ["UNRELEASED_WAIT_MS", "ServiceConsumer", "StaticKafkaBroker", "StaticKafkaRouter",
+           "SubscriberKey", "derive_key"]  # fmt: skip
+
+
+def __getattr__(name: str) -> object:
+    """``StaticKafkaRouter`` is imported when first asked for: it needs FastAPI, which the
+    ``faststream`` extra does not bring (the ``fastapi`` extra does)."""
+    if name == "StaticKafkaRouter":
+        from ._router import StaticKafkaRouter
+
+        return StaticKafkaRouter
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -137,6 +137,10 @@ class StaticKafkaBroker(_seam.ConnectSeam):
         self._consumers: dict[str, ServiceConsumer] = {}
         self._fatal: StaticConsumerError | None = None
         self._stopping: asyncio.Task[None] | None = None
+        #: Called once a fatal subscriber has been reported and the stop arranged (the FastAPI
+        #: router's: ask the ASGI server to stop), and how the fatal line says what follows.
+        self.after_fatal: Callable[[], None] | None = None
+        self.fatal_ends = "stopping the FastStream app (non-zero exit status)"
         self._checks_on = True  # KafkaBroker's __init__ includes its routers= before this
 
     # -- identity ---------------------------------------------------------------------------
@@ -300,6 +304,8 @@ class StaticKafkaBroker(_seam.ConnectSeam):
             app.exit()
         elif self._stopping is None:
             self._stopping = asyncio.get_running_loop().create_task(self._stop_subscribers())
+        if self.after_fatal is not None:
+            self.after_fatal()
 
     async def _stop_subscribers(self) -> None:
         for subscriber in self.subscribers:
@@ -320,5 +326,5 @@ class StaticKafkaBroker(_seam.ConnectSeam):
             unreleased="refused (UNRELEASED_INSTANCE_ID, KIP-848): another member still holds "
             f"the id; check for {twin}, or pass instance_takeover=True if its previous process "
             "is gone",
-            ends="stopping the FastStream app (non-zero exit status)",
+            ends=self.fatal_ends,
         )  # fmt: skip

@@ -28,6 +28,10 @@ instead of quietly building plain aiokafka consumers:
   ``get_one()``); its ``stop()`` stops them before FastStream's graceful wait for handlers in
   flight (``graceful_timeout``, a ``KafkaBroker`` argument, read from ``broker.config``).
   ``max_workers > 1`` with ``ACK_FIRST`` is one consumer whose records N tasks handle.
+* FastStream's FastAPI ``KafkaRouter`` (``faststream.kafka.fastapi``) builds its broker in
+  ``__init__`` from the class attribute ``broker_class`` (``StreamRouter``), passing the
+  ``KafkaBroker`` arguments its own signature takes; its ``lifespan`` starts and stops that
+  broker (:func:`use_broker_factory`).
 * ``TestKafkaBroker`` replaces a broker's ``start``, ``_connect`` and ``stop``, and enters it
   (``connect()``, public): the broker's checks run in ``connect()`` (``tests/faststream/
   test_checks.py`` fails if a FastStream stops calling it).
@@ -126,9 +130,19 @@ def graceful_timeout(broker: KafkaBroker) -> float | None:
     return None if value is None else float(value)
 
 
+def use_broker_factory(router: Any, factory: Callable[..., KafkaBroker]) -> None:
+    """Make FastStream's FastAPI ``KafkaRouter`` build its broker with ``factory``: its
+    ``__init__`` (``StreamRouter``'s) calls ``self.broker_class(*connection args, **broker
+    keywords)`` once; an instance attribute takes the class attribute's place for that call."""
+    router.broker_class = factory
+
+
 def application(broker: KafkaBroker) -> Any:
-    """The ``FastStream`` application running ``broker``, or None (a broker run by hand)."""
-    return broker.context.get("app")
+    """The ``FastStream`` application running ``broker``, or None (a broker run by hand, or by
+    FastStream's FastAPI router, which puts itself in the context as ``app``: it has no
+    ``exit()``)."""
+    app = broker.context.get("app")
+    return app if callable(getattr(app, "exit", None)) else None
 
 
 @dataclass(frozen=True)

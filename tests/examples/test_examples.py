@@ -3,6 +3,7 @@ test broker, and must end with exit status 0 and print what it claims."""
 
 from __future__ import annotations
 
+import ast
 import re
 import subprocess
 import sys
@@ -130,6 +131,30 @@ def test_faststream_service_keeps_ids_and_partitions_across_a_restart(kafka_boot
     assert all(parts == "0, 1, 2" and state == "stable" for parts, state in first.values())
     assert "handled 36, 0 twice" in stdout
     assert "OK: same instance ids and partitions after the restart" in stdout
+
+
+#: "after a restart: GET /orders/billed -> {'billed': 18}; (partitions, generation) by
+#: instance id: {'orders-0-billing-...': ([0, 1, 2], 1)}" (fastapi_service.py)
+FASTAPI_RUN = re.compile(
+    r"^(first run|after a restart): GET /orders/billed -> \{'billed': (\d+)\}; "
+    r"\(partitions, generation\) by instance id: (\{.*\})$"
+)
+
+
+def test_fastapi_service_keeps_id_partitions_and_generation_across_a_restart(
+    kafka_bootstrap: str,
+) -> None:
+    """examples/fastapi_service.py: StaticKafkaRouter under uvicorn, served twice."""
+    stdout = run_example("fastapi_service.py", kafka_bootstrap)
+    runs = [m.groups() for line in stdout.splitlines() if (m := FASTAPI_RUN.match(line))]
+    assert [(when, n) for when, n, _ in runs] == [("first run", "12"),
+                                                 ("after a restart", "18")], stdout  # fmt: skip
+    first, second = (ast.literal_eval(members) for *_, members in runs)
+    assert first == second and len(first) == 1, stdout  # same id, partitions, generation
+    ((iid, (partitions, _generation)),) = first.items()
+    assert iid.startswith("orders-0-billing-") and partitions == [0, 1, 2], stdout
+    assert "billed 18, 0 twice" in stdout
+    assert "OK: same instance id, partitions and generation after the restart" in stdout
 
 
 def test_faust_app_keeps_its_instance_id_and_partitions_across_a_restart(

@@ -36,6 +36,8 @@ class ServiceProcess(MemberProcess):
 
     def member_argv(self, module: str = "tests.faststream._service") -> list[str]:
         s = self.settings
+        if s.kind == "fastapi":  # the same service as a FastAPI app under uvicorn
+            module = "tests.faststream._asgi_service"
         return [
             sys.executable, "-m", module, "--kind", s.kind, "--bootstrap", s.bootstrap,
             "--group", s.group, "--topics", s.topic, "--base-id", self.base_id,
@@ -154,6 +156,8 @@ def figures(scenario: str, kind: str, processes: list[ServiceProcess],
 
 
 FATAL_LINE = "stopping the FastStream app"
+#: The same line's end under StaticKafkaRouter (``Settings.kind == "fastapi"``).
+FATAL_LINE_ASGI = "stopping the ASGI server (the process then exits with status 3)"
 
 
 async def _start_all(processes: list[ServiceProcess], topics: list[str]) -> None:
@@ -237,10 +241,11 @@ async def duplicate_base_id(
             if exited_at is not None:
                 raise  # else: both holders still fight, ``lost`` says what stayed unhandled
         out = figures("duplicate base id", settings.kind, everyone, producers, since, before)
+        fatal_line = FATAL_LINE_ASGI if settings.kind == "fastapi" else FATAL_LINE
         out.extra = {
             "older_exit_s": None if exited_at is None else round(exited_at - started, 1),
             "older_rc": older.returncode,
-            "fatal_lines": sum(FATAL_LINE in line for line in older.log_text().splitlines()),
+            "fatal_lines": sum(fatal_line in line for line in older.log_text().splitlines()),
             "newer_rc": twin.returncode,
         }
         return out

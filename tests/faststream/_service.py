@@ -79,8 +79,7 @@ def build(args: argparse.Namespace) -> FastStream:
         )  # fmt: skip
     else:
         broker = KafkaBroker(args.bootstrap, logger=LOG)
-    if args.group_protocol == "classic":
-        options["session_timeout_ms"] = args.session_timeout_ms
+    options.update(options_of(args))
 
     def instance_id(topic: str) -> dict[str, Any]:
         return {} if args.kind == "static" else {"group_instance_id": f"{args.base_id}-{topic}"}
@@ -102,9 +101,17 @@ def build(args: argparse.Namespace) -> FastStream:
     return FastStream(broker, logger=LOG)
 
 
-def main() -> None:
+def options_of(args: argparse.Namespace) -> dict[str, Any]:
+    """The subscribers' options from the command line (a classic member's session)."""
+    if args.group_protocol == "classic":
+        return {"session_timeout_ms": args.session_timeout_ms}
+    return {}
+
+
+def service_parser() -> argparse.ArgumentParser:
+    """The command line ``_scenario.ServiceProcess`` gives (``_asgi_service`` takes it too)."""
     parser = argparse.ArgumentParser()
-    parser.add_argument("--kind", choices=("static", "plain"), default="static")
+    parser.add_argument("--kind", choices=("static", "plain", "fastapi"), default="static")
     parser.add_argument("--bootstrap", required=True)
     parser.add_argument("--group", required=True)
     parser.add_argument("--topics", required=True, help="two topics, comma-separated")
@@ -119,7 +126,11 @@ def main() -> None:
         default=None,
         help="while this file exists, hold each OffsetCommit's answer",
     )
-    args = parser.parse_args()
+    return parser
+
+
+def main() -> None:
+    args = service_parser().parse_args()
     if args.slow_commits is not None:
         slow_commits(args.slow_commits)
     logging.basicConfig(level=logging.INFO, stream=sys.stderr,

@@ -128,3 +128,36 @@ def test_the_application_is_found_in_the_broker_context() -> None:
     assert _seam.application(broker) is None
     app = FastStream(broker)
     assert _seam.application(broker) is app
+
+
+def test_fastapi_s_router_builds_its_broker_once_from_broker_class() -> None:
+    """``use_broker_factory``: FastStream's FastAPI KafkaRouter calls ``self.broker_class``
+    once in ``__init__`` with its connection arguments and the broker keywords it takes."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        from faststream.kafka.fastapi import KafkaRouter
+
+    calls: list[tuple[tuple[object, ...], dict[str, object]]] = []
+
+    def factory(*args: object, **kwargs: object) -> KafkaBroker:
+        calls.append((args, kwargs))
+        return KafkaBroker(*args, **kwargs)  # type: ignore[arg-type]
+
+    class Probe(KafkaRouter):  # type: ignore[misc]
+        def __init__(self) -> None:
+            _seam.use_broker_factory(self, factory)
+            super().__init__("host-a:9092", client_id="svc", graceful_timeout=3.0)
+
+    router = Probe()
+    assert len(calls) == 1 and calls[0][1]["bootstrap_servers"] == "host-a:9092"
+    assert calls[0][1]["client_id"] == "svc" and calls[0][1]["graceful_timeout"] == 3.0
+    assert isinstance(router.broker, KafkaBroker)
+    assert KafkaRouter.broker_class is not factory  # the class attribute is left as it was
+    # In the broker's context FastStream's router is "app", and it has no exit(): the broker's
+    # fatal path does not take it for a FastStream application.
+    router.broker.context.set_global("app", router)
+    assert _seam.application(router.broker) is None
+    router.broker.context.set_global("app", FastStream(router.broker))
+    assert _seam.application(router.broker) is not None
