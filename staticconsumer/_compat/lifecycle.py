@@ -17,8 +17,8 @@ from ..membership import LogIdentity
 from ..protocol import GroupApiVersions
 from .consumer import ClientSeam, CoordinatorSeam, Driver, negotiate_versions
 from .features import CONSUMER_ARGUMENTS, check_aiokafka_version
+from .fetch import make_fetcher
 from .log_redaction import redact_sasl_logs
-from .records import make_fetcher
 
 #: aiokafka's consumer logger: a StaticConsumer's ``async for`` logs there what aiokafka's
 #: ``__anext__`` logs there (a record too large to hand out).
