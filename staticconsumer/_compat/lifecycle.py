@@ -77,7 +77,7 @@ async def start_consumer(
     redact_sasl_logs(settings["security_protocol"])  # before the first connection
     await client.bootstrap()
     await consumer._wait_topics()
-    # The record path: compiled or aiokafka's (.records).
+    # The record path: compiled or aiokafka's (.fetch.choose).
     consumer._fetcher = make_fetcher(client, subscription, **_fetcher_settings(settings))
     exclude_internal_topics = settings["exclude_internal_topics"]
     if settings["group_id"] is None:
