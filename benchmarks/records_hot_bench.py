@@ -32,7 +32,8 @@ from aiokafka.protocol.fetch import FetchRequest, FetchResponse_v4
 from aiokafka.record.default_records import DefaultRecordBatchBuilder
 from aiokafka.structs import TopicPartition
 
-from staticconsumer._compat import records as seam
+from staticconsumer._compat.fetch import reader as seam
+from staticconsumer._compat.fetch import tap
 
 PARTITIONS, BATCHES, PER_BATCH = 6, 20, 500
 CODEC_IDS = {"gzip": 1, "snappy": 2, "lz4": 3, "zstd": 4}
@@ -142,7 +143,7 @@ def main() -> None:
     data = message_set()
     kinds: dict[str, type[Any]] = {"aiokafka": Fetcher}
     if seam.compiled_available():
-        kinds["compiled"] = seam.FetchSeam
+        kinds["compiled"] = tap.FetchSeam
     rates: dict[str, list[float]] = {name: [] for name in kinds}
     for _ in range(args.rounds):
         for name, kind in kinds.items():

@@ -33,7 +33,7 @@ if [ "${1:-}" = "--plain" ]; then swap=0; shift
 elif [ "${1:-}" = "--without-intended" ]; then
   shift
   # the path the consumers will run: the package's own answer (the extension, the variable)
-  path=$("$VENV/bin/python" -c 'from staticconsumer._compat import records as r
+  path=$("$VENV/bin/python" -c 'from staticconsumer._compat import fetch as r
 print("kept" if r.kept_fetch() else r.record_path())')
   echo "aiokafka's tests that fail by design (record path: $path), not run:"
   while read -r node paths reason; do

@@ -15,7 +15,7 @@
 # machine); unset, nothing is locked (CI), and the releases' broker-free runs go side by side
 # (one core each: about 2.5 minutes for both instead of 5 on the 2-core CI machine).
 # STATICCONSUMER_REQUIRE_COMPILED=1 (the default here, as in .ci/run): the compiled record path
-# must be built on each release, or tests/compat/records/test_seam.py fails.
+# must be built on each release, or tests/compat/fetch/test_seam.py fails.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -45,7 +45,8 @@ stamp_of() {  # the venv's wanted state: Python, aiokafka release, what the inst
   {
     "$python_bin" -VV
     echo "aiokafka $release"
-    sha256sum pyproject.toml staticconsumer/_compat/_records.pyx staticconsumer/_compat/_crc32c.h
+    sha256sum pyproject.toml staticconsumer/_compat/fetch/_records.pyx \
+      staticconsumer/_compat/fetch/_crc32c.h
   } | sha256sum | cut -c1-32
 }
 
@@ -67,7 +68,7 @@ for pair in "${pairs[@]}"; do
   # reused only if the stamp matches and the compiled path still imports (an editable install
   # builds it into the worktree, which a clean checkout does not keep)
   if [ "$(cat "$venv/.aiokafka-stamp" 2>/dev/null)" = "$stamp" ] \
-      && "$venv/bin/python" -c 'import staticconsumer._compat._records' 2>/dev/null; then
+      && "$venv/bin/python" -c 'import staticconsumer._compat.fetch._records' 2>/dev/null; then
     echo "  reusing $venv"
   else
     rm -rf "$venv"
@@ -77,7 +78,7 @@ for pair in "${pairs[@]}"; do
     echo "$stamp" >"$venv/.aiokafka-stamp"
   fi
   "$venv/bin/python" -c 'import aiokafka, sys
-from staticconsumer._compat import features, records
+from staticconsumer._compat import features, fetch as records
 print(f"  aiokafka {aiokafka.__version__}, Python {sys.version.split()[0]}, record path "
       f"{records.record_path()}, refused arguments: {sorted(features.LACKING_ARGUMENTS) or None}")'
 done

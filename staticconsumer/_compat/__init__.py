@@ -16,6 +16,9 @@
   :mod:`.wire`, the tooling's requests are in :mod:`.tooling`;
   the admin code's client calls are in :mod:`.admin`, small struct and metadata helpers in
   :mod:`.helpers`.
+* The fetch path is a package of its own, :mod:`.fetch`: choosing a fetcher, the tap, the kept
+  fetcher and its connection, the ``async for`` fast path and the compiled reader; the seam's
+  lifecycle calls :func:`.fetch.make_fetcher` and the consumer :func:`.fetch.next_record`.
 * :class:`RecoveringClient` is aiokafka's client going back to its bootstrap servers as Java's
   does (KIP-899, KIP-1102: :mod:`.rebootstrap`), decided by :class:`MetadataRecovery`
   (:mod:`.recovery`, no I/O); the consumer's and the admin calls' client.
@@ -71,6 +74,7 @@ from .features import (
     check_aiokafka_version,
     consumer_default,
 )
+from .fetch import next_record, record_path_of
 from .helpers import (
     abandon_producer,
     committed,
@@ -90,7 +94,6 @@ from .lifecycle import (
     wait_for_assignment,
 )
 from .rebootstrap import RecoveringClient, install_recovering_client
-from .records import next_record, record_path_of
 from .recovery import MetadataRecovery, RecoverySettings
 
 __all__ = [
@@ -140,9 +143,9 @@ __all__ = [
     "wait_for_assignment",
 ]
 
-_RECORDS = "the compiled record path (records.py, _records.pyx): "
+_RECORDS = "the compiled record path (fetch/: tap, reader, async_for, _records.pyx): "
 _ROSTER = "the roster's log, read on the consumer's own client (roster.py): "
-_KEPT = "Fetch responses read into kept buffers (fetch.py, frames.py; issue 43): "
+_KEPT = "Fetch responses read into kept buffers (fetch/kept.py, frames.py; issue 43): "
 
 #: aiokafka's internal names the seam imports, and why. (The key: module, then name.)
 AIOKAFKA_INTERNALS: Mapping[str, str] = MappingProxyType({
@@ -237,7 +240,7 @@ AIOKAFKA_PRIVATE: Mapping[str, str] = MappingProxyType({
     # AIOKafkaProducer (the events producer).
     "_message_accumulator": "AIOKafkaProducer: fail what it holds so stop() does not wait for "
     "a cluster that does not answer (abandon_producer)",
-    # The compiled record path (records.py): aiokafka's Fetcher with another reader.
+    # The compiled record path (fetch/): aiokafka's Fetcher with another reader.
     "_aborted_transactions": _RECORDS + "PartitionRecords', given to the compiled reader",
     "_check_crcs": _RECORDS + "PartitionRecords', given to the compiled reader",
     "_isolation_level": _RECORDS + "PartitionRecords', given to the compiled reader",
@@ -253,7 +256,8 @@ AIOKAFKA_PRIVATE: Mapping[str, str] = MappingProxyType({
     "_notify": _RECORDS + "Fetcher: wake its fetch loop once a partition's records are taken",
     "_wait_consume_future": _RECORDS + "Fetcher: the future that wake resolves",
     "_prefetch_backoff": _RECORDS + "Fetcher: the backoff a FetchResult it stores is given",
-    # Fetch responses into kept buffers (fetch.py, frames.py): a fetch connection taken over.
+    # Fetch responses into kept buffers (fetch/kept.py, frames.py): a fetch connection taken
+    # over.
     "_get_conn": _KEPT + "AIOKafkaClient makes (TLS, SASL) and closes the fetch connection, "
     "in a connection group of its own",
     "_read_task": _KEPT + "AIOKafkaConnection's reader, cancelled when its reading is taken over",

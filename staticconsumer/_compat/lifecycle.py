@@ -17,8 +17,8 @@ from ..membership import LogIdentity
 from ..protocol import GroupApiVersions
 from .consumer import ClientSeam, CoordinatorSeam, Driver, negotiate_versions
 from .features import CONSUMER_ARGUMENTS, check_aiokafka_version
+from .fetch import make_fetcher
 from .log_redaction import redact_sasl_logs
-from .records import make_fetcher
 
 #: aiokafka's consumer logger: a StaticConsumer's ``async for`` logs there what aiokafka's
 #: ``__anext__`` logs there (a record too large to hand out).
@@ -77,7 +77,7 @@ async def start_consumer(
     redact_sasl_logs(settings["security_protocol"])  # before the first connection
     await client.bootstrap()
     await consumer._wait_topics()
-    # The record path: compiled or aiokafka's (.records).
+    # The record path: compiled or aiokafka's (.fetch.choose).
     consumer._fetcher = make_fetcher(client, subscription, **_fetcher_settings(settings))
     exclude_internal_topics = settings["exclude_internal_topics"]
     if settings["group_id"] is None:

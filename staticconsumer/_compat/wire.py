@@ -8,8 +8,13 @@ from __future__ import annotations
 from io import BytesIO
 from typing import Any
 
-from ..protocol import PinnedRequest, response_class
-from ..protocol._wire import ResponseHeader, read_response_header, request_header
+from ..protocol import (
+    PinnedRequest,
+    ResponseHeader,
+    read_response_header,
+    request_header,
+    response_class,
+)
 
 
 class _Header:

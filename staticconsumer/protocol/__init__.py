@@ -8,6 +8,8 @@
 * the consumer protocol carried inside JoinGroup and SyncGroup (:class:`Subscription`,
   :class:`Assignment`);
 * Kafka's error codes by name (:class:`ErrorCode`);
+* the request header and the response header (:func:`request_header`,
+  :func:`read_response_header`), which the seam frames our requests and reads responses with;
 * Fetch v4-v11 (:func:`build_fetch`, :func:`read_fetch_response`: the record sets read in place,
   as views of the response's frame).
 
@@ -21,7 +23,12 @@ from staticconsumer.protocol._messages import (
     request_class,
     response_class,
 )
-from staticconsumer.protocol._wire import PinnedRequest
+from staticconsumer.protocol._wire import (
+    PinnedRequest,
+    ResponseHeader,
+    read_response_header,
+    request_header,
+)
 from staticconsumer.protocol.admin import (
     AUTHORIZED_OPERATIONS_OMITTED,
     Coordinator,
@@ -221,6 +228,7 @@ __all__ = [
     "OffsetCommitResult",
     "OffsetFetchResult",
     "PinnedRequest",
+    "ResponseHeader",
     "StreamsGroupHeartbeatResult",
     "StreamsGroupStatus",
     "StreamsProtocolVersions",
@@ -277,7 +285,9 @@ __all__ = [
     "parse_streams_group_heartbeat",
     "parse_sync_group",
     "read_fetch_response",
+    "read_response_header",
     "request_class",
+    "request_header",
     "response_class",
     "truncate_reason",
 ]

@@ -11,7 +11,7 @@ v12 is the first flexible version (and v13 names topics by id); aiokafka does no
 partition's ``records`` is a ``memoryview`` slice of the frame it was read from (a Fetch response
 is megabytes, and its records are copied once more into the records' keys and values). The
 frame must therefore not be written again while any of those views is alive: who owns the
-frame says how (``staticconsumer._compat.fetch``). :data:`SCHEMAS` are the same layouts on our
+frame says how (``staticconsumer._compat.fetch.kept``). :data:`SCHEMAS` are the same layouts on our
 field types, for encoding and for the tests that hold the in-place reader to them.
 """
 

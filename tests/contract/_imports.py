@@ -28,9 +28,10 @@ README's "Layout" and ``staticconsumer/__init__.py`` draw the same order)::
 
 Every SDK module is in one layer (a new one outside them all is flagged until it is placed);
 lazy and ``TYPE_CHECKING`` imports count too (they are dependencies all the same).
-:func:`violations` returns every forbidden arrow; :func:`cycles` the strongly connected
-components of the module-level import graph. Both take plain data, so the tests can feed them a
-synthetic bad module and see it flagged.
+:func:`violations` returns every forbidden arrow (a private module of ``protocol`` or
+``membership`` imported from outside it among them); :func:`cycles` the strongly connected
+components of the module-level import graph (or, asked, of the graph with lazy imports too).
+Both take plain data, so the tests can feed them a synthetic bad module and see it flagged.
 """
 
 from __future__ import annotations
@@ -286,6 +287,10 @@ def _rule(imp: Import) -> str | None:
     if _within(target, membership) and not _within(source, membership):
         if _is_private(target, membership):
             return "import from the membership package, never its private modules"
+    protocol = "staticconsumer.protocol"
+    if _within(target, protocol) and not _within(source, protocol):
+        if _is_private(target, protocol):
+            return "import from the protocol package, never its private modules"
     return None
 
 
@@ -300,22 +305,24 @@ def violations(imports: Mapping[str, list[Import]]) -> list[str]:
     return unplaced + list(dict.fromkeys(found))
 
 
-def _graph(imports: Mapping[str, list[Import]]) -> dict[str, set[str]]:
-    """Module-level arrows between known modules (a private name counts as its module)."""
+def _graph(imports: Mapping[str, list[Import]], *, lazy: bool = False) -> dict[str, set[str]]:
+    """Module-level arrows between known modules (a private name counts as its module); with
+    ``lazy``, the arrows of lazy and ``TYPE_CHECKING`` imports too."""
     graph: dict[str, set[str]] = {name: set() for name in imports}
     for name, found in imports.items():
         for imp in found:
             target = imp.target
             while target and target not in imports:
                 target = target.rpartition(".")[0]
-            if imp.module_level and target and target != name:
+            if (imp.module_level or lazy) and target and target != name:
                 graph[name].add(target)
     return graph
 
 
-def cycles(imports: Mapping[str, list[Import]]) -> list[list[str]]:
-    """Strongly connected components of more than one module (Tarjan), each sorted."""
-    graph = _graph(imports)
+def cycles(imports: Mapping[str, list[Import]], *, lazy: bool = False) -> list[list[str]]:
+    """Strongly connected components of more than one module (Tarjan), each sorted; with
+    ``lazy``, of the graph that counts lazy and ``TYPE_CHECKING`` imports too."""
+    graph = _graph(imports, lazy=lazy)
     index: dict[str, int] = {}
     low: dict[str, int] = {}
     stack: list[str] = []

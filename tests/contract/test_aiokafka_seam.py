@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from staticconsumer import _compat
-from staticconsumer._compat import fetch as kept_fetch
+from staticconsumer._compat.fetch import kept, tap
 
 from . import _aiokafka_seam as seam
 from ._aiokafka_seam import Touch, touches_in
@@ -43,7 +43,7 @@ def test_every_aiokafka_method_the_seam_overrides_is_marked_override() -> None:
     """An aiokafka upgrade that renames a method the seam overrides fails loudly (mypy's
     ``@override`` check, and this test on the installed version)."""
     unmarked = []
-    for module in (_compat.consumer, _compat.records, kept_fetch):
+    for module in (_compat.consumer, tap, kept):
         for cls in (c for c in vars(module).values() if inspect.isclass(c)):
             if cls.__module__ != module.__name__:
                 continue

@@ -99,9 +99,9 @@ def test_wheel_carries_the_compiled_record_path(installed: Path) -> None:
     package runs it; the environment variable still forces aiokafka's own path."""
     (wheel,) = (installed.parent / "dist").glob("*.whl")
     names = zipfile.ZipFile(wheel).namelist()
-    assert [n for n in names if n.startswith("staticconsumer/_compat/_records.")
+    assert [n for n in names if n.startswith("staticconsumer/_compat/fetch/_records.")
             and n.endswith(".so")], names  # fmt: skip
-    probe = "from staticconsumer._compat.records import record_path; print(record_path())"
+    probe = "from staticconsumer._compat.fetch import record_path; print(record_path())"
     python = str(installed / "bin" / "python")
     assert _run([python, "-c", probe], cwd=installed.parent).stdout.strip() == "compiled"
     forced = subprocess.run([python, "-c", probe], cwd=installed.parent, capture_output=True,

@@ -17,7 +17,7 @@ from aiokafka.admin import AIOKafkaAdminClient
 
 from staticconsumer import StaticConsumer
 from staticconsumer._compat import features
-from staticconsumer._compat import records as seam
+from staticconsumer._compat import fetch as seam
 from staticconsumer.errors import LocalKafkaError
 from staticconsumer.localkafka import LocalKafkaCluster, create_topic
 

@@ -17,7 +17,7 @@ from aiokafka import AIOKafkaProducer, TopicPartition
 
 from staticconsumer import StaticConsumer
 from staticconsumer._compat import features
-from staticconsumer._compat import records as seam
+from staticconsumer._compat import fetch as seam
 
 PATHS = ["compiled", "kept", "pure"] if seam.compiled_available() else ["pure"]
 RECORDS = 60

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 compiled = pytest.importorskip(
-    "staticconsumer._compat._records", reason="the extension is not built (pip install -e .)"
+    "staticconsumer._compat.fetch._records", reason="the extension is not built (pip install -e .)"
 )
 HARDWARE, TABLE = 1, 0
 

@@ -26,7 +26,7 @@ from aiokafka.structs import TopicPartition
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from staticconsumer._compat import records as seam
+from staticconsumer._compat.fetch import reader as seam
 
 from ._batches import (
     ABORT,

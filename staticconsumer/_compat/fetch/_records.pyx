@@ -3,7 +3,7 @@
 objects aiokafka's ``PartitionRecords`` hands out, with the same semantics, step for step.
 
 :class:`PartitionReader` stands in for ``aiokafka.consumer.fetcher.PartitionRecords`` inside
-aiokafka's ``FetchResult`` (``_compat.records`` puts it there). It reads the v2 record batches
+aiokafka's ``FetchResult`` (``_compat.fetch.reader`` puts it there). It reads the v2 record batches
 (KIP-98's format: every broker since 0.11 writes it) itself, from the fetch response's bytes:
 varints, keys, values and headers straight into the record objects, one C loop per batch.
 Legacy batches (magic 0 and 1) go through aiokafka's own ``LegacyRecordBatch``.
@@ -240,7 +240,7 @@ cdef class PartitionReader:
     cdef int64_t _next_fetch_offset
     cdef object _tp, _topic, _partition
     # The partition's message set as fetched: bytes, or a view of the Fetch response's frame
-    # (_compat.fetch), held (an export of it) until the reader is done, then released.
+    # (_compat.fetch.kept), held (an export of it) until the reader is done, then released.
     cdef object _buffer
     cdef const unsigned char[::1] _view
     cdef const unsigned char* _base

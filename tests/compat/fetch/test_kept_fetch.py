@@ -1,4 +1,4 @@
-"""The kept-buffer fetcher (``_compat.fetch.KeptFetcher``, issue 43) against aiokafka's own
+"""The kept-buffer fetcher (``_compat.fetch.kept.KeptFetcher``, issue 43) against aiokafka's own
 ``Fetcher``, by difference, without a broker: one generated Fetch response (our encoding, v11),
 handed to aiokafka's fetcher decoded by aiokafka and to ours as the bytes its connection
 receives (through the frame receiver, into a kept buffer). Both must then hold the same results
@@ -26,7 +26,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from staticconsumer._compat import features
-from staticconsumer._compat import records as seam
+from staticconsumer._compat import fetch as seam
 from staticconsumer.protocol.fetch import CLASSES
 
 from ._batches import message_sets
@@ -34,7 +34,7 @@ from ._batches import message_sets
 pytestmark = [
     pytest.mark.skipif(not seam.compiled_available(), reason="extension not built"),
     # the kept path mirrors aiokafka 0.14's fetcher, this test's oracle; before 0.14 it does
-    # not run (records.kept_fetch, tests/compat/records/test_seam.py)
+    # not run (choose.kept_fetch, tests/compat/fetch/test_seam.py)
     pytest.mark.skipif(not features.KEPT_FETCH_AVAILABLE, reason="kept buffers need aiokafka 0.14"),
 ]
 TOPIC = "orders"
@@ -170,7 +170,7 @@ async def _run(kind: str, frame_body: bytes, offsets: dict[TopicPartition, int],
     conn = _Conn(_Transport([frame_body], chunk))
     client = _Client(FetchResponse_v11.decode(io.BytesIO(frame_body)), conn)
     if kind == "kept":
-        from staticconsumer._compat.fetch import KeptFetcher
+        from staticconsumer._compat.fetch.kept import KeptFetcher
 
         fetcher: Any = KeptFetcher(client, subscription, **settings_)
     else:
@@ -247,7 +247,7 @@ def test_a_fetch_cancelled_in_its_retry_backoff_returns_quietly(
     that escaped would be raised by ``stop()`` itself (found by test_fetch_cluster.py). Ended
     by close or a lost assignment, the fetch returns False, as aiokafka's does when cancelled
     while it sends."""
-    from staticconsumer._compat.fetch import KeptFetcher
+    from staticconsumer._compat.fetch.kept import KeptFetcher
 
     async def run() -> Any:
         subscription = SubscriptionState()

@@ -19,7 +19,8 @@ from aiokafka.protocol.fetch import FetchRequest_v4, FetchResponse_v4
 from aiokafka.structs import TopicPartition
 
 from staticconsumer._compat import features
-from staticconsumer._compat import records as seam
+from staticconsumer._compat import fetch as seam
+from staticconsumer._compat.fetch import choose
 
 from ._batches import Batch, Record, message_set
 
@@ -178,7 +179,7 @@ async def test_kept_buffers_on_an_aiokafka_without_connection_versions_say_why_n
     release = features.release(features.AIOKAFKA_VERSION)
     assert release is not None
     assert features.KEPT_FETCH_AVAILABLE is (release >= (0, 14))
-    monkeypatch.setattr(seam, "KEPT_FETCH_AVAILABLE", False)
+    monkeypatch.setattr(choose, "KEPT_FETCH_AVAILABLE", False)
     assert not seam.kept_fetch()
     assert await _the_fetcher_and_its_start_line(caplog) == (
         seam.FetchSeam,
@@ -293,6 +294,6 @@ async def test_the_coordinators_error_is_raised_by_the_buffered_path(fetchers: A
 async def test_ready_is_an_awaitable_that_never_suspends() -> None:
     assert await seam.Ready(5) == 5
     if seam.compiled_available():
-        from staticconsumer._compat import _records
+        from staticconsumer._compat.fetch import _records
 
         assert await _records.Ready("x") == "x"

@@ -1,13 +1,13 @@
 """The fetcher whose Fetch responses land in buffers the consumer keeps (issue 43).
 
-:class:`KeptFetcher` is the compiled record path's fetcher (:class:`.records.FetchSeam`: aiokafka's
+:class:`KeptFetcher` is the compiled record path's fetcher (:class:`.tap.FetchSeam`: aiokafka's
 ``Fetcher``, its fetch loop and positions) with its own handling of a fetch: the request built
 on our wire (``protocol.build_fetch``), sent on a :class:`.frames.FetchConnection`, the response
 read in place (``protocol.read_fetch_response``) and each partition's records handed to the
 compiled reader as a view of the kept frame; its snappy, lz4 and zstd batches are
 decompressed into buffers the consumer keeps too (``_records.DecompressionBuffers``). What
 aiokafka 0.14's ``Fetcher._proc_fetch_request`` does with a response, this does too, partition
-by partition (tests/compat/records and aiokafka's own consumer tests hold it to that):
+by partition (tests/compat/fetch and aiokafka's own consumer tests hold it to that):
 
 * a response that comes after the assignment changed, or a partition whose position moved while
   the fetch was out, is dropped;
@@ -23,10 +23,10 @@ by partition (tests/compat/records and aiokafka's own consumer tests hold it to 
 A broker that speaks no Fetch version between 4 and 11 is fetched from by aiokafka's own code.
 Fetch sessions (KIP-227): none, as aiokafka (every fetch is full, ``session_id`` 0, epoch -1).
 
-aiokafka internals used, besides :mod:`.records`' (private, pinned to aiokafka 0.14): the
-``Fetcher``'s ``_fetch_max_wait_ms``, ``_fetch_min_bytes``, ``_fetch_max_bytes``,
-``_max_partition_fetch_bytes``, ``_isolation_level``, ``_client_rack``, ``_rack_warning_logged``,
-``_preferred_read_replica``, ``_update_preferred_read_replica``,
+aiokafka internals used, besides :mod:`.tap`'s and :mod:`.reader`'s (private, pinned to
+aiokafka 0.14): the ``Fetcher``'s ``_fetch_max_wait_ms``, ``_fetch_min_bytes``,
+``_fetch_max_bytes``, ``_max_partition_fetch_bytes``, ``_isolation_level``, ``_client_rack``,
+``_rack_warning_logged``, ``_preferred_read_replica``, ``_update_preferred_read_replica``,
 ``_invalidate_preferred_read_replica_for_node``, ``_retry_backoff``, ``_default_reset_strategy``,
 ``_set_error`` and ``_records``; ``AIOKafkaClient.force_metadata_update``.
 """
@@ -43,9 +43,10 @@ from aiokafka.consumer.fetcher import OffsetResetStrategy
 from aiokafka.structs import TopicPartition
 from typing_extensions import override
 
-from ..protocol import FetchedPartition, build_fetch, read_fetch_response
+from ...protocol import FetchedPartition, build_fetch, read_fetch_response
 from .frames import FetchConnection, FrameBuffers
-from .records import DecompressionBuffers, FetchSeam, backoff, compiled_result
+from .reader import DecompressionBuffers, compiled_result
+from .tap import FetchSeam, backoff
 
 log = logging.getLogger(__name__)
 

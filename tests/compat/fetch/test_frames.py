@@ -1,5 +1,5 @@
-"""The kept Fetch response buffers and the frame receiver (``_compat.frames``, issue 43), without
-a socket: the receiver is fed bytes as a transport feeds a ``BufferedProtocol`` (into the
+"""The kept Fetch response buffers and the frame receiver (``_compat.fetch.frames``, issue 43),
+without a socket: the receiver is fed bytes as a transport feeds a ``BufferedProtocol`` (into the
 buffer it hands out, in chunks of any size)."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from aiokafka.errors import CorrelationIdError, KafkaConnectionError
 from hypothesis import given
 from hypothesis import strategies as st
 
-from staticconsumer._compat.frames import FrameBuffers, _FrameReceiver
+from staticconsumer._compat.fetch.frames import FrameBuffers, _FrameReceiver
 
 MIB = 1 << 20
 

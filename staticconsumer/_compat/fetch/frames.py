@@ -20,7 +20,7 @@ transport's protocol becomes a :class:`_FrameReceiver`. Only Fetch requests go o
 time (aiokafka's fetcher keeps one fetch in flight per node).
 
 aiokafka internals used (private, aiokafka 0.14's: ``features.KEPT_FETCH_AVAILABLE``, checked by
-``records.kept_fetch``): ``AIOKafkaClient._get_conn``;
+``choose.kept_fetch``): ``AIOKafkaClient._get_conn``;
 ``AIOKafkaConnection._read_task``, ``_writer``, ``_protocol``, ``_versions``, ``_client_id``,
 ``_request_timeout``, ``_last_action`` (kept fresh so its idle check does not drop a busy
 connection) and ``close``.
@@ -37,8 +37,7 @@ from typing import Any
 import aiokafka.errors as Errors
 from aiokafka.conn import CloseReason
 
-from ..protocol import FETCH_VERSIONS, PinnedRequest
-from ..protocol._wire import request_header
+from ...protocol import FETCH_VERSIONS, PinnedRequest, request_header
 
 #: aiokafka's ``ConnectionGroup`` has DEFAULT (0) and COORDINATION (1); fetches get their own.
 FETCH_GROUP = 2

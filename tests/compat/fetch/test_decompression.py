@@ -12,7 +12,7 @@ from aiokafka.consumer.fetcher import READ_UNCOMMITTED, PartitionRecords
 from aiokafka.record.memory_records import MemoryRecords
 from aiokafka.structs import TopicPartition
 
-from staticconsumer._compat import records as seam
+from staticconsumer._compat.fetch import reader as seam
 
 from ._batches import Batch, Record, message_set
 
