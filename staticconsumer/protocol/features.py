@@ -90,10 +90,13 @@ def parse_finalized_features(response: Any) -> FinalizedFeatures:
     return FinalizedFeatures(epoch, MappingProxyType(levels))
 
 
-def require_feature(features: FinalizedFeatures | None, name: str, needed_by: str) -> None:
+def require_feature(
+    features: FinalizedFeatures | None, name: str, needed_by: str, way_out: str = ""
+) -> None:
     """Refuse (:class:`~staticconsumer.errors.UnsupportedBrokerError`) when the cluster
     finalized ``name`` at 0: ``needed_by`` (e.g. ``"group_protocol='consumer' (KIP-848)"``) would
-    be answered UNSUPPORTED_VERSION by the group coordinator. Unknown features refuse nothing."""
+    be answered UNSUPPORTED_VERSION by the group coordinator; ``way_out`` ends the message when
+    given. Unknown features refuse nothing."""
     level = None if features is None else features.level(name)
     if level is None or level >= 1:
         return
@@ -102,4 +105,5 @@ def require_feature(features: FinalizedFeatures | None, name: str, needed_by: st
         f"{level} here (a cluster upgraded from an older Kafka keeps 0 until "
         f"'kafka-features.sh --bootstrap-server ... upgrade --feature {name}=1'), so its group "
         "coordinator would refuse every heartbeat (UNSUPPORTED_VERSION)"
+        + (f": {way_out}" if way_out else "")
     )

@@ -133,10 +133,8 @@ class GroupApiVersions:
                 f"OffsetCommit v{self.offset_commit} is the broker's newest: "
                 f"group_protocol='consumer' (KIP-848) needs v{CONSUMER_PROTOCOL_MIN_OFFSET_COMMIT}"
             )
-        try:
-            require_feature(self.features, GROUP_VERSION, "group_protocol='consumer' (KIP-848)")
-        except UnsupportedBrokerError as exc:
-            raise UnsupportedBrokerError(f"{exc}: {_USE_CLASSIC}") from None
+        require_feature(self.features, GROUP_VERSION, "group_protocol='consumer' (KIP-848)",
+                        _USE_CLASSIC)  # fmt: skip
         metadata = self.metadata
         if metadata is None:
             metadata = negotiate_metadata(self.broker)
